@@ -1,0 +1,7 @@
+"""Allow ``python -m linecnn``."""
+
+import sys
+
+from linecnn.cli import main
+
+sys.exit(main())

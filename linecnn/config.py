@@ -1,0 +1,126 @@
+"""Frozen, self-validating configuration for data, model and training.
+
+The defaults are the original lesson's (see DESIGN.md §2). A bad value raises
+``ValueError`` with a sentence a user can act on.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+DATA_MODES = ("seed", "varied")
+
+# Bounds the core accepts. Pages and the CLI may cap lower for responsiveness.
+MAX_PER_CLASS = 2_000_000
+MAX_EPOCHS = 100_000
+MAX_WIDTH = 64
+MAX_EXTRA_CONVS = 16
+
+
+def _check_int(name: str, value: object, low: int, high: int) -> None:
+    """Raise ValueError unless value is a whole number in [low, high]."""
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low:,} to {high:,}; got {value!r}.")
+
+
+@dataclass(frozen=True)
+class DataConfig:
+    """Which images to generate and how many."""
+
+    per_class: int = 120  # training images per class (the seed: 120)
+    val_per_class: int = 60  # validation images per class (the seed: 60)
+    mode: str = "seed"  # "seed": the lesson's exact lines; "varied": hand-drawn-like strokes
+
+    def __post_init__(self) -> None:
+        _check_int("Images per class", self.per_class, 1, MAX_PER_CLASS)
+        _check_int("Validation images per class", self.val_per_class, 1, MAX_PER_CLASS)
+        if self.mode not in DATA_MODES:
+            raise ValueError(f"Data mode must be one of {', '.join(DATA_MODES)}; got {self.mode!r}.")
+
+    @property
+    def train_size(self) -> int:
+        """Number of training images (three classes)."""
+        return 3 * self.per_class
+
+    @property
+    def val_size(self) -> int:
+        """Number of validation images (three classes)."""
+        return 3 * self.val_per_class
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    """Shape of the CNN."""
+
+    width: int = 1  # channel multiplier: 1 = the seed's 8 and 16 conv channels
+    extra_convs: int = 0  # extra 3x3 conv layers after conv1: more convolution work
+
+    def __post_init__(self) -> None:
+        _check_int("Model width", self.width, 1, MAX_WIDTH)
+        _check_int("Extra conv layers", self.extra_convs, 0, MAX_EXTRA_CONVS)
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """How to optimise."""
+
+    epochs: int = 120  # passes over the training set (the seed: 120)
+    lr: float = 0.01  # Adam learning rate (the seed: 0.01)
+    batch_size: int | None = None  # images per step; None = the whole set at once (the seed)
+
+    def __post_init__(self) -> None:
+        _check_int("Epochs", self.epochs, 1, MAX_EPOCHS)
+        lr_ok = isinstance(self.lr, int | float) and not isinstance(self.lr, bool)
+        if not lr_ok or not 0.0 < float(self.lr) <= 10.0:
+            raise ValueError(f"Learning rate must be a number above 0 and at most 10; got {self.lr!r}.")
+        if self.batch_size is not None:
+            _check_int("Batch size", self.batch_size, 1, 3 * MAX_PER_CLASS)
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """Everything one training run needs, plus the seed that makes it repeatable."""
+
+    data: DataConfig = field(default_factory=DataConfig)
+    model: ModelConfig = field(default_factory=ModelConfig)
+    train: TrainConfig = field(default_factory=TrainConfig)
+    seed: int = 24  # seeds the images, the initial weights and the batch order (the seed: 24)
+
+    def __post_init__(self) -> None:
+        _check_int("Seed", self.seed, 0, 2**63 - 1)
+
+    def as_dict(self) -> dict:
+        """A flat, JSON-friendly view used by the CLI, the history and the UI."""
+        return {
+            "per_class": self.data.per_class,
+            "val_per_class": self.data.val_per_class,
+            "data_mode": self.data.mode,
+            "width": self.model.width,
+            "extra_convs": self.model.extra_convs,
+            "epochs": self.train.epochs,
+            "lr": self.train.lr,
+            "batch_size": self.train.batch_size,
+            "seed": self.seed,
+        }
+
+    @classmethod
+    def from_flat(
+        cls,
+        *,
+        per_class: int = 120,
+        val_per_class: int = 60,
+        data_mode: str = "seed",
+        width: int = 1,
+        extra_convs: int = 0,
+        epochs: int = 120,
+        lr: float = 0.01,
+        batch_size: int | None = None,
+        seed: int = 24,
+    ) -> RunConfig:
+        """Build a config from the flat keys of ``as_dict`` (CLI options, widgets)."""
+        return cls(
+            data=DataConfig(per_class=per_class, val_per_class=val_per_class, mode=data_mode),
+            model=ModelConfig(width=width, extra_convs=extra_convs),
+            train=TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size),
+            seed=seed,
+        )

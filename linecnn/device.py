@@ -1,0 +1,171 @@
+"""Everything about devices, in one place: what exists, what it is, how to pick one.
+
+No other module calls ``torch.cuda.is_available()``: they ask this one.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import platform
+from dataclasses import asdict, dataclass
+
+import torch
+
+# The lesson's one-line portable pattern, shown on the Home page.
+PORTABLE_PATTERN = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    """One device a tensor can live on."""
+
+    key: str  # what resolve() accepts: "cpu", "cuda:0", "mps"
+    kind: str  # "cpu", "cuda" or "mps"
+    name: str  # e.g. "AMD EPYC 7B13" or "NVIDIA H200"
+    memory_bytes: int | None  # total memory (system RAM for the CPU); None if unknown
+
+    @property
+    def label(self) -> str:
+        """Short human label, e.g. 'CUDA:0 · NVIDIA H200'."""
+        return f"{self.key.upper()} · {self.name}"
+
+
+@dataclass(frozen=True)
+class Environment:
+    """Software and hardware facts to print beside every measurement."""
+
+    torch_version: str
+    cuda_version: str | None  # CUDA runtime torch was built with; None for CPU builds
+    cudnn_version: int | None
+    python_version: str
+    platform: str
+    cpu_model: str
+    cpu_count: int  # logical CPUs the OS reports
+    torch_threads: int  # intra-op threads torch uses on the CPU
+    devices: tuple[DeviceInfo, ...]
+    cuda_note: str | None  # why CUDA is not offered, or None when it is
+
+    def as_dict(self) -> dict:
+        """JSON-friendly view."""
+        return asdict(self)
+
+
+def cuda_available() -> bool:
+    """True when torch can run on an NVIDIA GPU here."""
+    return torch.cuda.is_available()
+
+
+def mps_available() -> bool:
+    """True when torch can run on Apple's Metal GPU here."""
+    return bool(getattr(torch.backends, "mps", None)) and torch.backends.mps.is_available()
+
+
+def cuda_unavailable_reason() -> str | None:
+    """A short sentence saying why CUDA is not offered, or None when it is."""
+    if cuda_available():
+        return None
+    if torch.version.cuda is None:
+        return f"this PyTorch ({torch.__version__}) is a CPU-only build."
+    return "no NVIDIA GPU or driver is visible to PyTorch."
+
+
+def cpu_model() -> str:
+    """The CPU's marketing name, as precise as the OS tells."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine() or "unknown CPU"
+
+
+def _system_memory() -> int | None:
+    """Total RAM in bytes, where the OS tells it."""
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+@functools.cache
+def list_devices() -> tuple[DeviceInfo, ...]:
+    """Every device available here: the CPU first, then each CUDA GPU, then MPS."""
+    devices = [DeviceInfo("cpu", "cpu", cpu_model(), _system_memory())]
+    if cuda_available():
+        for index in range(torch.cuda.device_count()):
+            props = torch.cuda.get_device_properties(index)
+            devices.append(DeviceInfo(f"cuda:{index}", "cuda", props.name, props.total_memory))
+    if mps_available():
+        devices.append(DeviceInfo("mps", "mps", "Apple Metal GPU", None))
+    return tuple(devices)
+
+
+def environment() -> Environment:
+    """The facts of this machine and its PyTorch build."""
+    cudnn = torch.backends.cudnn.version() if cuda_available() else None
+    return Environment(
+        torch_version=torch.__version__,
+        cuda_version=torch.version.cuda,
+        cudnn_version=cudnn,
+        python_version=platform.python_version(),
+        platform=platform.platform(terse=True),
+        cpu_model=cpu_model(),
+        cpu_count=os.cpu_count() or 1,
+        torch_threads=torch.get_num_threads(),
+        devices=list_devices(),
+        cuda_note=cuda_unavailable_reason(),
+    )
+
+
+def resolve(choice: str = "auto") -> torch.device:
+    """Turn a user's choice ('auto', 'cpu', 'cuda', 'cuda:1', 'mps') into a torch.device.
+
+    'auto' is the lesson's portable pattern: CUDA when present, else MPS, else the CPU.
+    Asking for a device that is not here raises ValueError saying why.
+    """
+    choice = (choice or "auto").strip().lower()
+    keys = [d.key for d in list_devices()]
+    if choice == "auto":
+        return torch.device(keys[1] if len(keys) > 1 else "cpu")
+    if choice == "cpu":
+        return torch.device("cpu")
+    if choice == "cuda" or choice.startswith("cuda:"):
+        if not cuda_available():
+            raise ValueError(f"CUDA was requested, but {cuda_unavailable_reason()} Use --device cpu.")
+        key = "cuda:0" if choice == "cuda" else choice
+        if key not in keys:
+            gpus = ", ".join(k for k in keys if k.startswith("cuda"))
+            raise ValueError(f"There is no {key} here; the GPUs are: {gpus}.")
+        return torch.device(key)
+    if choice == "mps":
+        if not mps_available():
+            raise ValueError("MPS (Apple GPU) was requested, but it is not available here. Use cpu.")
+        return torch.device("mps")
+    raise ValueError(f"Unknown device {choice!r}; choose auto, cpu, cuda, cuda:N or mps.")
+
+
+def synchronize(device: torch.device | str) -> None:
+    """Wait until all queued work on ``device`` has finished (a no-op on the CPU)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def preferred_memory_format(device: torch.device | str) -> torch.memory_format:
+    """channels_last where it helps this tiny CNN (CPU max-pool is ~5x faster), else contiguous."""
+    return torch.channels_last if torch.device(device).type in ("cpu", "cuda") else torch.contiguous_format
+
+
+def describe(device: torch.device | str) -> str:
+    """A human label for a resolved device, e.g. 'CUDA:0 · NVIDIA H200'."""
+    key = str(torch.device(device))
+    key = "cuda:0" if key == "cuda" else key
+    for info in list_devices():
+        if info.key == key:
+            return info.label
+    return key

@@ -1,0 +1,191 @@
+"""Training as a generator of per-epoch records, with a plain ``fit`` on top.
+
+Data, model and optimizer stay on one device. Each epoch ends with a single sync
+(one ``tolist`` of four numbers), so the loop never stalls a GPU per step.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from linecnn.config import RunConfig
+from linecnn.data import Dataset, make_dataset
+from linecnn.device import preferred_memory_format, synchronize
+from linecnn.model import NUM_CLASSES, build_model
+
+EVAL_CHUNK = 65_536  # images per forward pass when evaluating, to bound memory
+
+
+@dataclass(frozen=True)
+class EpochRecord:
+    """What one epoch did and how long it took."""
+
+    epoch: int  # 1-based number of the epoch just finished
+    epochs: int  # epochs planned for the run
+    train_loss: float  # mean cross-entropy over the epoch's batches (before each step)
+    train_acc: float  # fraction of training images classified right during the epoch
+    val_loss: float  # mean cross-entropy on the validation set after the epoch
+    val_acc: float  # validation accuracy after the epoch
+    epoch_seconds: float  # wall time of the epoch, device synchronised, metrics included
+    elapsed_seconds: float  # training time so far; pauses are not counted
+    device: str  # where it ran, e.g. "cpu" or "cuda:0"
+
+    def as_dict(self) -> dict:
+        """JSON-friendly view."""
+        return asdict(self)
+
+
+def make_optimizer(model: nn.Module, lr: float, device: torch.device) -> torch.optim.Optimizer:
+    """Adam, as in the seed; the fused kernel where torch has one (fewer tiny launches)."""
+    fused = torch.device(device).type in ("cpu", "cuda")
+    return torch.optim.Adam(model.parameters(), lr=lr, fused=fused)
+
+
+def batch_slices(n: int, batch_size: int | None) -> list[slice]:
+    """Consecutive slices covering range(n), ``batch_size`` long (None = one slice)."""
+    size = n if batch_size is None else min(batch_size, n)
+    return [slice(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+def train_epoch(
+    model: nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    optimizer: torch.optim.Optimizer,
+    batch_size: int | None = None,
+    order: torch.Generator | None = None,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One pass over (x, y); returns the summed loss and the correct count as device tensors.
+
+    Mini-batches are shuffled with ``order`` (a CPU generator) when there is more than one.
+    """
+    model.train()
+    slices = batch_slices(len(x), batch_size)
+    if len(slices) > 1:
+        perm = torch.randperm(len(x), generator=order).to(x.device)
+        x, y = x[perm], y[perm]
+    loss_sum = torch.zeros((), device=x.device)
+    correct = torch.zeros((), device=x.device, dtype=torch.long)
+    for part in slices:
+        logits = model(x[part])
+        loss = F.cross_entropy(logits, y[part])
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+        loss_sum += loss.detach() * (part.stop - part.start)
+        correct += (logits.argmax(dim=1) == y[part]).sum()
+    return loss_sum, correct
+
+
+@torch.no_grad()
+def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """Summed loss and correct count on (x, y) in eval mode, as device tensors."""
+    model.eval()
+    loss_sum = torch.zeros((), device=x.device)
+    correct = torch.zeros((), device=x.device, dtype=torch.long)
+    for part in batch_slices(len(x), EVAL_CHUNK):
+        logits = model(x[part])
+        loss_sum += F.cross_entropy(logits, y[part], reduction="sum")
+        correct += (logits.argmax(dim=1) == y[part]).sum()
+    return loss_sum, correct
+
+
+@torch.no_grad()
+def confusion_matrix(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> list[list[int]]:
+    """Counts [true class][predicted class] over (x, y)."""
+    model.eval()
+    predicted = torch.cat([model(x[part]).argmax(dim=1) for part in batch_slices(len(x), EVAL_CHUNK)])
+    counts = torch.bincount(y * NUM_CLASSES + predicted, minlength=NUM_CLASSES**2)
+    return counts.view(NUM_CLASSES, NUM_CLASSES).tolist()
+
+
+class Trainer:
+    """A model, its optimizer and its data on one device, trained one epoch at a time.
+
+    The state lives here, not in the generator, so a run can be paused, stepped or
+    stopped between epochs and picked up again by a fresh ``run()``.
+    """
+
+    def __init__(self, config: RunConfig, device: torch.device | str) -> None:
+        self.config = config
+        self.device = torch.device(device)
+        memory_format = preferred_memory_format(self.device)
+        data = make_dataset(config.data, config.seed, self.device)
+        self.data = Dataset(
+            train_x=data.train_x.contiguous(memory_format=memory_format),
+            train_y=data.train_y,
+            val_x=data.val_x.contiguous(memory_format=memory_format),
+            val_y=data.val_y,
+        )
+        self.model = build_model(config.model, config.seed).to(self.device, memory_format=memory_format)
+        self.optimizer = make_optimizer(self.model, config.train.lr, self.device)
+        self.order = torch.Generator().manual_seed(config.seed + 1)
+        self.history: list[EpochRecord] = []
+
+    @property
+    def epoch(self) -> int:
+        """Epochs finished so far."""
+        return len(self.history)
+
+    @property
+    def done(self) -> bool:
+        """True once every planned epoch has run."""
+        return self.epoch >= self.config.train.epochs
+
+    @property
+    def elapsed_seconds(self) -> float:
+        """Training time so far, pauses excluded."""
+        return self.history[-1].elapsed_seconds if self.history else 0.0
+
+    def run(self, max_epochs: int | None = None) -> Iterator[EpochRecord]:
+        """Train until done (or for ``max_epochs`` more), yielding one record per epoch."""
+        planned = self.config.train.epochs
+        stop = planned if max_epochs is None else min(planned, self.epoch + max_epochs)
+        data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
+        while self.epoch < stop:
+            synchronize(self.device)
+            start = time.perf_counter()
+            loss_sum, correct = train_epoch(
+                self.model,
+                data.train_x,
+                data.train_y,
+                self.optimizer,
+                self.config.train.batch_size,
+                self.order,
+            )
+            val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
+            sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])
+            train_loss, train_right, val_loss, val_right = sums.tolist()  # the epoch's one sync
+            synchronize(self.device)
+            seconds = time.perf_counter() - start
+            record = EpochRecord(
+                epoch=self.epoch + 1,
+                epochs=planned,
+                train_loss=train_loss / n_train,
+                train_acc=train_right / n_train,
+                val_loss=val_loss / n_val,
+                val_acc=val_right / n_val,
+                epoch_seconds=seconds,
+                elapsed_seconds=self.elapsed_seconds + seconds,
+                device=str(self.device),
+            )
+            self.history.append(record)
+            yield record
+
+    def confusion_matrix(self) -> list[list[int]]:
+        """Validation confusion matrix [true][predicted] of the current weights."""
+        return confusion_matrix(self.model, self.data.val_x, self.data.val_y)
+
+
+def fit(config: RunConfig, device: torch.device | str = "cpu") -> Trainer:
+    """Train to the end without streaming; the finished Trainer holds model and history."""
+    trainer = Trainer(config, device)
+    for _ in trainer.run():
+        pass
+    return trainer

@@ -1,0 +1,25 @@
+"""Small formatting helpers for numbers shown on screen. Pure, no Streamlit."""
+
+from __future__ import annotations
+
+
+def format_bytes(count: int | None) -> str:
+    """Bytes as a short human string, e.g. '24.0 GiB'; 'unknown' for None."""
+    if count is None:
+        return "unknown"
+    value = float(count)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{value:.1f} TiB"
+
+
+def format_seconds(seconds: float) -> str:
+    """Seconds as '850 ms', '12.3 s' or '4 min 05 s'."""
+    if seconds < 1:
+        return f"{seconds * 1000:.0f} ms"
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {rest:02d} s"

@@ -1,0 +1,98 @@
+"""Every ``st.session_state`` key the app shares across pages, with typed accessors.
+
+Keeping them here avoids session-state flags scattered across pages.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+from torch import nn
+
+from linecnn.config import RunConfig
+from linecnn.train import EpochRecord, Trainer
+
+DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
+LIVE = "train.live"  # the Trainer of the run in progress (running or paused), if any
+PAUSED = "train.paused"  # True while the live run is paused
+RUNS = "train.runs"  # list[RunRecord] of finished or stopped runs, oldest first
+
+MAX_RUNS = 20  # older runs drop off the session history beyond this
+
+
+@dataclass(frozen=True, eq=False)
+class RunRecord:
+    """A finished (or stopped) training run: its config, device, curves and model."""
+
+    number: int  # 1, 2, 3 ... in the order runs ended in this session
+    config: RunConfig
+    device: str  # where it trained, e.g. "cpu" or "cuda:0"
+    history: tuple[EpochRecord, ...]
+    confusion: list[list[int]]  # validation [true][predicted] at the end
+    model: nn.Module  # final weights, kept on the CPU; move a copy where you need it
+
+    @property
+    def stopped(self) -> bool:
+        """True when the run ended before its planned epochs."""
+        return len(self.history) < self.config.train.epochs
+
+    @property
+    def label(self) -> str:
+        """Short name for pickers and legends, e.g. 'Run 2 · cuda:0 · 120 ep'."""
+        end = f"stopped at {len(self.history)}" if self.stopped else f"{len(self.history)} ep"
+        return f"Run {self.number} · {self.device} · {end}"
+
+
+def live_trainer() -> Trainer | None:
+    """The run in progress, if any."""
+    return st.session_state.get(LIVE)
+
+
+def is_paused() -> bool:
+    """True while the live run is paused (or was interrupted by leaving the page)."""
+    return bool(st.session_state.get(PAUSED, False))
+
+
+def runs() -> list[RunRecord]:
+    """Finished and stopped runs of this session, oldest first."""
+    return st.session_state.setdefault(RUNS, [])
+
+
+def start_run(config: RunConfig, device: str) -> Trainer:
+    """Create the live run (data and model on ``device``) and mark it running."""
+    trainer = Trainer(config, device)
+    st.session_state[LIVE] = trainer
+    st.session_state[PAUSED] = False
+    return trainer
+
+
+def set_paused(paused: bool) -> None:
+    """Pause or resume the live run."""
+    st.session_state[PAUSED] = paused
+
+
+def finish_run() -> RunRecord | None:
+    """Move the live run into the history (keeping its last whole epoch) and return it."""
+    trainer = st.session_state.pop(LIVE, None)
+    st.session_state[PAUSED] = False
+    if trainer is None or not trainer.history:
+        return None
+    history = runs()
+    record = RunRecord(
+        number=(history[-1].number + 1) if history else 1,
+        config=trainer.config,
+        device=str(trainer.device),
+        history=tuple(trainer.history),
+        confusion=trainer.confusion_matrix(),
+        model=trainer.model.to("cpu").eval(),
+    )
+    history.append(record)
+    del history[:-MAX_RUNS]
+    return record
+
+
+def latest_run() -> RunRecord | None:
+    """The most recent finished or stopped run: the Draw page's default model."""
+    history = runs()
+    return history[-1] if history else None

@@ -1,0 +1,68 @@
+"""Shared fixtures: a real streamlit server and Debian's Chromium driven by Playwright.
+
+Browser tests skip when no Chromium is installed, except with CI=true, where a
+missing browser is a failure: .ci/run installs it, so the tests must run there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, in_ci
+
+
+@pytest.fixture(scope="session")
+def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment for test servers: a private data directory, nothing shared with the user."""
+    return {"LINECNN_DATA_DIR": str(tmp_path_factory.mktemp("linecnn-data"))}
+
+
+@pytest.fixture(scope="session")
+def server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
+    """One streamlit server shared by the browser tests of a session."""
+    instance = StreamlitServer(server_env).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture
+def fresh_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
+    """A newly started server, for tests about first requests (deep links)."""
+    instance = StreamlitServer(server_env).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> str:
+    """Chromium's path; skips locally without it, fails under CI."""
+    path = find_chromium()
+    if path is None:
+        message = "Debian's chromium is not installed (apt-get install -y chromium)"
+        if in_ci():
+            pytest.fail(f"{message}; browser tests are mandatory in CI")
+        pytest.skip(message)
+    return path
+
+
+@pytest.fixture(scope="session")
+def browser(chromium: str):
+    """A headless Chromium driven by Playwright, for the whole session."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        yield instance
+        instance.close()
+
+
+@pytest.fixture
+def page(browser):
+    """A fresh browser tab (own cookies and storage) with a desktop-sized viewport."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+    tab = context.new_page()
+    tab.set_default_timeout(30_000)
+    yield tab
+    context.close()

@@ -1,0 +1,120 @@
+"""Helpers shared by the tests: a real streamlit server, Chromium lookup, AppTest factory."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM_CANDIDATES = ("/usr/bin/chromium", "/usr/bin/chromium-browser")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SERVER_START_TIMEOUT = 60.0
+
+
+def in_ci() -> bool:
+    """True when running under CI, where browser tests are mandatory."""
+    return os.environ.get("CI", "").lower() in ("1", "true", "yes")
+
+
+def find_chromium() -> str | None:
+    """Path of Debian's Chromium, or None."""
+    for candidate in CHROMIUM_CANDIDATES:
+        if os.path.exists(candidate):
+            return candidate
+    return shutil.which("chromium")
+
+
+def free_port() -> int:
+    """A free TCP port on the loopback interface."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+class StreamlitServer:
+    """``streamlit run app.py`` on a free loopback port, stopped by its PID."""
+
+    def __init__(self, env: dict[str, str] | None = None) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = ROOT / "artifacts" / f"streamlit-{self.port}.log"
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen | None = None
+
+    def start(self) -> StreamlitServer:
+        """Start the server and wait until /_stcore/health answers."""
+        self.log_path.parent.mkdir(exist_ok=True)
+        command = [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(self.port),
+            "--server.headless",
+            "true",
+            "--browser.gatherUsageStats",
+            "false",
+        ]
+        with open(self.log_path, "w") as log:
+            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=log)
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"streamlit exited early; see {self.log_path}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/_stcore/health", timeout=2) as response:
+                    if response.status == 200:
+                        return self
+            except OSError:
+                time.sleep(0.25)
+        self.stop()
+        raise RuntimeError(f"streamlit did not become healthy in {SERVER_START_TIMEOUT:.0f} s")
+
+    def stop(self) -> None:
+        """Stop the server we started, by its PID only."""
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(timeout=10)
+
+
+def wait_for_app(tab, timeout_ms: int = 30_000) -> None:
+    """Wait until Streamlit has rendered the app and finished its current run."""
+    tab.wait_for_selector('[data-testid="stSidebar"]', timeout=timeout_ms)
+    tab.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=timeout_ms,
+    )
+
+
+def app_test(page_path: str | None = None, timeout: float = 30):
+    """An AppTest of app.py, switched to ``page_path`` (e.g. 'pages/1_Train.py') and run."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
+    if page_path is not None:
+        at.switch_page(page_path).run()
+    return at
