@@ -60,10 +60,13 @@ def train_epoch(
     optimizer: torch.optim.Optimizer,
     batch_size: int | None = None,
     order: torch.Generator | None = None,
+    scaler: torch.amp.GradScaler | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """One pass over (x, y); returns the summed loss and the correct count as device tensors.
 
     Mini-batches are shuffled with ``order`` (a CPU generator) when there is more than one.
+    ``scaler`` is for fp16 autocast (the benchmark's AMP option): it scales the loss so small
+    gradients survive, and skips steps whose gradients overflowed.
     """
     model.train()
     slices = batch_slices(len(x), batch_size)
@@ -76,8 +79,13 @@ def train_epoch(
         logits = model(x[part])
         loss = F.cross_entropy(logits, y[part])
         optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
+        if scaler is None:
+            loss.backward()
+            optimizer.step()
+        else:
+            scaler.scale(loss).backward()
+            scaler.step(optimizer)
+            scaler.update()
         loss_sum += loss.detach() * (part.stop - part.start)
         correct += (logits.argmax(dim=1) == y[part]).sum()
     return loss_sum, correct
