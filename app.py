@@ -39,7 +39,7 @@ with left:
 with right:
     st.subheader("Pick the device once")
     st.markdown("The lesson's portable pattern: decide once, then move the model and every tensor there.")
-    st.code(PORTABLE_PATTERN, language="python")
+    st.code(PORTABLE_PATTERN, language="python", wrap_lines=True)
     st.markdown(
         f"The sidebar toggle plays that role for the whole dashboard. Selected now: **{describe(device)}**."
     )

@@ -1,8 +1,46 @@
-"""Train (being built)."""
+"""Train: the CNN learns on the sidebar's device while loss and accuracy stream in."""
+
+import time
 
 import streamlit as st
 
-from linecnn.ui import setup_page
+from linecnn.ui import setup_page, state
+from linecnn.ui import train_view as view
+
+REDRAW_SECONDS = 0.25  # redrawing remounts the charts; more often only slows training down
 
 device = setup_page("Train", ":material/model_training:")
 st.title("Train")
+st.caption(
+    "Train the lesson's CNN on the device chosen in the sidebar. Metrics are computed every epoch; "
+    "leaving the page pauses a run, and it carries on when you come back."
+)
+
+live = state.live_trainer()
+view.config_controls(locked=live is not None)
+view.run_buttons(device)
+view.show_flash()
+
+live = state.live_trainer()
+shown = live.history if live else (state.latest_run().history if state.latest_run() else ())
+epochs = live.config.train.epochs if live else (len(shown) or view.planned_epochs())
+progress = st.empty()
+loss_slot, acc_slot = (column.empty() for column in st.columns(2))
+chart_view = view.LiveCharts(progress, loss_slot, acc_slot)
+chart_view.render(shown, epochs, live)
+
+if live is not None and not state.is_paused() and not live.done:
+    last_draw = time.monotonic()
+    for _ in live.run():
+        if time.monotonic() - last_draw >= REDRAW_SECONDS:
+            chart_view.render(live.history, epochs, live)
+            last_draw = time.monotonic()
+    record = state.finish_run()
+    chart_view.render(record.history, epochs, None)
+    view.summary(record)
+    st.rerun()  # the buttons above still show the running state; redraw them
+
+if live is None and state.latest_run() is not None:
+    view.summary(state.latest_run())
+
+view.history_section()

@@ -1,0 +1,334 @@
+"""Widgets and renderers of the Train page; the page itself only wires them together."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+import torch
+
+from linecnn.config import RunConfig
+from linecnn.data import CLASS_NAMES
+from linecnn.device import describe
+from linecnn.train import EpochRecord, Trainer
+from linecnn.ui import charts, state
+from linecnn.ui.format import format_seconds
+
+# Widget keys; values persist for the whole session so settings survive page switches.
+EPOCHS, LR, PER_CLASS, BATCH, WIDTH, SEED, MODE = (
+    f"train.{name}" for name in ("epochs", "lr", "per_class", "batch", "width", "seed", "mode")
+)
+FLASH = "train.flash"  # a message from a button callback, shown once
+METRIC, X_AXIS = "train.overlay_metric", "train.overlay_x"
+
+# Caps for the page; the core allows more, but a class shares one server.
+MAX_EPOCHS_UI = 5_000
+MAX_PER_CLASS_UI = 20_000
+BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
+WIDTH_CHOICES = (1, 2, 4, 8, 16)
+MODE_LABELS = {"seed": "Lesson's lines", "varied": "Hand-drawn-like"}
+VAL_PER_CLASS = 60  # the seed's validation size
+
+
+def config_controls(locked: bool) -> None:
+    """The run settings, with the seed's defaults; locked while a run is in progress."""
+    with st.container(border=True):
+        top = st.columns(4)
+        top[0].number_input(
+            "Epochs", 1, MAX_EPOCHS_UI, 120, step=10, key=EPOCHS, persist_state="session", disabled=locked
+        )
+        top[1].number_input(
+            "Learning rate (Adam)",
+            0.0001,
+            1.0,
+            0.01,
+            step=0.001,
+            format="%.4f",
+            key=LR,
+            persist_state="session",
+            disabled=locked,
+        )
+        top[2].number_input(
+            "Images per class",
+            1,
+            MAX_PER_CLASS_UI,
+            120,
+            step=10,
+            key=PER_CLASS,
+            persist_state="session",
+            disabled=locked,
+            help=f"Training images of each class; validation uses {VAL_PER_CLASS} per class.",
+        )
+        top[3].selectbox(
+            "Batch size",
+            BATCH_CHOICES,
+            key=BATCH,
+            persist_state="session",
+            disabled=locked,
+            help="'full' trains on the whole set at once, as the lesson does.",
+        )
+        bottom = st.columns([1, 1, 2])
+        bottom[0].select_slider(
+            "Model width",
+            WIDTH_CHOICES,
+            value=1,
+            key=WIDTH,
+            persist_state="session",
+            disabled=locked,
+            help="Channel multiplier: 1 is the lesson's 8 and 16 filters.",
+        )
+        bottom[1].number_input("Seed", 0, 2**31 - 1, 24, key=SEED, persist_state="session", disabled=locked)
+        bottom[2].segmented_control(
+            "Data",
+            list(MODE_LABELS),
+            default="seed",
+            required=True,
+            format_func=MODE_LABELS.get,
+            key=MODE,
+            persist_state="session",
+            disabled=locked,
+            help="The lesson's exact lines, or strokes like a hand drawing (any position, tilt, thickness).",
+        )
+        if locked:
+            st.caption("Settings are locked while a run is in progress. Stop it to change them.")
+
+
+def planned_epochs() -> int:
+    """Epochs currently set in the controls."""
+    return int(st.session_state.get(EPOCHS, 120))
+
+
+def config_from_widgets() -> RunConfig:
+    """Build the RunConfig the controls describe (raises ValueError on bad values)."""
+    get = st.session_state.get
+    batch = get(BATCH, "full")
+    return RunConfig.from_flat(
+        epochs=int(get(EPOCHS, 120)),
+        lr=float(get(LR, 0.01)),
+        per_class=int(get(PER_CLASS, 120)),
+        val_per_class=VAL_PER_CLASS,
+        batch_size=None if batch == "full" else int(batch),
+        width=int(get(WIDTH, 1)),
+        seed=int(get(SEED, 24)),
+        data_mode=get(MODE) or "seed",
+    )
+
+
+def _flash(kind: str, message: str) -> None:
+    """Leave a message for the next render (callbacks cannot place elements themselves)."""
+    st.session_state[FLASH] = (kind, message)
+
+
+def show_flash() -> None:
+    """Show, once, the message a button callback left."""
+    kind, message = st.session_state.pop(FLASH, (None, None))
+    if kind == "error":
+        st.error(message, icon=":material/error:")
+    elif kind == "info":
+        st.info(message, icon=":material/info:")
+
+
+def _start(device: str, paused: bool = False) -> Trainer | None:
+    """Callback: build the run from the controls, on ``device``."""
+    try:
+        trainer = state.start_run(config_from_widgets(), device)
+    except ValueError as error:
+        _flash("error", str(error))
+        return None
+    except RuntimeError as error:  # e.g. the GPU ran out of memory while placing the data
+        _flash("error", f"Could not start training on {device}: {error}")
+        return None
+    state.set_paused(paused)
+    return trainer
+
+
+def _step(device: str) -> None:
+    """Callback: run exactly one epoch (starting a paused run if none is live)."""
+    trainer = state.live_trainer() or _start(device, paused=True)
+    if trainer is None:
+        return
+    for _ in trainer.run(max_epochs=1):
+        pass
+    if trainer.done:
+        state.finish_run()
+
+
+def _stop() -> None:
+    """Callback: end the live run, keeping the weights of its last whole epoch."""
+    record = state.finish_run()
+    if record is None:
+        _flash("info", "Stopped before the first epoch finished; there is nothing to keep.")
+
+
+def run_buttons(device: torch.device) -> None:
+    """Start, Pause/Resume, Step and Stop, enabled according to the live run."""
+    live, paused = state.live_trainer(), state.is_paused()
+    columns = st.columns([1, 1, 1, 1, 3])
+    columns[0].button(
+        "Start",
+        type="primary",
+        icon=":material/play_arrow:",
+        on_click=_start,
+        args=(str(device),),
+        disabled=live is not None,
+        width="stretch",
+    )
+    if live is not None and paused:
+        columns[1].button(
+            "Resume", icon=":material/resume:", on_click=state.set_paused, args=(False,), width="stretch"
+        )
+    else:
+        columns[1].button(
+            "Pause",
+            icon=":material/pause:",
+            on_click=state.set_paused,
+            args=(True,),
+            disabled=live is None,
+            width="stretch",
+        )
+    columns[2].button(
+        "Step",
+        icon=":material/skip_next:",
+        on_click=_step,
+        args=(str(device),),
+        disabled=live is not None and not paused,
+        width="stretch",
+        help="Run one epoch, then wait. Starts a paused run if none is in progress.",
+    )
+    columns[3].button(
+        "Stop",
+        icon=":material/stop:",
+        on_click=_stop,
+        disabled=live is None,
+        width="stretch",
+        help="End the run now; its curves and the weights of its last whole epoch are kept.",
+    )
+    if live is not None:
+        where = describe(live.device)
+        columns[4].caption(f"{'Paused' if paused else 'Training'} on **{where}**.")
+
+
+class LiveCharts:
+    """Progress bar plus loss and accuracy charts, redrawn in place."""
+
+    def __init__(self, progress, loss_slot, accuracy_slot) -> None:
+        self.progress, self.loss_slot, self.accuracy_slot = progress, loss_slot, accuracy_slot
+        self.draws = 0  # each redraw needs a fresh key, or Streamlit sees a duplicate element
+
+    def render(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
+        """Draw the current state: a live run (with ETA), the last finished run, or nothing yet."""
+        self.draws += 1
+        self.progress.progress(
+            min(len(history) / max(epochs, 1), 1.0), text=progress_text(history, epochs, live)
+        )
+        self.loss_slot.plotly_chart(charts.loss_figure(history, epochs), key=f"train.loss.{self.draws}")
+        self.accuracy_slot.plotly_chart(
+            charts.accuracy_figure(history, epochs), key=f"train.acc.{self.draws}"
+        )
+
+
+def progress_text(history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> str:
+    """'Epoch 40 / 120 · 0.2 s elapsed · ETA 0.4 s' for a live run; a short status otherwise."""
+    if not history:
+        return "Press Start (or Step) to train." if live is None else "Starting…"
+    done = len(history)
+    elapsed = history[-1].elapsed_seconds
+    if live is None:
+        return f"Finished {done} epochs in {format_seconds(elapsed)} on {history[-1].device}."
+    eta = elapsed / done * (epochs - done)
+    paused = " · paused" if state.is_paused() else ""
+    return f"Epoch {done} / {epochs} · {format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}{paused}"
+
+
+def summary(record: state.RunRecord) -> None:
+    """Final metrics of a run, then its validation confusion matrix."""
+    last = record.history[-1]
+    title = f"{record.label}" + (" (stopped early)" if record.stopped else "")
+    st.subheader(f"Summary · {title}")
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        row = st.columns(3)
+        row[0].metric("Validation accuracy", f"{last.val_acc:.1%}")
+        row[1].metric("Validation loss", f"{last.val_loss:.4g}")
+        row[2].metric("Device", record.device)
+        row = st.columns(3)
+        row[0].metric("Training accuracy", f"{last.train_acc:.1%}")
+        row[1].metric("Training loss", f"{last.train_loss:.4g}")
+        row[2].metric("Total time", format_seconds(last.elapsed_seconds))
+        ms_per_epoch = 1000 * last.elapsed_seconds / last.epoch
+        st.markdown(
+            f"**{ms_per_epoch:.2f} ms per epoch** over {last.epoch} epochs on {describe(record.device)}, "
+            f"{record.config.data.train_size} training images, batch "
+            f"{record.config.train.batch_size or 'full'}. Times include the validation pass."
+        )
+    with right:
+        st.plotly_chart(charts.confusion_figure(record.confusion), key="train.confusion")
+        st.caption(f"Rows: true class; columns: predicted ({', '.join(CLASS_NAMES)}).")
+
+
+def _clear_history() -> None:
+    """Callback: forget finished runs (the live run, if any, is kept)."""
+    state.runs().clear()
+
+
+def history_section() -> None:
+    """Overlay of the session's runs, by epoch or by training seconds, and a table of them."""
+    st.divider()
+    st.subheader("Compare runs")
+    runs = state.runs()
+    if not runs:
+        st.info(
+            "Finished and stopped runs collect here. Train once on the CPU and once on a GPU "
+            "(same seed), then compare them by epoch and by seconds.",
+            icon=":material/stacked_line_chart:",
+        )
+        return
+    numbers = [run.number for run in runs]
+    by_number = {run.number: run for run in runs}
+    controls = st.columns([3, 1, 1])
+    chosen = controls[0].multiselect(
+        "Runs", numbers, default=numbers[-4:], format_func=lambda n: by_number[n].label
+    )
+    metric = controls[1].selectbox(
+        "Metric", list(charts.METRICS), format_func=charts.METRICS.get, key=METRIC, persist_state="session"
+    )
+    x_axis = controls[2].segmented_control(
+        "X axis",
+        list(charts.X_AXES),
+        default="epoch",
+        required=True,
+        format_func=lambda key: "Epoch" if key == "epoch" else "Seconds",
+        key=X_AXIS,
+        persist_state="session",
+    )
+    selected = [(by_number[n].label, by_number[n].history) for n in chosen]
+    st.plotly_chart(charts.overlay_figure(selected, metric, x_axis or "epoch"), key="train.overlay")
+    st.caption(
+        "The same seed gives the same images and initial weights on every device, so curves match "
+        "by epoch; by seconds you see which device got there first."
+    )
+    st.dataframe(history_table(runs), hide_index=True, width="stretch")
+    st.button("Clear history", icon=":material/delete:", on_click=_clear_history)
+
+
+def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
+    """One row per run: settings, final metrics and speed."""
+    rows = []
+    for run in runs:
+        last = run.history[-1]
+        rows.append(
+            {
+                "run": run.number,
+                "device": run.device,
+                "epochs": f"{last.epoch}/{run.config.train.epochs}",
+                "images": run.config.data.train_size,
+                "batch": run.config.train.batch_size or "full",
+                "width": run.config.model.width,
+                "data": run.config.data.mode,
+                "val acc": round(last.val_acc, 4),
+                "val loss": float(f"{last.val_loss:.4g}"),
+                "seconds": round(last.elapsed_seconds, 3),
+                "ms/epoch": round(1000 * last.elapsed_seconds / last.epoch, 2),
+            }
+        )
+    return rows

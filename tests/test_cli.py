@@ -1,0 +1,103 @@
+"""The command line: JSON output, human output, and one-line errors."""
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from linecnn.cli import main
+
+
+def run_cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "linecnn", *args], capture_output=True, text=True, timeout=120
+    )
+
+
+def test_train_json_with_defaults_matches_the_seed():
+    """`train --device cpu --json` prints one JSON object with the required fields and val_acc >= 0.99."""
+    result = run_cli("train", "--device", "cpu", "--json")
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    for key in (
+        "device",
+        "epochs",
+        "train_loss",
+        "val_loss",
+        "train_acc",
+        "val_acc",
+        "train_seconds",
+        "ms_per_epoch",
+    ):
+        assert key in report
+    assert report["device"] == "cpu" and report["epochs"] == 120 and report["val_acc"] >= 0.99
+    assert report["ms_per_epoch"] == pytest.approx(1000 * report["train_seconds"] / 120)
+    assert report["config"]["seed"] == 24 and report["env"]["torch_version"]
+
+
+def test_human_output_is_a_table(capsys):
+    """Without --json the command prints a header, rows every 10 epochs and a summary."""
+    assert main(["train", "--device", "cpu", "--epochs", "20", "--per-class", "30"]) == 0
+    out = capsys.readouterr().out
+    assert "train loss" in out and "val acc" in out and "Done in" in out
+    assert [line.split()[0] for line in out.splitlines() if line.strip()[:1].isdigit()] == ["1", "10", "20"]
+
+
+def test_options_reach_the_config(capsys):
+    """Every documented option is applied."""
+    argv = [
+        "train",
+        "--device",
+        "cpu",
+        "--json",
+        "--epochs",
+        "2",
+        "--lr",
+        "0.05",
+        "--per-class",
+        "9",
+        "--val-per-class",
+        "4",
+        "--seed",
+        "3",
+        "--batch-size",
+        "8",
+        "--width",
+        "2",
+        "--data-mode",
+        "varied",
+    ]
+    assert main(argv) == 0
+    config = json.loads(capsys.readouterr().out)["config"]
+    assert config == {
+        "per_class": 9,
+        "val_per_class": 4,
+        "data_mode": "varied",
+        "width": 2,
+        "extra_convs": 0,
+        "epochs": 2,
+        "lr": 0.05,
+        "batch_size": 8,
+        "seed": 3,
+    }
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["train", "--epochs", "abc"], "invalid int value"),
+        (["train", "--epochs", "0"], "Epochs must be"),
+        (["train", "--lr", "-1"], "Learning rate must be"),
+        (["train", "--batch-size", "lots"], "whole number or 'full'"),
+        (["train", "--device", "tpu"], "Unknown device"),
+        (["train", "--data-mode", "wiggly"], "invalid choice"),
+        (["fly"], "invalid choice"),
+    ],
+)
+def test_bad_options_exit_2_with_one_line(args, words):
+    """Bad input ends with exit status 2 and a single line on stderr, never a traceback."""
+    result = run_cli(*args)
+    assert result.returncode == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "Traceback" not in result.stderr

@@ -1,0 +1,70 @@
+"""Device discovery and resolution."""
+
+import pytest
+import torch
+
+from linecnn import device as dev
+
+
+def test_cpu_is_always_listed_first():
+    """The CPU is the first device, with a name."""
+    devices = dev.list_devices()
+    assert devices[0].key == "cpu" and devices[0].kind == "cpu" and devices[0].name
+
+
+def test_resolve_cpu_and_auto():
+    """'cpu' is the CPU; 'auto' is the best device present (the lesson's portable pattern)."""
+    assert dev.resolve("cpu") == torch.device("cpu")
+    expected = "cuda:0" if dev.cuda_available() else ("mps" if dev.mps_available() else "cpu")
+    assert dev.resolve("auto") == torch.device(expected)
+    assert dev.resolve(" CPU ") == torch.device("cpu")
+
+
+def test_unknown_device_is_a_clear_error():
+    """A typo names the valid choices."""
+    with pytest.raises(ValueError, match="choose auto, cpu, cuda"):
+        dev.resolve("gpu")
+
+
+@pytest.mark.skipif(dev.cuda_available(), reason="checks the message shown when CUDA is absent")
+def test_cuda_without_a_gpu_says_why():
+    """Asking for CUDA on a machine without it explains why and what to do instead."""
+    with pytest.raises(ValueError, match="CUDA was requested") as caught:
+        dev.resolve("cuda")
+    assert dev.cuda_unavailable_reason() in str(caught.value)
+    assert "cpu" in str(caught.value)
+
+
+def test_missing_gpu_index_is_a_clear_error(monkeypatch):
+    """cuda:7 on a one-GPU machine names the GPUs that exist."""
+    monkeypatch.setattr(dev, "cuda_available", lambda: True)
+    monkeypatch.setattr(
+        dev,
+        "list_devices",
+        lambda: (dev.DeviceInfo("cpu", "cpu", "x", None), dev.DeviceInfo("cuda:0", "cuda", "g", 1)),
+    )
+    with pytest.raises(ValueError, match="no cuda:7 here; the GPUs are: cuda:0"):
+        dev.resolve("cuda:7")
+    assert dev.resolve("cuda") == torch.device("cuda:0")
+    assert dev.resolve("auto") == torch.device("cuda:0")
+
+
+def test_environment_has_the_facts_benchmarks_print():
+    """Versions, CPU model and thread counts are recorded."""
+    env = dev.environment().as_dict()
+    for key in ("torch_version", "cuda_version", "cpu_model", "cpu_count", "torch_threads", "devices"):
+        assert key in env
+    assert env["torch_version"] == torch.__version__ and env["torch_threads"] >= 1
+
+
+def test_only_device_module_asks_torch_about_cuda():
+    """Nothing but device.py calls torch.cuda.is_available() (the device is resolved once)."""
+    from pathlib import Path
+
+    package = Path(dev.__file__).parent
+    offenders = [
+        str(path)
+        for path in package.rglob("*.py")
+        if path.name != "device.py" and "cuda.is_available" in path.read_text()
+    ]
+    assert offenders == []

@@ -1,0 +1,45 @@
+"""The core never imports Streamlit: it must run in the CLI, in tests and on a headless GPU box."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+CORE = Path(__file__).resolve().parent.parent / "linecnn"
+
+
+def imported_modules(path: Path) -> set[str]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            names.add(node.module)
+    return names
+
+
+def test_no_core_module_imports_streamlit():
+    """Every module outside linecnn/ui is free of streamlit imports."""
+    offenders = [
+        str(path.relative_to(CORE))
+        for path in CORE.rglob("*.py")
+        if "ui" not in path.relative_to(CORE).parts
+        and any(
+            name.split(".")[0] in ("streamlit", "streamlit_drawable_canvas")
+            for name in imported_modules(path)
+        )
+    ]
+    assert offenders == []
+
+
+def test_importing_the_core_loads_no_streamlit():
+    """Importing every core module in a fresh interpreter leaves streamlit unloaded."""
+    modules = sorted(
+        "linecnn." + ".".join(path.relative_to(CORE).with_suffix("").parts)
+        for path in CORE.rglob("*.py")
+        if "ui" not in path.relative_to(CORE).parts and path.stem not in ("__init__", "__main__")
+    )
+    code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('streamlit' in sys.modules)"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False", modules

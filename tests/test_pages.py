@@ -1,0 +1,110 @@
+"""AppTest: Home and Train render without exceptions, and their widgets do what they say."""
+
+import pytest
+import torch
+
+from linecnn.device import list_devices
+from tests.helpers import app_test
+
+TRAIN = "pages/1_Train.py"
+
+
+def sidebar_links(at) -> list[str]:
+    return [link.proto.label for link in at.sidebar.get("page_link")]
+
+
+@pytest.mark.parametrize("page", [None, TRAIN, "pages/2_Benchmark.py", "pages/3_Draw.py"])
+def test_every_page_renders_with_the_shared_sidebar(page):
+    """Each page runs cleanly and shows navigation plus the device toggle."""
+    at = app_test(page)
+    assert not at.exception
+    assert sidebar_links(at) == ["Home", "Train", "Benchmark", "Draw"]
+    assert at.sidebar.radio(key="device").value == "cpu" or len(list_devices()) > 1
+
+
+def test_home_shows_the_device_card_and_pattern():
+    """Home names the hardware, the versions and the lesson's one-line device pattern."""
+    at = app_test()
+    text = " ".join(m.value for m in at.markdown)
+    assert "PyTorch" in text and "Selected now" in text
+    assert 'torch.device("cuda" if torch.cuda.is_available() else "cpu")' in at.code[0].value
+    if len(list_devices()) == 1:
+        assert "CUDA is not offered" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def fake_gpu(monkeypatch):
+    """Pretend a CUDA GPU is present, for the sidebar only (nothing runs on it)."""
+    from linecnn.device import DeviceInfo
+    from linecnn.ui import sidebar
+
+    devices = (DeviceInfo("cpu", "cpu", "Test CPU", None), DeviceInfo("cuda:0", "cuda", "Test GPU", 8 << 30))
+    monkeypatch.setattr(sidebar, "list_devices", lambda: devices)
+    monkeypatch.setattr(sidebar, "resolve", lambda choice: torch.device("cuda:0"))
+    monkeypatch.setattr(sidebar, "cuda_unavailable_reason", lambda: None)
+
+
+def test_device_toggle_offers_gpus_and_keeps_the_choice_across_pages(monkeypatch):
+    """With a GPU, 'auto' selects it; picking the CPU sticks when switching pages and back."""
+    fake_gpu(monkeypatch)
+    at = app_test()
+    radio = at.sidebar.radio(key="device")
+    assert radio.options == ["CPU · Test CPU", "CUDA:0 · Test GPU"] and radio.value == "cuda:0"
+    assert not any("CUDA is not offered" in c.value for c in at.sidebar.caption)
+    radio.set_value("cpu").run()
+    assert "Selected now: **CPU" in " ".join(m.value for m in at.markdown)
+    for page in (TRAIN, "pages/3_Draw.py", None):
+        at.switch_page(page or "app.py").run()
+        assert at.sidebar.radio(key="device").value == "cpu", page
+
+
+def test_train_tiny_config_shows_charts_and_summary():
+    """Start on a tiny config streams to the end: both charts, the summary and the confusion matrix."""
+    at = app_test(TRAIN)
+    at.number_input(key="train.epochs").set_value(12)
+    at.number_input(key="train.per_class").set_value(30)
+    at.run()
+    next(b for b in at.button if b.label == "Start").click().run()
+    assert not at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Device"] == "cpu" and metrics["Validation accuracy"].endswith("%")
+    charts = at.get("plotly_chart")
+    assert len(charts) >= 3  # loss, accuracy, confusion matrix (+ the run overlay)
+    runs = at.session_state["train.runs"]
+    assert len(runs) == 1 and len(runs[0].history) == 12 and not runs[0].stopped
+    assert any("Summary" in s.value for s in at.subheader)
+
+
+def test_step_then_stop_keeps_the_partial_run():
+    """Step runs single epochs of a paused run; Stop files it in the history as stopped."""
+    at = app_test(TRAIN)
+    click = lambda label: next(b for b in at.button if b.label == label).click().run()  # noqa: E731
+    click("Step")
+    click("Step")
+    live = at.session_state["train.live"]
+    assert live.epoch == 2 and at.session_state["train.paused"]
+    assert next(b for b in at.button if b.label == "Resume")
+    click("Stop")
+    runs = at.session_state["train.runs"]
+    assert len(runs) == 1 and runs[0].stopped and len(runs[0].history) == 2
+    assert "train.live" not in at.session_state
+    assert not at.exception
+
+
+def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
+    """Controls are disabled while a run is live; a config error is shown on the page, not raised."""
+    from linecnn.ui import train_view
+
+    at = app_test(TRAIN)
+    next(b for b in at.button if b.label == "Step").click().run()
+    assert at.number_input(key="train.epochs").disabled
+    next(b for b in at.button if b.label == "Stop").click().run()
+    assert not at.number_input(key="train.epochs").disabled
+
+    def reject():
+        raise ValueError("Learning rate must be a number above 0 and at most 10; got 50.")
+
+    monkeypatch.setattr(train_view, "config_from_widgets", reject)  # the widgets' bounds prevent it
+    next(b for b in at.button if b.label == "Start").click().run()
+    assert not at.exception
+    assert any("Learning rate must be" in e.value for e in at.error)
+    assert "train.live" not in at.session_state
