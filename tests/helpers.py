@@ -101,11 +101,13 @@ class StreamlitServer:
 
 
 def wait_for_app(tab, timeout_ms: int = 30_000) -> None:
-    """Wait until Streamlit has rendered the app and finished its current run."""
-    tab.wait_for_selector('[data-testid="stSidebar"]', timeout=timeout_ms)
+    """Wait until the page's script has drawn the shared sidebar and Streamlit is idle again."""
+    tab.wait_for_selector('[data-testid="stSidebar"] [data-testid="stPageLink"]', timeout=timeout_ms)
     tab.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        """() => {
+            const status = document.querySelector('[data-testid="stStatusWidget"]');
+            return !status || !status.innerText.includes('Running');
+        }""",
         timeout=timeout_ms,
     )
 

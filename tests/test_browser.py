@@ -1,0 +1,101 @@
+"""Real browser: deep links on a fresh server, settings across pages, training from click to summary."""
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+PAGES = {"": "linecnn", "Train": "Train", "Benchmark": "Benchmark", "Draw": "Draw"}
+
+
+def assert_no_exception(tab) -> None:
+    """No Streamlit exception box anywhere on the page."""
+    assert tab.locator('[data-testid="stException"]').count() == 0
+
+
+def sidebar_links(tab):
+    return tab.locator(
+        '[data-testid="stSidebar"] [data-testid="stPageLink"] [data-testid="stMarkdownContainer"]'
+    )
+
+
+@pytest.mark.parametrize("path", list(PAGES))
+def test_deep_link_on_a_fresh_server_renders_the_page_and_sidebar(fresh_server, page, path):
+    """The first request a new server sees is a deep link, and the page still gets its sidebar."""
+    page.goto(f"{fresh_server.url}/{path}")
+    wait_for_app(page)
+    page.get_by_role("heading", name=PAGES[path], exact=True).first.wait_for()
+    expect(sidebar_links(page)).to_have_text(["Home", "Train", "Benchmark", "Draw"])
+    expect(page.locator('[data-testid="stSidebar"] [data-testid="stRadio"]')).to_contain_text("Device")
+    expect(page.locator('[data-testid="stSidebar"] input[type="radio"]:checked')).to_have_count(1)
+    assert_no_exception(page)
+
+
+def test_choices_persist_across_pages(server, page):
+    """The device radio and the Train settings keep their values when the user moves around."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page)
+    checked = page.locator(
+        '[data-testid="stSidebar"] [role="radiogroup"] label:has(input:checked)'
+    ).inner_text()
+    epochs = page.get_by_label("Epochs")
+    epochs.fill("37")
+    epochs.press("Enter")
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Draw").click()
+    page.get_by_role("heading", name="Draw", exact=True).first.wait_for()
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Train").click()
+    page.get_by_role("heading", name="Train", exact=True).first.wait_for()
+    wait_for_app(page)
+    assert page.get_by_label("Epochs").input_value() == "37"
+    again = page.locator(
+        '[data-testid="stSidebar"] [role="radiogroup"] label:has(input:checked)'
+    ).inner_text()
+    assert again == checked
+    assert_no_exception(page)
+
+
+def test_training_from_click_to_summary(server, page):
+    """Start with the default config streams to the end: charts, progress and the final metrics."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text(re.compile(r"Summary · Run \d+")).wait_for(timeout=90_000)
+    wait_for_app(page)
+    assert page.get_by_text(re.compile(r"Finished 120 epochs in")).count() == 1
+    # loss, accuracy, confusion matrix and the run overlay (drawn by the rerun after the last epoch)
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(4)
+    accuracy = page.locator('[data-testid="stMetric"]', has_text="Validation accuracy")
+    value = float(accuracy.locator('[data-testid="stMetricValue"]').inner_text().strip("%"))
+    assert value >= 99.0
+    assert (
+        page.get_by_text("Loss", exact=True).count() >= 1
+        and page.get_by_text("Accuracy", exact=True).count() >= 1
+    )
+    assert_no_exception(page)
+
+
+def test_stop_mid_run_keeps_the_partial_history(server, page):
+    """Stopping a long run keeps its epochs so far: summary and history say where it stopped."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page)
+    epochs = page.get_by_label("Epochs")
+    epochs.fill("5000")
+    epochs.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text(re.compile(r"Epoch \d+ / 5000")).wait_for(timeout=60_000)
+    page.get_by_role("button", name="Stop").click()
+    summary = page.get_by_text(re.compile(r"Summary · Run \d+ · \w+ · stopped at \d+"))
+    summary.wait_for(timeout=60_000)
+    stopped_at = int(re.search(r"stopped at (\d+)", summary.inner_text()).group(1))
+    assert 1 <= stopped_at < 5000
+    wait_for_app(page)
+    assert page.get_by_role("button", name="Start").is_enabled()
+    assert page.get_by_text(f"Finished {stopped_at} epochs in").count() == 1
+    assert_no_exception(page)
