@@ -1,0 +1,224 @@
+"""Core vs the original lesson, measured side by side in one run on the CPU.
+
+    python scripts/bench_core.py [--repeats 7] [--json]
+
+1. Training: ms/epoch of linecnn's Trainer vs a faithful copy of the seed's loop (same
+   config: 360 images, full batch, Adam 0.01, 120 epochs). The seed computes metrics every
+   10 epochs; the core computes them every epoch, and is still timed as is. Runs alternate
+   so that machine noise hits both alike; the ratio is the median of per-pair ratios.
+2. Data: the vectorised generator vs the seed's per-image Python loops, images per second.
+3. One million images generated: seconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import torch
+from torch import nn, optim
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from linecnn.config import RunConfig  # noqa: E402
+from linecnn.data import make_lines  # noqa: E402
+from linecnn.device import environment  # noqa: E402
+from linecnn.train import Trainer  # noqa: E402
+
+# ---- A faithful copy of the seed's data and loop (shared/seed, translated names) ----------
+
+
+def seed_vertical() -> torch.Tensor:
+    col = torch.randint(1, 7, (1,)).item()
+    matrix = [[0 for _ in range(8)] for _ in range(8)]
+    for row in range(8):
+        matrix[row][col] = 1
+    img = torch.tensor(matrix, dtype=torch.float32)
+    img += 0.10 * torch.rand(8, 8)
+    return img.clamp(0.0, 1.0)
+
+
+def seed_horizontal() -> torch.Tensor:
+    row = torch.randint(1, 7, (1,)).item()
+    matrix = [[0 for _ in range(8)] for _ in range(8)]
+    for col in range(8):
+        matrix[row][col] = 1
+    img = torch.tensor(matrix, dtype=torch.float32)
+    img += 0.10 * torch.rand(8, 8)
+    return img.clamp(0.0, 1.0)
+
+
+def seed_diagonal() -> torch.Tensor:
+    matrix = [[0 for _ in range(8)] for _ in range(8)]
+    if torch.randint(0, 2, (1,)).item() == 0:
+        for i in range(8):
+            matrix[i][i] = 1
+    else:
+        for i in range(8):
+            matrix[i][7 - i] = 1
+    img = torch.tensor(matrix, dtype=torch.float32)
+    img += 0.10 * torch.rand(8, 8)
+    return img.clamp(0.0, 1.0)
+
+
+def seed_dataset(n_per_class: int) -> tuple[torch.Tensor, torch.Tensor]:
+    images, labels = [], []
+    for _ in range(n_per_class):
+        images.append(seed_vertical())
+        labels.append(0)
+        images.append(seed_horizontal())
+        labels.append(1)
+        images.append(seed_diagonal())
+        labels.append(2)
+    return torch.stack(images).unsqueeze(1), torch.tensor(labels, dtype=torch.long)
+
+
+class SeedCNN(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 8, kernel_size=3, padding=1)
+        self.conv2 = nn.Conv2d(8, 16, kernel_size=3, padding=1)
+        self.relu = nn.ReLU()
+        self.pool = nn.MaxPool2d(kernel_size=2)
+        self.fc1 = nn.Linear(16 * 2 * 2, 16)
+        self.fc2 = nn.Linear(16, 3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        x = self.pool(self.relu(self.conv1(x)))
+        x = self.pool(self.relu(self.conv2(x)))
+        x = torch.flatten(x, start_dim=1)
+        return self.fc2(self.relu(self.fc1(x)))
+
+
+def seed_accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
+    return (torch.argmax(logits, dim=1) == y).float().mean().item()
+
+
+def seed_training_seconds(epochs: int = 120) -> float:
+    """The seed's entrenar_paso loop without its Tk after(30) waits; returns the loop's seconds."""
+    torch.manual_seed(24)
+    x_train, y_train = seed_dataset(120)
+    x_val, y_val = seed_dataset(60)
+    model = SeedCNN()
+    criterion = nn.CrossEntropyLoss()
+    optimizer = optim.Adam(model.parameters(), lr=0.01)
+    start = time.perf_counter()
+    for epoch in range(1, epochs + 1):
+        model.train()
+        loss = criterion(model(x_train), y_train)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        if epoch % 10 == 0 or epoch == 1:
+            model.eval()
+            with torch.no_grad():
+                logits_train, logits_val = model(x_train), model(x_val)
+                criterion(logits_train, y_train).item()
+                criterion(logits_val, y_val).item()
+                seed_accuracy(logits_train, y_train)
+                seed_accuracy(logits_val, y_val)
+    return time.perf_counter() - start
+
+
+def core_training_seconds() -> float:
+    """linecnn's Trainer on the same config, metrics every epoch; returns the loop's seconds."""
+    trainer = Trainer(RunConfig(), "cpu")
+    start = time.perf_counter()
+    for _ in trainer.run():
+        pass
+    return time.perf_counter() - start
+
+
+# ---- Measurements -------------------------------------------------------------------------
+
+
+def compare_training(repeats: int) -> dict:
+    """Alternate seed and core runs; median ms/epoch of each and the median per-pair ratio."""
+    seed_training_seconds(10), core_training_seconds()  # warm-up: first-call costs of both
+    seed_ms, core_ms = [], []
+    for _ in range(repeats):
+        seed_ms.append(seed_training_seconds() / 120 * 1000)
+        core_ms.append(core_training_seconds() / 120 * 1000)
+    ratios = [c / s for c, s in zip(core_ms, seed_ms, strict=True)]
+    return {
+        "seed_ms_per_epoch": statistics.median(seed_ms),
+        "core_ms_per_epoch": statistics.median(core_ms),
+        "ratio_core_over_seed": statistics.median(ratios),
+        "ratio_min": min(ratios),
+        "ratio_max": max(ratios),
+        "repeats": repeats,
+    }
+
+
+def compare_generators(per_class: int = 10_000) -> dict:
+    """Images per second: the seed's per-image loops vs make_lines, on the same count."""
+    torch.manual_seed(0)
+    start = time.perf_counter()
+    seed_dataset(per_class)
+    seed_seconds = time.perf_counter() - start
+    generator = torch.Generator().manual_seed(0)
+    make_lines(per_class, "seed", generator)  # warm-up
+    runs = []
+    for _ in range(5):
+        start = time.perf_counter()
+        make_lines(per_class, "seed", generator)
+        runs.append(time.perf_counter() - start)
+    core_seconds = statistics.median(runs)
+    images = 3 * per_class
+    return {
+        "images": images,
+        "seed_images_per_s": images / seed_seconds,
+        "core_images_per_s": images / core_seconds,
+        "speedup": seed_seconds / core_seconds,
+    }
+
+
+def million_images() -> dict:
+    """Seconds to generate 1,000,002 seed-mode images (best and median of 3)."""
+    generator = torch.Generator().manual_seed(0)
+    times = []
+    for _ in range(3):
+        start = time.perf_counter()
+        images, _ = make_lines(333_334, "seed", generator)
+        times.append(time.perf_counter() - start)
+        del images
+    return {"images": 3 * 333_334, "median_s": statistics.median(times), "best_s": min(times)}
+
+
+def main() -> int:
+    """Run the three comparisons and print them."""
+    parser = argparse.ArgumentParser(description="Core vs the seed, side by side on the CPU.")
+    parser.add_argument("--repeats", type=int, default=7, help="training runs of each (default 7)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args()
+    env = environment()
+    result = {
+        "training": compare_training(args.repeats),
+        "generator": compare_generators(),
+        "million": million_images(),
+        "env": {"cpu": env.cpu_model, "torch": env.torch_version, "threads": env.torch_threads},
+    }
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    t, g, m = result["training"], result["generator"], result["million"]
+    print(f"CPU: {env.cpu_model}, torch {env.torch_version}, {env.torch_threads} threads")
+    print(
+        f"training  seed {t['seed_ms_per_epoch']:.2f} ms/epoch, core {t['core_ms_per_epoch']:.2f} ms/epoch, "
+        f"core/seed = {t['ratio_core_over_seed']:.2f} (range {t['ratio_min']:.2f}-{t['ratio_max']:.2f}, "
+        f"{t['repeats']} pairs)"
+    )
+    print(
+        f"generator seed {g['seed_images_per_s']:,.0f} img/s, core {g['core_images_per_s']:,.0f} img/s, "
+        f"{g['speedup']:,.0f}x faster ({g['images']} images)"
+    )
+    print(f"1M images {m['median_s']:.2f} s median, {m['best_s']:.2f} s best")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,101 @@
+"""Train page in a real browser vs the bare core, same config, measured side by side in one run.
+
+    python scripts/bench_train_page.py [--repeats 5] [--epochs 120] [--device cpu]
+
+Page time: from the click on Start until the final metrics (the summary) are on screen, in
+Debian's Chromium driven by Playwright against a fresh `streamlit run app.py`.
+Core time: building the Trainer (data and model) plus its whole run, in this process.
+Runs alternate page, core, page, core, ... so that machine noise hits both alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from linecnn.config import RunConfig  # noqa: E402
+from linecnn.device import environment, resolve, synchronize  # noqa: E402
+from linecnn.train import Trainer  # noqa: E402
+from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
+
+
+def core_seconds(config: RunConfig, device) -> float:
+    """Wall time of building the run and training it to the end."""
+    synchronize(device)
+    start = time.perf_counter()
+    trainer = Trainer(config, device)
+    for _ in trainer.run():
+        pass
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def page_seconds(tab, run_number: int) -> float:
+    """Click Start and wait for this run's summary; returns the seconds in between."""
+    start = time.perf_counter()
+    tab.get_by_role("button", name="Start").click()
+    tab.get_by_text(re.compile(rf"Summary · Run {run_number} ")).wait_for(timeout=120_000)
+    elapsed = time.perf_counter() - start
+    wait_for_app(tab)  # let the rerun after the last epoch settle before the next click
+    return elapsed
+
+
+def main() -> int:
+    """Alternate page and core runs and print the medians and the ratio."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--epochs", type=int, default=120)
+    parser.add_argument("--device", default="cpu")
+    args = parser.parse_args()
+    device = resolve(args.device)
+    config = RunConfig.from_flat(epochs=args.epochs)
+    chromium = find_chromium()
+    if chromium is None:
+        print("Chromium not found: apt-get install -y chromium", file=sys.stderr)
+        return 1
+
+    server = StreamlitServer().start()
+    page_times, core_times = [], []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+            tab.goto(f"{server.url}/Train")
+            wait_for_app(tab)
+            if args.epochs != 120:
+                tab.get_by_label("Epochs").fill(str(args.epochs))
+                tab.get_by_label("Epochs").press("Enter")
+                wait_for_app(tab)
+            page_seconds(tab, 1)  # warm-up: the server's first run imports and initialises torch
+            core_seconds(config, device)
+            for repeat in range(args.repeats):
+                page_times.append(page_seconds(tab, repeat + 2))
+                core_times.append(core_seconds(config, device))
+            browser.close()
+    finally:
+        server.stop()
+
+    ratios = [p / c for p, c in zip(page_times, core_times, strict=True)]
+    env = environment()
+    print(f"{env.cpu_model}, {env.cpu_count} CPUs, torch {env.torch_version} ({env.torch_threads} threads)")
+    print(f"config: {config.as_dict()} on {device}")
+    print(f"page click->summary: median {statistics.median(page_times):.3f} s  {[round(t, 3) for t in page_times]}")
+    print(f"core build+train:    median {statistics.median(core_times):.3f} s  {[round(t, 3) for t in core_times]}")
+    print(
+        f"page/core ratio: median {statistics.median(ratios):.2f} "
+        f"(pairs {min(ratios):.2f}-{max(ratios):.2f}), ratio of medians "
+        f"{statistics.median(page_times) / statistics.median(core_times):.2f}"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
