@@ -11,8 +11,10 @@ import sys
 import time
 from collections.abc import Sequence
 
+from linecnn.bench import AMP_MODES, BenchConfig
 from linecnn.config import DATA_MODES, RunConfig
-from linecnn.device import describe, environment, resolve, synchronize
+from linecnn.device import describe, environment, list_devices, resolve, synchronize
+from linecnn.sweep import FACTORS
 from linecnn.train import Trainer
 
 
@@ -116,6 +118,128 @@ def train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def devices_arg(text: str) -> list[str]:
+    """Parse --devices: 'all' or a comma list such as 'cpu,cuda' (each must exist here)."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names or names == ["all"]:
+        return [info.key for info in list_devices()]
+    return list(dict.fromkeys(str(resolve(name)) for name in names))
+
+
+def add_bench_options(parser: argparse.ArgumentParser) -> None:
+    """Options of ``bench``: the base cell, the sweep, the faster paths and the output."""
+    parser.add_argument("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
+    parser.add_argument("--per-class", type=int, default=120, help="training images per class (120)")
+    parser.add_argument(
+        "--batch-size", type=batch_size_arg, default=None, help="images per step, or 'full' (default)"
+    )
+    parser.add_argument("--width", type=int, default=1, help="channel multiplier; 1 = 8/16 channels (1)")
+    parser.add_argument("--extra-convs", type=int, default=0, help="extra 3x3 conv layers (0)")
+    parser.add_argument("--warmup", type=int, default=2, help="untimed epochs before timing (2)")
+    parser.add_argument("--repeats", type=int, default=5, help="timed epochs per cell (5)")
+    parser.add_argument(
+        "--sweep", choices=FACTORS, default="none", help="vary one factor, the others held (none)"
+    )
+    parser.add_argument("--up-to", type=int, default=None, help="largest value of the swept factor")
+    parser.add_argument("--amp", choices=AMP_MODES, default="off", help="autocast dtype on CUDA (off)")
+    parser.add_argument("--channels-last", action="store_true", help="NHWC layout (CPU and CUDA)")
+    parser.add_argument("--compile", action="store_true", help="torch.compile the model")
+    parser.add_argument("--cuda-graphs", action="store_true", help="compile with CUDA graphs (CUDA only)")
+    parser.add_argument(
+        "--no-eager", action="store_true", help="with faster paths on, skip the plain eager comparison"
+    )
+    parser.add_argument("--max-seconds", type=float, default=None, help="stop the sweep after this long")
+    parser.add_argument("--seed", type=int, default=24, help="seed for data, weights and batch order (24)")
+    parser.add_argument("--json", action="store_true", help="print the JSON document instead of a table")
+    parser.add_argument("--out", default=None, help="also write the JSON document to this file")
+    parser.add_argument("--no-save", action="store_true", help="do not add the run to the history")
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    """Time epochs on each device (a sweep when asked); print a table or the JSON document."""
+    from linecnn.store import History  # only bench needs the history
+    from linecnn.sweep import Caps, crossover, make_document, plan_sweep, run_sweep
+
+    base = BenchConfig(
+        per_class=args.per_class,
+        batch_size=args.batch_size,
+        width=args.width,
+        extra_convs=args.extra_convs,
+        warmup=args.warmup,
+        repeats=args.repeats,
+        amp=args.amp,
+        channels_last=args.channels_last,
+        compile=args.compile,
+        cuda_graphs=args.cuda_graphs,
+        seed=args.seed,
+    )
+    devices = devices_arg(args.devices)
+    caps = Caps(max_seconds=args.max_seconds)
+    plan = plan_sweep(base, args.sweep, devices, up_to=args.up_to, caps=caps, compare_eager=not args.no_eager)
+    progress = None
+    if not args.json:
+        from tqdm import tqdm  # only the human output needs it
+
+        bar = tqdm(total=1.0, file=sys.stderr, leave=False, bar_format="{l_bar}{bar}| {elapsed} {postfix}")
+
+        def progress(cell) -> None:  # noqa: ANN001 - a sweep.CellProgress
+            bar.n = round(cell.fraction, 4)
+            bar.set_description(f"cell {cell.cell}/{cell.cells}", refresh=False)
+            bar.set_postfix_str(f"{cell.device} · {cell.config.images:,} images · {cell.phase}")
+
+    results = list(run_sweep(plan, caps=caps, progress=progress))
+    document = make_document(results, plan)
+    text = json.dumps(document, indent=1)
+    if args.out:
+        try:
+            with open(args.out, "w", encoding="utf-8") as out:
+                out.write(text + "\n")
+        except OSError as error:
+            raise ValueError(f"Cannot write {args.out}: {error.strerror}.") from None
+    run_id = None if args.no_save else History().save(document, "cli")
+    if args.json:
+        print(text)
+        return 0
+    bar.close()
+    print(bench_table(results))
+    cpu = {r["x"]: r["median_ms"] for r in results if r["device"] == "cpu" and r["median_ms"] is not None}
+    for device in dict.fromkeys(r["device"] for r in results if r["device"] != "cpu"):
+        other = {
+            r["x"]: r["median_ms"] for r in results if r["device"] == device and r["median_ms"] is not None
+        }
+        found = crossover(cpu, other, plan.factor, name=device)
+        if found is not None:
+            print(found.verdict)
+    for note in plan.notes:
+        print(note)
+    if args.out:
+        print(f"JSON written to {args.out}; import it on the Benchmark page to compare machines.")
+    if run_id is not None:
+        print(f"Saved as run #{run_id} in {History().path}")
+    return 0
+
+
+def bench_table(results: list[dict]) -> str:
+    """Results as a fixed-width table, one line per cell."""
+
+    def number(value: float | None, spec: str) -> str:
+        return "-" if value is None else format(value, spec)
+
+    lines = [
+        f"{'device':<8} {'images':>9} {'batch':>6} {'width':>5} {'convs':>5} {'variant':<14} "
+        f"{'median ms':>10} {'p25-p75 ms':>17} {'samples/s':>11}  status"
+    ]
+    for r in results:
+        c = r["config"]
+        spread = "-" if r["median_ms"] is None else f"{r['p25_ms']:.2f}-{r['p75_ms']:.2f}"
+        lines.append(
+            f"{r['device']:<8} {c['images']:>9,} {c['step_size']:>6,} {c['width']:>5} {c['conv_layers']:>5} "
+            f"{c['variant']:<14} {number(r['median_ms'], '.2f'):>10} {spread:>17} "
+            f"{number(r['samples_per_s'], ',.0f'):>11}  {r['status']}"
+        )
+    return "\n".join(lines)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with one sub-command per job."""
     parser = OneLineParser(prog="linecnn", description="Train and time the line CNN without a browser.")
@@ -125,6 +249,10 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(train)
     train.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
     train.set_defaults(handler=train_command)
+
+    bench = commands.add_parser("bench", help="time training epochs on each device; sweep one factor")
+    add_bench_options(bench)
+    bench.set_defaults(handler=bench_command)
     return parser
 
 

@@ -1,0 +1,378 @@
+"""Honest epoch timing (DESIGN §5): warm up, sync before every clock read, median of N epochs.
+
+The epoch timed is ``train.train_epoch`` on the real model and the real line generator, with
+the data made on the device under test. One-time costs (CUDA context, cuDNN autotune,
+compilation, the first epoch) are measured apart and never mixed into the median.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from datetime import UTC, datetime
+from functools import partial
+
+import torch
+from torch import nn
+
+from linecnn.config import DATA_MODES, DataConfig, ModelConfig, TrainConfig
+from linecnn.data import make_lines
+from linecnn.device import (
+    bf16_supported,
+    describe,
+    empty_cache,
+    environment,
+    first_use_seconds,
+    peak_memory_bytes,
+    reset_peak_memory,
+    synchronize,
+)
+from linecnn.model import build_model
+from linecnn.train import batch_slices, make_optimizer, train_epoch
+
+AMP_MODES = ("off", "bf16", "fp16")
+MAX_FULL_BATCH = 4_096  # a "full batch" bigger than this is cut into steps this big: bounded memory
+OK = "ok"
+OUT_OF_MEMORY = "out of memory"
+
+
+@dataclass(frozen=True)
+class BenchConfig:
+    """One benchmark cell: the problem, how to time it, and which faster paths to take."""
+
+    per_class: int = 120  # training images per class; an epoch sees 3x this (the seed: 120)
+    batch_size: int | None = None  # images per step; None = the whole set, in steps of MAX_FULL_BATCH at most
+    width: int = 1  # channel multiplier: 1 = the seed's 8 and 16 conv channels
+    extra_convs: int = 0  # extra 3x3 conv layers at 8x8: the "convolution work" factor
+    warmup: int = 2  # untimed epochs first; the first one is reported as a one-time cost
+    repeats: int = 5  # timed epochs; median and quartiles come from these
+    amp: str = "off"  # autocast on CUDA: "off", "bf16" or "fp16" (with a GradScaler)
+    channels_last: bool = False  # NHWC layout for weights and images (CPU and CUDA)
+    compile: bool = False  # torch.compile the model; compile time is reported apart
+    cuda_graphs: bool = False  # torch.compile(mode="reduce-overhead"): replays CUDA graphs (CUDA only)
+    lr: float = 0.01  # Adam learning rate (the seed: 0.01)
+    seed: int = 24  # seeds the images, the weights and the batch order
+    data_mode: str = "seed"  # "seed" lines or "varied" strokes
+
+    def __post_init__(self) -> None:
+        # The core configs hold the ranges and the user-facing messages.
+        DataConfig(per_class=self.per_class, mode=self.data_mode)
+        ModelConfig(width=self.width, extra_convs=self.extra_convs)
+        TrainConfig(lr=self.lr, batch_size=self.batch_size)
+        for name, value, low in (("Warm-up epochs", self.warmup, 1), ("Timed repeats", self.repeats, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1000:
+                raise ValueError(f"{name} must be a whole number from {low} to 1,000; got {value!r}.")
+        if self.amp not in AMP_MODES:
+            raise ValueError(f"AMP must be one of {', '.join(AMP_MODES)}; got {self.amp!r}.")
+        if self.data_mode not in DATA_MODES:
+            raise ValueError(f"Data mode must be one of {', '.join(DATA_MODES)}; got {self.data_mode!r}.")
+
+    @property
+    def images(self) -> int:
+        """Training images per epoch."""
+        return 3 * self.per_class
+
+    @property
+    def step_size(self) -> int:
+        """Images per optimizer step, after the full-batch memory bound."""
+        return min(self.images, self.batch_size or MAX_FULL_BATCH)
+
+    @property
+    def steps(self) -> int:
+        """Optimizer steps per epoch."""
+        return -(-self.images // self.step_size)
+
+    @property
+    def variant(self) -> str:
+        """'eager', or the faster paths taken, e.g. 'bf16 + compile'."""
+        parts = [self.amp] if self.amp != "off" else []
+        parts += [name for name in ("channels_last", "compile", "cuda_graphs") if getattr(self, name)]
+        return " + ".join(parts) or "eager"
+
+    def eager(self) -> BenchConfig:
+        """The same cell with every faster path off: fp32, default NCHW layout, no compilation."""
+        return replace(self, amp="off", channels_last=False, compile=False, cuda_graphs=False)
+
+    def for_device(self, device: torch.device | str) -> tuple[BenchConfig, tuple[str, ...]]:
+        """The options that apply on ``device``, and a sentence for each one dropped."""
+        kind = torch.device(device).type
+        config, notes = self, []
+        if config.amp != "off" and kind != "cuda":
+            config, notes = replace(config, amp="off"), [*notes, "AMP runs on CUDA only; timed in fp32."]
+        if config.amp == "bf16" and kind == "cuda" and not bf16_supported(device):
+            config, notes = replace(config, amp="off"), [*notes, "This GPU has no bf16; timed in fp32."]
+        if config.channels_last and kind not in ("cpu", "cuda"):
+            config, notes = (
+                replace(config, channels_last=False),
+                [*notes, "channels_last: CPU and CUDA only."],
+            )
+        if config.cuda_graphs and kind != "cuda":
+            config, notes = replace(config, cuda_graphs=False), [*notes, "CUDA graphs need CUDA."]
+        return config, tuple(notes)
+
+    def as_dict(self) -> dict:
+        """Flat, JSON-friendly view, with the derived sizes the tables and charts use."""
+        return {
+            **asdict(self),
+            "images": self.images,
+            "step_size": self.step_size,
+            "steps": self.steps,
+            "conv_layers": 2 + self.extra_convs,
+            "variant": self.variant,
+        }
+
+    @classmethod
+    def from_dict(cls, values: dict) -> BenchConfig:
+        """Rebuild from ``as_dict`` output (derived keys are ignored)."""
+        names = cls.__dataclass_fields__
+        return cls(**{key: value for key, value in values.items() if key in names})
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Statistics of the timed epochs."""
+
+    median_ms: float
+    p25_ms: float
+    p75_ms: float
+    samples_per_s: float  # training images per second at the median epoch time
+
+
+def summarize(seconds: Sequence[float], images: int) -> Summary:
+    """Median, quartiles (linear interpolation, as numpy) and throughput of epoch times."""
+    if not seconds:
+        raise ValueError("There are no timed epochs to summarise.")
+    ordered = sorted(seconds)
+    if len(ordered) == 1:
+        p25 = median = p75 = ordered[0]
+    else:
+        p25, median, p75 = statistics.quantiles(ordered, n=4, method="inclusive")
+    return Summary(1000 * median, 1000 * p25, 1000 * p75, images / median)
+
+
+def time_epochs(
+    epoch: Callable[[], object],
+    device: torch.device | str,
+    count: int,
+    *,
+    clock: Callable[[], float] = time.perf_counter,
+    sync: Callable[[torch.device | str], None] = synchronize,
+    after_each: Callable[[int], None] | None = None,
+) -> list[float]:
+    """Seconds of each of ``count`` calls of ``epoch``; the device is synchronised before every clock read."""
+    seconds = []
+    for index in range(count):
+        sync(device)  # queued work from before must not land in this epoch
+        start = clock()
+        epoch()
+        sync(device)  # a GPU returns before it has finished: wait for it
+        seconds.append(clock() - start)
+        if after_each is not None:
+            after_each(index + 1)
+    return seconds
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    """One cell measured on one device. Times are None unless status is 'ok'."""
+
+    device: str  # "cpu", "cuda:0", "mps"
+    device_name: str  # e.g. "CUDA:0 · NVIDIA H200"
+    config: BenchConfig  # what was timed, after dropping options that do not apply here
+    status: str = OK  # "ok", "out of memory", "failed: ...", "stopped: ..." or "skipped: ..."
+    times_ms: tuple[float, ...] = ()  # every timed epoch, in order
+    median_ms: float | None = None
+    p25_ms: float | None = None
+    p75_ms: float | None = None
+    samples_per_s: float | None = None
+    first_epoch_ms: float | None = None  # the first warm-up epoch: caches, allocator growth, lazy init
+    context_ms: float | None = None  # CUDA context creation; None when already paid in this process
+    setup_ms: float | None = None  # generating the images on the device, building and moving the model
+    autotune_ms: float | None = None  # first eager step per batch shape: cuDNN autotune, lazy kernel loading
+    compile_ms: float | None = None  # first compiled step per batch shape; None when not compiling
+    peak_memory_bytes: int | None = None  # GPU: peak tensor memory; CPU: the process's peak RSS so far
+    notes: tuple[str, ...] = field(default_factory=tuple)  # options dropped on this device, and why
+
+    @property
+    def ok(self) -> bool:
+        """True when the cell has timings."""
+        return self.status == OK
+
+    def as_dict(self) -> dict:
+        """JSON-friendly view; ``config`` is flattened."""
+        values = asdict(self)
+        values["config"] = self.config.as_dict()
+        values["times_ms"] = list(self.times_ms)
+        values["notes"] = list(self.notes)
+        return values
+
+
+class Stop(Exception):
+    """Raised from a progress callback to end a benchmark early (cancel, time cap)."""
+
+
+# progress(phase, done, total): phase is "setup", "warm-up" or "timing"; raise Stop to end early.
+Progress = Callable[[str, int, int], None]
+
+
+def is_out_of_memory(error: BaseException) -> bool:
+    """True for an allocation failure on any device (GPUs raise OutOfMemoryError, the CPU a RuntimeError)."""
+    text = str(error).lower()
+    return isinstance(error, torch.OutOfMemoryError) or "out of memory" in text or "can't allocate" in text
+
+
+def bench(config: BenchConfig, device: torch.device | str, progress: Progress | None = None) -> BenchResult:
+    """Time whole training epochs of ``config`` on ``device``; out of memory is recorded, not raised."""
+    device = torch.device(device)
+    config, notes = config.for_device(device)
+    name = describe(device)
+    try:
+        return replace(_measure(config, device, progress or (lambda *_: None)), notes=notes)
+    except Stop:
+        raise
+    except Exception as error:  # noqa: BLE001 - one bad cell must not end a sweep
+        status = OUT_OF_MEMORY if is_out_of_memory(error) else f"failed: {type(error).__name__}: {error}"
+        status = status.splitlines()[0][:300]
+    finally:
+        # The failed cell's tensors are only garbage once the traceback is gone: collect, then free.
+        gc.collect()
+        empty_cache(device)
+    return BenchResult(str(device), name, config, status=status, notes=notes)
+
+
+def _measure(config: BenchConfig, device: torch.device, progress: Progress) -> BenchResult:
+    """The timing recipe: context, setup, priming, warm-up, timed repeats."""
+    progress("setup", 0, 1)
+    context = first_use_seconds(device)
+    reset_peak_memory(device)
+    layout = torch.channels_last if config.channels_last else torch.contiguous_format
+
+    synchronize(device)
+    start = time.perf_counter()
+    generator = torch.Generator(device=device).manual_seed(config.seed)
+    x, y = make_lines(config.per_class, config.data_mode, generator)  # (N, 1, 8, 8), (N,) on device
+    x = x.contiguous(memory_format=layout)
+    model = build_model(ModelConfig(config.width, config.extra_convs), config.seed)
+    model = model.to(device, memory_format=layout)
+    optimizer = make_optimizer(model, config.lr, device)
+    order = torch.Generator().manual_seed(config.seed + 1)
+    scaler = torch.amp.GradScaler(device.type) if config.amp == "fp16" else None
+    eager = Autocast(model, config.amp) if config.amp != "off" else model
+    timed = _compiled(eager, config) if config.compile or config.cuda_graphs else eager
+    synchronize(device)
+    setup = time.perf_counter() - start
+
+    def step_each_shape(net: nn.Module) -> float:
+        """Seconds for one training step on each batch shape the epoch will use (the priming)."""
+        sizes = sorted({part.stop - part.start for part in batch_slices(config.images, config.step_size)})
+        steps = [partial(train_epoch, net, x[:n], y[:n], optimizer, scaler=scaler) for n in sizes]
+        return sum(time_epochs(step, device, 1)[0] for step in steps)
+
+    with _cudnn_benchmark(device):
+        autotune = step_each_shape(eager)
+        compiled = step_each_shape(timed) if timed is not eager else None
+
+        def epoch() -> None:
+            train_epoch(timed, x, y, optimizer, config.step_size, order, scaler)
+
+        warmup = time_epochs(
+            epoch, device, config.warmup, after_each=lambda i: progress("warm-up", i, config.warmup)
+        )
+        progress("timing", 0, config.repeats)
+        seconds = time_epochs(
+            epoch, device, config.repeats, after_each=lambda i: progress("timing", i, config.repeats)
+        )
+
+    summary = summarize(seconds, config.images)
+    return BenchResult(
+        device=str(device),
+        device_name=describe(device),
+        config=config,
+        times_ms=tuple(1000 * s for s in seconds),
+        median_ms=summary.median_ms,
+        p25_ms=summary.p25_ms,
+        p75_ms=summary.p75_ms,
+        samples_per_s=summary.samples_per_s,
+        first_epoch_ms=1000 * warmup[0],
+        context_ms=None if context is None else 1000 * context,
+        setup_ms=1000 * setup,
+        autotune_ms=1000 * autotune,
+        compile_ms=None if compiled is None else 1000 * compiled,
+        peak_memory_bytes=peak_memory_bytes(device),
+    )
+
+
+class Autocast(nn.Module):
+    """Runs a model under autocast and hands float32 logits to the loss, as AMP recipes do."""
+
+    def __init__(self, model: nn.Module, amp: str) -> None:
+        super().__init__()
+        self.model = model
+        self.dtype = torch.bfloat16 if amp == "bf16" else torch.float16
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Logits (B, 3) in float32."""
+        with torch.autocast(x.device.type, dtype=self.dtype):
+            return self.model(x).float()
+
+
+def _compiled(model: nn.Module, config: BenchConfig) -> nn.Module:
+    """torch.compile'd model; 'reduce-overhead' records CUDA graphs, which cut the launch cost."""
+    return torch.compile(model, mode="reduce-overhead" if config.cuda_graphs else None)
+
+
+@contextlib.contextmanager
+def _cudnn_benchmark(device: torch.device) -> Iterator[None]:
+    """Let cuDNN autotune its convolution algorithms while a CUDA cell runs (the priming pays for it)."""
+    if device.type != "cuda":
+        yield
+        return
+    before = torch.backends.cudnn.benchmark
+    torch.backends.cudnn.benchmark = True
+    try:
+        yield
+    finally:
+        torch.backends.cudnn.benchmark = before
+
+
+def bench_environment() -> dict:
+    """The environment to store beside every result, with the date (UTC, ISO 8601)."""
+    return {**environment().as_dict(), "date": datetime.now(UTC).isoformat(timespec="seconds")}
+
+
+class BenchLock:
+    """One benchmark at a time in this process (the server), so that runs never share the machine."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.holder: str | None = None  # who runs now, for the queued message
+        self.since: float | None = None  # time.monotonic() when they started
+
+    @contextlib.contextmanager
+    def hold(
+        self, who: str, on_wait: Callable[[str | None, float], None] | None = None, poll: float = 0.25
+    ) -> Iterator[None]:
+        """Run the block alone; while queued, call ``on_wait(holder, seconds waited)`` every ``poll`` s."""
+        queued = time.monotonic()
+        while not self._lock.acquire(timeout=poll):
+            if on_wait is not None:
+                on_wait(self.holder, time.monotonic() - queued)
+        self.holder, self.since = who, time.monotonic()
+        try:
+            yield
+        finally:
+            self.holder, self.since = None, None
+            self._lock.release()
+
+    @property
+    def busy(self) -> bool:
+        """True while some benchmark holds the lock."""
+        return self._lock.locked()
+
+
+BENCH_LOCK = BenchLock()  # shared by every session of a Streamlit server (module state is per process)
