@@ -14,7 +14,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from linecnn.config import RunConfig
+from linecnn.config import ModelConfig, RunConfig
 from linecnn.data import Dataset, make_dataset
 from linecnn.device import preferred_memory_format, synchronize
 from linecnn.model import NUM_CLASSES, build_model
@@ -51,6 +51,19 @@ def batch_slices(n: int, batch_size: int | None) -> list[slice]:
     """Consecutive slices covering range(n), ``batch_size`` long (None = one slice)."""
     size = n if batch_size is None else min(batch_size, n)
     return [slice(start, min(start + size, n)) for start in range(0, n, size)]
+
+
+def step_memory_bytes(model: ModelConfig, batch: int) -> int:
+    """Rough bytes of the activations one training step keeps for backward, plus their gradients.
+
+    Per image, in floats: conv1 and its ReLU (2 x 8w x 8 x 8), the same per extra conv, the
+    pooled map (8w x 4 x 4), conv2 and its ReLU (2 x 16w x 4 x 4) and its pool (16w x 2 x 2);
+    doubled for the gradients backward creates. Good to a factor of ~2, enough to refuse
+    settings that would exhaust memory.
+    """
+    c1, c2 = 8 * model.width, 16 * model.width
+    floats = 2 * c1 * 64 * (1 + model.extra_convs) + c1 * 16 + 2 * c2 * 16 + c2 * 4
+    return 2 * 4 * floats * batch
 
 
 def train_epoch(

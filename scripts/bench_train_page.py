@@ -87,8 +87,8 @@ def main() -> int:
     env = environment()
     print(f"{env.cpu_model}, {env.cpu_count} CPUs, torch {env.torch_version} ({env.torch_threads} threads)")
     print(f"config: {config.as_dict()} on {device}")
-    print(f"page click->summary: median {statistics.median(page_times):.3f} s  {[round(t, 3) for t in page_times]}")
-    print(f"core build+train:    median {statistics.median(core_times):.3f} s  {[round(t, 3) for t in core_times]}")
+    for name, times in (("page click->summary", page_times), ("core build+train   ", core_times)):
+        print(f"{name}: median {statistics.median(times):.3f} s  {[round(t, 3) for t in times]}")
     print(
         f"page/core ratio: median {statistics.median(ratios):.2f} "
         f"(pairs {min(ratios):.2f}-{max(ratios):.2f}), ratio of medians "

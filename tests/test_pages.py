@@ -108,3 +108,16 @@ def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
     assert not at.exception
     assert any("Learning rate must be" in e.value for e in at.error)
     assert "train.live" not in at.session_state
+
+
+def test_a_step_too_big_for_memory_is_refused_with_a_suggestion():
+    """Full batch of 60,000 images at width 16 would need GBs per step: the page says what to pick instead."""
+    at = app_test(TRAIN)
+    at.number_input(key="train.per_class").set_value(20_000)
+    at.select_slider(key="train.width").set_value(16)
+    at.run()
+    next(b for b in at.button if b.label == "Start").click().run()
+    assert not at.exception
+    message = " ".join(e.value for e in at.error)
+    assert "needs about" in message and "Choose a batch size of" in message
+    assert "train.live" not in at.session_state

@@ -10,9 +10,9 @@ import torch
 from linecnn.config import RunConfig
 from linecnn.data import CLASS_NAMES
 from linecnn.device import describe
-from linecnn.train import EpochRecord, Trainer
+from linecnn.train import EpochRecord, Trainer, step_memory_bytes
 from linecnn.ui import charts, state
-from linecnn.ui.format import format_seconds
+from linecnn.ui.format import format_bytes, format_seconds
 
 # Widget keys; values persist for the whole session so settings survive page switches.
 EPOCHS, LR, PER_CLASS, BATCH, WIDTH, SEED, MODE = (
@@ -28,6 +28,7 @@ BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
 MODE_LABELS = {"seed": "Lesson's lines", "varied": "Hand-drawn-like"}
 VAL_PER_CLASS = 60  # the seed's validation size
+MAX_STEP_BYTES = 1 << 30  # one step may keep at most ~1 GiB of activations: the server is shared
 
 
 def config_controls(locked: bool) -> None:
@@ -128,10 +129,26 @@ def show_flash() -> None:
         st.info(message, icon=":material/info:")
 
 
+def check_memory(config: RunConfig) -> None:
+    """Raise ValueError when one step of ``config`` would need more memory than the page allows."""
+    batch = config.train.batch_size or config.data.train_size
+    needed = step_memory_bytes(config.model, min(batch, config.data.train_size))
+    if needed > MAX_STEP_BYTES:
+        largest = MAX_STEP_BYTES // step_memory_bytes(config.model, 1)
+        raise ValueError(
+            f"A step of {min(batch, config.data.train_size):,} images at width {config.model.width} needs "
+            f"about {format_bytes(needed)} of memory, more than this page allows "
+            f"({format_bytes(MAX_STEP_BYTES)}). Choose a batch size of {largest:,} or less, "
+            "or a smaller width."
+        )
+
+
 def _start(device: str, paused: bool = False) -> Trainer | None:
     """Callback: build the run from the controls, on ``device``."""
     try:
-        trainer = state.start_run(config_from_widgets(), device)
+        config = config_from_widgets()
+        check_memory(config)
+        trainer = state.start_run(config, device)
     except ValueError as error:
         _flash("error", str(error))
         return None
