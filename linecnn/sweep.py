@@ -26,12 +26,12 @@ FACTOR_TITLES = {
     "width": "Model width",
     "conv": "Conv layers",
 }
-FACTOR_UNITS = {
-    "none": "images",
-    "data": "images",
+FACTOR_UNITS = {  # what one point of a sweep is, in a sentence
+    "none": "size",
+    "data": "data size",
     "batch": "batch size",
     "width": "width",
-    "conv": "conv layers",
+    "conv": "conv depth",
 }
 DATA_PER_CLASS = (120, 400, 1_200, 4_000, 12_000, 40_000, 120_000, 333_334)  # 360 images (the seed) to 1 M
 BATCH_SIZES = (16, 64, 256, 1_024, 4_096, 16_384)
@@ -240,9 +240,13 @@ def crossover(
     ratio = [other[x] / cpu[x] for x in xs]  # below 1: the accelerator is faster
     faster = [r < 1 for r in ratio]
     if all(faster):
-        return Crossover("always", None, f"{name} faster at every {unit} tried (from {_fmt(factor, xs[0])})")
+        return Crossover(
+            "always", None, f"{name} faster at every {unit} tried (from {format_x(factor, xs[0])})"
+        )
     if not any(faster):
-        return Crossover("never", None, f"CPU faster at every {unit} tried (up to {_fmt(factor, xs[-1])})")
+        return Crossover(
+            "never", None, f"CPU faster at every {unit} tried (up to {format_x(factor, xs[-1])})"
+        )
     last_slower = max(i for i, f in enumerate(faster) if not f)
     if last_slower == len(xs) - 1:
         return Crossover(
@@ -251,10 +255,10 @@ def crossover(
     lo, hi = xs[last_slower], xs[last_slower + 1]
     t = math.log(ratio[last_slower]) / (math.log(ratio[last_slower]) - math.log(ratio[last_slower + 1]))
     x = math.exp(math.log(lo) + t * (math.log(hi) - math.log(lo)))
-    return Crossover("crosses", x, f"{name} faster above ≈ {_fmt(factor, x)}")
+    return Crossover("crosses", x, f"{name} faster above ≈ {format_x(factor, x)}")
 
 
-def _fmt(factor: str, x: float) -> str:
+def format_x(factor: str, x: float) -> str:
     """A swept value for a sentence, rounded to what the sweep can tell apart."""
     if factor in ("width", "conv"):
         text = f"{x:.1f}".removesuffix(".0")

@@ -1,0 +1,130 @@
+"""Plotly figure of a benchmark sweep: log-log time per epoch, one line per device, the crossover marked.
+
+Pure: a results frame in, a figure out, no Streamlit.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import plotly.graph_objects as go
+
+from linecnn.sweep import Crossover
+
+CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")
+GPU_COLORS = ("#3a9d6e", "#d9822b", "#c0504d", "#b5a642")
+WIN_FILL = "rgba(58, 157, 110, 0.10)"  # the region where the accelerator is faster
+HOVER_UNITS = {"none": "images", "data": "images", "batch": "batch", "width": "width", "conv": "conv layers"}
+AXIS_TITLES = {
+    "none": "training images per epoch",
+    "data": "training images per epoch",
+    "batch": "images per step (batch size)",
+    "width": "model width (channel multiplier)",
+    "conv": "conv layers",
+}
+
+
+def series_colors(frame: pd.DataFrame) -> dict[str, str]:
+    """A stable colour per series: blues and greys for CPUs, greens and oranges for accelerators."""
+    colors, cpus, gpus = {}, 0, 0
+    for series, kind in frame.drop_duplicates("series")[["series", "kind"]].itertuples(index=False):
+        if kind == "cpu":
+            colors[series], cpus = CPU_COLORS[cpus % len(CPU_COLORS)], cpus + 1
+        else:
+            colors[series], gpus = GPU_COLORS[gpus % len(GPU_COLORS)], gpus + 1
+    return colors
+
+
+def sweep_figure(
+    frame: pd.DataFrame, factor: str, crossings: dict[str, Crossover] | None = None
+) -> go.Figure:
+    """Median ms per epoch against the swept factor (log-log), p25-p75 as error bars, crossovers marked.
+
+    ``frame`` holds the 'ok' cells of one factor with columns series, kind, x, median_ms, p25_ms,
+    p75_ms, samples_per_s; ``crossings`` maps an accelerator series to its crossover with the CPU.
+    """
+    fig = go.Figure()
+    colors = series_colors(frame)
+    unit = HOVER_UNITS[factor]
+    for series, points in frame.groupby("series", sort=False):
+        points = points.sort_values("x")
+        fig.add_scatter(
+            x=points["x"],
+            y=points["median_ms"],
+            name=series,
+            mode="lines+markers",
+            line={"color": colors[series], "width": 3 if points["kind"].iat[0] != "cpu" else 2.5},
+            marker={"size": 8},
+            error_y={
+                "type": "data",
+                "symmetric": False,
+                "array": points["p75_ms"] - points["median_ms"],
+                "arrayminus": points["median_ms"] - points["p25_ms"],
+                "thickness": 1.2,
+                "width": 4,
+            },
+            customdata=points[["p25_ms", "p75_ms", "samples_per_s"]],
+            hovertemplate=(
+                f"{series}<br>{unit} %{{x:,.0f}}<br>median %{{y:.3g}} ms/epoch"
+                "<br>p25-p75 %{customdata[0]:.3g}-%{customdata[1]:.3g} ms"
+                "<br>%{customdata[2]:,.0f} images/s<extra></extra>"
+            ),
+        )
+    x_max = frame["x"].max() if len(frame) else 1
+    for index, (series, found) in enumerate((crossings or {}).items()):
+        if found.x is None:
+            continue
+        color = colors.get(series, GPU_COLORS[0])
+        if index == 0:
+            # Shade where the accelerator wins: the answer to "when does the GPU start to win?" at a glance.
+            fig.add_vrect(x0=found.x, x1=x_max, fillcolor=WIN_FILL, line_width=0, layer="below")
+        fig.add_vline(x=found.x, line={"color": color, "dash": "dash", "width": 2})
+        fig.add_annotation(
+            x=math.log10(found.x),  # annotations on a log axis take the exponent
+            y=1.0,
+            yref="paper",
+            yanchor="bottom",
+            xanchor="left",
+            text=f"<b>{found.verdict}</b>",
+            showarrow=False,
+            font={"color": color, "size": 14},
+            bgcolor="rgba(255,255,255,0.85)",
+            yshift=4 + 22 * index,
+        )
+    # One labelled tick per decade: log axes otherwise label 2 and 5 in between, which reads as noise.
+    x_ticks = _decades(frame["x"], _count)
+    y_ticks = _decades(pd.concat([frame["p25_ms"], frame["p75_ms"]]), _milliseconds)
+    fig.update_xaxes(type="log", title=AXIS_TITLES[factor], showgrid=True, **x_ticks)
+    fig.update_yaxes(type="log", title="median time per epoch (log)", showgrid=True, **y_ticks)
+    fig.update_layout(
+        height=460,
+        margin={"l": 10, "r": 10, "t": 40 + 22 * max(0, len(crossings or {}) - 1), "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "xanchor": "left", "x": 0.0},
+        hovermode="closest",
+    )
+    return fig
+
+
+def _decades(values: pd.Series, label) -> dict:  # noqa: ANN001 - label: float -> str
+    """tickvals and ticktext at each power of ten spanning ``values``."""
+    values = values.dropna()
+    values = values[values > 0]
+    if values.empty:
+        return {}
+    low, high = math.floor(math.log10(values.min())), math.ceil(math.log10(values.max()))
+    ticks = [10.0**k for k in range(low, high + 1)]
+    return {"tickvals": ticks, "ticktext": [label(t) for t in ticks]}
+
+
+def _count(x: float) -> str:
+    """1, 10, 100, 1k, 10k, 100k, 1M."""
+    for size, suffix in ((1e6, "M"), (1e3, "k")):
+        if x >= size:
+            return f"{x / size:g}{suffix}"
+    return f"{x:g}"
+
+
+def _milliseconds(ms: float) -> str:
+    """0.1 ms, 1 ms, 10 ms, 100 ms, 1 s, 10 s."""
+    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms"

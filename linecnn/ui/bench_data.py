@@ -1,0 +1,162 @@
+"""Benchmark documents turned into the tables the page shows. Pure pandas, no Streamlit.
+
+A *series* is one line on the sweep chart: one device of one run with one set of faster paths.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pandas as pd
+
+from linecnn.bench import OK
+from linecnn.sweep import Crossover, crossover
+
+# Columns of the results table, in the order shown and downloaded as CSV.
+COLUMNS = (
+    "run",
+    "series",
+    "device",
+    "device_name",
+    "variant",
+    "factor",
+    "x",
+    "images",
+    "batch",
+    "width",
+    "conv_layers",
+    "status",
+    "median_ms",
+    "p25_ms",
+    "p75_ms",
+    "samples_per_s",
+    "speedup",
+    "first_epoch_ms",
+    "context_ms",
+    "setup_ms",
+    "autotune_ms",
+    "compile_ms",
+    "peak_memory_mb",
+    "repeats",
+    "source",
+    "machine",
+    "torch",
+    "cuda",
+    "date",
+    "notes",
+)
+
+
+@dataclass(frozen=True)
+class ShownRun:
+    """A stored run on screen."""
+
+    id: int  # its id in the history
+    source: str  # 'page', 'cli' or 'import'
+    document: dict  # the JSON document
+
+
+def _kind(device: str) -> str:
+    """'cpu', 'cuda' or 'mps' from 'cuda:0' and the like."""
+    return device.split(":")[0]
+
+
+def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
+    """One row per cell of every shown run, with a series label, the speed-up and the one-time costs."""
+    many = len(runs) > 1
+    rows = []
+    for run in runs:
+        for result in run.document["results"]:
+            config, env = result["config"], result.get("env") or run.document.get("env") or {}
+            series = result.get("device_name") or result["device"]
+            if many:
+                series += f" · #{run.id}" + (" (imported)" if run.source == "import" else "")
+            if config.get("variant", "eager") != "eager":
+                series += f" · {config['variant']}"
+            peak = result.get("peak_memory_bytes")
+            rows.append(
+                {
+                    "run": run.id,
+                    "series": series,
+                    "kind": _kind(result["device"]),
+                    "device": result["device"],
+                    "device_name": result.get("device_name", result["device"]),
+                    "variant": config.get("variant", "eager"),
+                    "factor": result.get("factor", run.document.get("sweep", "none")),
+                    "x": float(result.get("x", config["images"])),
+                    "images": config["images"],
+                    "batch": config.get("step_size"),
+                    "width": config.get("width"),
+                    "conv_layers": config.get("conv_layers"),
+                    "status": result["status"],
+                    "median_ms": result["median_ms"],
+                    "p25_ms": result["p25_ms"],
+                    "p75_ms": result["p75_ms"],
+                    "samples_per_s": result["samples_per_s"],
+                    "first_epoch_ms": result.get("first_epoch_ms"),
+                    "context_ms": result.get("context_ms"),
+                    "setup_ms": result.get("setup_ms"),
+                    "autotune_ms": result.get("autotune_ms"),
+                    "compile_ms": result.get("compile_ms"),
+                    "peak_memory_mb": None if peak is None else peak / 2**20,
+                    "repeats": len(result.get("times_ms") or []),
+                    "source": run.source,
+                    "machine": env.get("cpu_model", ""),
+                    "torch": env.get("torch_version", ""),
+                    "cuda": env.get("cuda_version") or "",
+                    "date": env.get("date") or run.document.get("created", ""),
+                    "notes": " ".join(result.get("notes") or []),
+                }
+            )
+    frame = pd.DataFrame(rows, columns=[*COLUMNS, "kind"])
+    frame["speedup"] = _speedups(frame)
+    return frame
+
+
+def baseline_series(frame: pd.DataFrame) -> str | None:
+    """The CPU series others are compared with: the first eager CPU line, else the first CPU line."""
+    cpus = frame[(frame["kind"] == "cpu") & (frame["status"] == OK)]
+    eager = cpus[cpus["variant"] == "eager"]
+    pick = eager if len(eager) else cpus
+    return None if pick.empty else pick["series"].iat[0]
+
+
+def _speedups(frame: pd.DataFrame) -> pd.Series:
+    """Baseline CPU median over each cell's median at the same factor and x (above 1: faster than the CPU)."""
+    speedup = pd.Series([None] * len(frame), index=frame.index, dtype="float64")
+    for _, group in frame.groupby("factor", sort=False):
+        base = baseline_series(group)
+        if base is None:
+            continue
+        reference = group[(group["series"] == base) & (group["status"] == OK)].set_index("x")["median_ms"]
+        timed = group[group["status"] == OK]
+        matched = timed["x"].map(reference)
+        speedup.loc[timed.index] = matched / timed["median_ms"]
+    return speedup
+
+
+def crossings(frame: pd.DataFrame, factor: str) -> dict[str, Crossover]:
+    """Each accelerator series' crossover with the baseline CPU series, for one factor."""
+    group = frame[(frame["factor"] == factor) & (frame["status"] == OK)]
+    base = baseline_series(group)
+    if base is None:
+        return {}
+    cpu = group[group["series"] == base].set_index("x")["median_ms"].to_dict()
+    others = group[group["kind"] != "cpu"]["series"].unique()
+    found = {}
+    for series in others:
+        points = group[group["series"] == series]
+        name = "GPU" if len(others) == 1 else series
+        result = crossover(cpu, points.set_index("x")["median_ms"].to_dict(), factor, name=name)
+        if result is not None:
+            found[series] = result
+    return found
+
+
+def format_ms(ms: float | None) -> str:
+    """Milliseconds for a label: '0.412 ms', '8.42 ms', '123 ms', '12.3 s'."""
+    if ms is None or pd.isna(ms):
+        return "-"
+    if ms >= 1000:
+        return f"{ms / 1000:.3g} s"
+    return f"{ms:.3g} ms"
