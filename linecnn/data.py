@@ -95,49 +95,64 @@ def _seed_pixels(labels: torch.Tensor, generator: torch.Generator) -> torch.Tens
     return torch.where(label == 0, vertical, torch.where(label == 1, horizontal, diagonal))
 
 
-def _uniform(low: float, high: float, n: int, generator: torch.Generator) -> torch.Tensor:
+def _uniform(
+    low: float | torch.Tensor, high: float | torch.Tensor, n: int, generator: torch.Generator
+) -> torch.Tensor:
     """n draws from U(low, high), shaped (N, 1, 1) for broadcasting against images."""
     u = torch.rand(n, 1, 1, generator=generator, device=generator.device)
     return low + (high - low) * u
 
 
+# The varied mode's stroke distribution, in cells (one cell = 1/8 of the canvas side).
+AXIS_TILT = math.radians(14.0)  # verticals and horizontals lean up to this much
+DIAGONAL_SPREAD = math.radians(15.0)  # diagonals run at 45 degrees give or take this much
+MIN_LENGTH = 2.2  # shortest stroke in cells (caps excluded): a short dash still longer than wide
+HALF_WIDTH = (0.25, 1.0)  # half the stroke thickness: 0.5 to 2 cells (preprocessing widens thinner pens)
+PEAK = (0.7, 1.0)  # brightest pixel: faint to full strokes
+LOW, HIGH = -0.45, SIZE - 0.55  # where a stroke's centre line may run: the edge columns included
+
+
 def _varied_lines(labels: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """Strokes like a downsampled hand drawing: any position, partial, thick, tilted, soft.
 
-    Each image is one straight segment rendered with an anti-aliased profile: a pixel's
-    intensity falls off with its distance to the segment.
+    Each image is one straight segment of random angle, length, thickness and position,
+    rendered as the fraction of each cell the brush covers: what area-averaging a real
+    canvas stroke gives. Like ``linecnn.preprocess``, the image is then scaled by its
+    brightest cell, so training images and preprocessed drawings share one value range.
+    The angle ranges of the classes do not overlap (14 degrees of tilt at most, diagonals
+    within 30..60 degrees), so the labels stay unambiguous.
     """
     n, device = labels.numel(), labels.device
     label = labels.view(n, 1, 1)
-    # Direction angle from the x axis (image rows grow downwards).
-    tilt = math.radians(12.0)
-    base = torch.where(label == 0, math.pi / 2, 0.0).float()
+    # Angle from the x axis; image rows grow downwards, so +45 degrees runs top-left to bottom-right.
+    lean = _uniform(-1.0, 1.0, n, generator)
     diagonal_sign = torch.where(_uniform(0, 1, n, generator) < 0.5, -1.0, 1.0)
-    base = torch.where(label == 2, diagonal_sign * math.pi / 4, base)
-    max_tilt = torch.where(label == 2, math.radians(10.0), tilt)
-    angle = base + max_tilt * _uniform(-1, 1, n, generator)
+    axis = torch.where(label == 0, math.pi / 2, 0.0) + AXIS_TILT * lean
+    angle = torch.where(label == 2, diagonal_sign * (math.pi / 4 + DIAGONAL_SPREAD * lean), axis)
     dx, dy = torch.cos(angle), torch.sin(angle)
 
-    # Centre of the stroke: anywhere across it, near the middle along it; diagonals may shift.
-    across = _uniform(-0.2, SIZE - 0.8, n, generator)
-    along = _uniform(2.5, SIZE - 3.5, n, generator)
-    shift = _uniform(-2.0, 2.0, n, generator)
-    centre_x = torch.where(label == 0, across, torch.where(label == 1, along, 3.5 + shift))
-    centre_y = torch.where(label == 0, along, torch.where(label == 1, across, 3.5 - diagonal_sign * shift))
-    # Full or partial length (in cells); diagonals span the square corner to corner.
-    length = torch.where(label == 2, _uniform(6.0, 11.3, n, generator), _uniform(4.0, 9.0, n, generator))
-    half = length / 2
-    x0, y0 = centre_x - half * dx, centre_y - half * dy
-    x1, y1 = centre_x + half * dx, centre_y + half * dy
+    # Full or partial length, cut to what fits inside the square at this angle.
+    span = HIGH - LOW
+    longest = span / torch.maximum(dx.abs(), dy.abs())
+    length = torch.minimum(_uniform(MIN_LENGTH, 1.15 * longest, n, generator), longest)
+    # The centre anywhere that keeps the whole segment inside: edges and shifted diagonals included.
+    reach_x, reach_y = length * dx.abs() / 2, length * dy.abs() / 2
+    centre_x = _uniform(LOW + reach_x, HIGH - reach_x, n, generator)
+    centre_y = _uniform(LOW + reach_y, HIGH - reach_y, n, generator)
+    half_width = _uniform(*HALF_WIDTH, n, generator)
+    peak = _uniform(*PEAK, n, generator)
 
+    # Distance from each cell centre to the segment (round caps at its ends).
     rows, cols = _grid(device)
-    px, py = cols.float(), rows.float()
-    seg_x, seg_y = x1 - x0, y1 - y0
-    t = ((px - x0) * seg_x + (py - y0) * seg_y) / (seg_x**2 + seg_y**2)
-    t = t.clamp(0.0, 1.0)
-    distance = torch.hypot(px - (x0 + t * seg_x), py - (y0 + t * seg_y))  # (N, 8, 8)
+    px, py = cols.float() - centre_x, rows.float() - centre_y  # (N, 8, 8)
+    along = (px * dx + py * dy).clamp(-length / 2, length / 2)
+    distance = torch.hypot(px - along * dx, py - along * dy)
 
-    half_width = _uniform(0.35, 1.0, n, generator)  # 1 to 2 cells thick
-    softness = _uniform(0.3, 0.8, n, generator)  # anti-aliased edge
-    peak = _uniform(0.6, 1.0, n, generator)  # faint to full strokes
-    return peak * ((half_width + softness - distance) / softness).clamp(0.0, 1.0)
+    # Coverage: overlap of the brush [d - w, d + w] with the cell seen across the stroke, [-e, e].
+    # A cell is 1 wide seen along an axis and sqrt(2) wide seen along a diagonal.
+    reach = (dx.abs() + dy.abs()) / 2
+    covered = (
+        torch.minimum(distance + half_width, reach) - torch.maximum(distance - half_width, -reach)
+    ).clamp(min=0.0) / (2 * reach)
+    brightest = covered.amax(dim=(1, 2), keepdim=True).clamp(min=1e-6)
+    return peak * covered / brightest

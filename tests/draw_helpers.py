@@ -1,0 +1,165 @@
+"""Drawing on the Draw page's real canvas with Playwright: strokes, the suite, readers.
+
+Shared by the browser tests and ``scripts/stroke_suite.py``. Coordinates are canvas
+pixels (0..280), x to the right and y down; one cell of the 8x8 input is 35 px.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from tests.helpers import wait_for_app
+
+CANVAS = "canvas.upper-canvas"  # Fabric's event layer: mouse drags here draw strokes
+DRAWN = "canvas.dc-canvas.lower-canvas"  # Fabric's render layer (not the background layer)
+PREDICTION = "[data-testid='draw-prediction']"
+CONFIDENCE = "[data-testid='draw-confidence']"
+EMPTY_WARNING = "The canvas is empty"
+STEPS = 30  # mouse events per segment, as a hand makes (DESIGN section 4)
+
+
+@dataclass(frozen=True)
+class Stroke:
+    """One pen-down-to-pen-up line on the canvas and the class it should get."""
+
+    name: str
+    label: str  # "vertical", "horizontal" or "diagonal"
+    points: tuple[tuple[float, float], ...]  # canvas pixels, in drawing order
+    brush: int = 24  # brush width in px; one of the page's choices
+
+
+def _transpose(stroke: Stroke) -> Stroke:
+    """The same stroke mirrored over the main diagonal: a vertical becomes a horizontal."""
+    return Stroke(
+        name=stroke.name.replace("v-", "h-"),
+        label="horizontal",
+        points=tuple((y, x) for x, y in stroke.points),
+        brush=stroke.brush,
+    )
+
+
+_VERTICALS = (
+    Stroke("v-left-edge", "vertical", ((6, 10), (6, 270)), 16),
+    Stroke("v-right-edge", "vertical", ((274, 12), (274, 268)), 24),
+    Stroke("v-centre-thin", "vertical", ((140, 15), (140, 265)), 8),
+    Stroke("v-col1-top-half", "vertical", ((50, 20), (50, 150)), 24),
+    Stroke("v-col6-bottom-half", "vertical", ((225, 130), (225, 265)), 36),
+    Stroke("v-short-middle", "vertical", ((100, 95), (100, 190)), 16),
+    Stroke("v-tilted-right", "vertical", ((120, 15), (150, 265)), 24),
+    Stroke("v-tilted-left", "vertical", ((200, 20), (172, 260)), 16),
+    Stroke("v-thick-centre", "vertical", ((160, 30), (160, 250)), 36),
+    Stroke("v-wobbly", "vertical", ((80, 20), (85, 90), (77, 170), (83, 260)), 24),
+    Stroke("v-drawn-upwards", "vertical", ((245, 260), (245, 40)), 8),
+    Stroke("v-short-edge", "vertical", ((10, 160), (10, 270)), 24),
+)
+
+SUITE: tuple[Stroke, ...] = (
+    *_VERTICALS,
+    *(_transpose(stroke) for stroke in _VERTICALS),
+    Stroke("d-main-corners", "diagonal", ((10, 10), (270, 270)), 24),
+    Stroke("d-anti-corners", "diagonal", ((270, 10), (10, 270)), 24),
+    Stroke("d-main-shifted-up", "diagonal", ((80, 10), (270, 200)), 16),
+    Stroke("d-main-shifted-down", "diagonal", ((10, 90), (190, 270)), 24),
+    Stroke("d-anti-shifted-up", "diagonal", ((190, 10), (10, 190)), 16),
+    Stroke("d-anti-shifted-down", "diagonal", ((270, 90), (90, 270)), 36),
+    Stroke("d-main-short", "diagonal", ((90, 90), (190, 190)), 24),
+    Stroke("d-anti-short", "diagonal", ((200, 60), (90, 170)), 16),
+    Stroke("d-main-steep", "diagonal", ((60, 20), (200, 220)), 24),
+    Stroke("d-anti-shallow", "diagonal", ((260, 60), (20, 240)), 16),
+    Stroke("d-main-thin", "diagonal", ((15, 15), (265, 265)), 8),
+    Stroke("d-anti-thick", "diagonal", ((250, 30), (30, 250)), 36),
+    Stroke("d-main-drawn-upwards", "diagonal", ((250, 250), (30, 30)), 24),
+)
+
+
+def synthetic_canvas(
+    *strokes: tuple[tuple[float, float], ...],
+    width: float = 24,
+    size: int = 280,
+    ink: tuple[int, int, int] = (31, 41, 51),
+) -> np.ndarray:
+    """An (size, size, 4) RGBA canvas like the page's: white, with anti-aliased round-capped strokes.
+
+    Each stroke is a polyline of canvas-pixel points; a pixel's ink is the fraction of it the
+    brush covers, so edges are soft as in the browser.
+    """
+    y, x = np.mgrid[0:size, 0:size] + 0.5  # pixel centres
+    cover = np.zeros((size, size))
+    for points in strokes:
+        for (x0, y0), (x1, y1) in zip(points, points[1:] or points, strict=False):
+            dx, dy = x1 - x0, y1 - y0
+            t = np.clip(((x - x0) * dx + (y - y0) * dy) / max(dx * dx + dy * dy, 1e-9), 0.0, 1.0)
+            distance = np.hypot(x - (x0 + t * dx), y - (y0 + t * dy))
+            cover = np.maximum(cover, np.clip(width / 2 + 0.5 - distance, 0.0, 1.0))
+    rgb = 255.0 * (1 - cover[..., None]) + np.asarray(ink, dtype=float) * cover[..., None]
+    alpha = np.full((size, size, 1), 255.0)
+    return np.concatenate([rgb, alpha], axis=2).round().astype(np.uint8)
+
+
+def open_draw_page(tab, base_url: str, timeout_ms: int = 120_000) -> None:
+    """Open the Draw page and wait for its canvas (the first visit may train the default model)."""
+    tab.goto(f"{base_url}/Draw")
+    wait_for_app(tab, timeout_ms)
+    tab.locator(CANVAS).wait_for(timeout=timeout_ms)
+
+
+def set_brush(tab, px: int) -> None:
+    """Pick a brush width on the page's brush control."""
+    option = tab.get_by_role("radio", name=f"{px} px", exact=True)  # a segmented control
+    if option.get_attribute("aria-checked") != "true":
+        option.click()
+        wait_for_app(tab)
+
+
+def wait_for_one_canvas(tab, timeout_s: float = 30.0) -> None:
+    """Wait until exactly one canvas is on the page: after Clear the old one lingers a moment."""
+    deadline = time.monotonic() + timeout_s
+    while tab.locator(CANVAS).count() != 1:
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"expected one canvas, found {tab.locator(CANVAS).count()}")
+        tab.wait_for_timeout(100)
+    tab.locator(CANVAS).wait_for()
+
+
+def clear(tab) -> None:
+    """Press the page's Clear button and wait for a fresh, empty canvas."""
+    tab.get_by_role("button", name="Clear").click()
+    tab.get_by_text(EMPTY_WARNING).wait_for()
+    wait_for_app(tab)
+    wait_for_one_canvas(tab)
+
+
+def draw(tab, stroke: Stroke) -> None:
+    """Drag the mouse along the stroke's points on the canvas, pen down to pen up."""
+    box = tab.locator(CANVAS).bounding_box()
+    (x, y), *rest = stroke.points
+    tab.mouse.move(box["x"] + x, box["y"] + y)
+    tab.mouse.down()
+    for x, y in rest:
+        tab.mouse.move(box["x"] + x, box["y"] + y, steps=STEPS)
+    tab.mouse.up()
+
+
+def read_prediction(tab, timeout_ms: int = 30_000) -> tuple[str, str]:
+    """(class name, confidence text) shown once the page has classified the drawing."""
+    tab.locator(PREDICTION).wait_for(timeout=timeout_ms)
+    wait_for_app(tab, timeout_ms)
+    return tab.locator(PREDICTION).inner_text().strip(), tab.locator(CONFIDENCE).inner_text().strip()
+
+
+def canvas_png(tab) -> bytes:
+    """The canvas as a PNG, as Fabric renders it (the same pixels the component sends)."""
+    url = tab.locator(DRAWN).evaluate("canvas => canvas.toDataURL('image/png')")
+    return base64.b64decode(url.split(",", 1)[1])
+
+
+def classify_on_page(tab, stroke: Stroke) -> tuple[str, str]:
+    """Clear, pick the stroke's brush, draw it, and return the page's (class, confidence)."""
+    clear(tab)
+    set_brush(tab, stroke.brush)
+    draw(tab, stroke)
+    return read_prediction(tab)
