@@ -245,47 +245,78 @@ def bench(config: BenchConfig, device: torch.device | str, progress: Progress | 
     return BenchResult(str(device), name, config, status=status, notes=notes)
 
 
+@dataclass(frozen=True)
+class Workload:
+    """One cell's images, model and optimizer on its device, ready to train epoch after epoch."""
+
+    config: BenchConfig
+    device: torch.device
+    x: torch.Tensor  # (N, 1, 8, 8) images made on the device
+    y: torch.Tensor  # (N,) labels
+    optimizer: torch.optim.Optimizer
+    order: torch.Generator  # CPU generator of the mini-batch order
+    scaler: torch.amp.GradScaler | None  # fp16 AMP only
+    eager: nn.Module  # the model as built (under autocast when AMP is on)
+    timed: nn.Module  # what the epochs run: ``eager`` or its compiled form
+
+    def epoch(self) -> None:
+        """One training epoch, exactly as the Train page runs it (no sync: the caller's clock syncs)."""
+        train_epoch(
+            self.timed, self.x, self.y, self.optimizer, self.config.step_size, self.order, self.scaler
+        )
+
+    def first_steps(self, net: nn.Module) -> float:
+        """Seconds for one training step on each batch shape an epoch uses (pays autotune or compilation)."""
+        sizes = sorted(
+            {part.stop - part.start for part in batch_slices(self.config.images, self.config.step_size)}
+        )
+        x, y, optimizer = self.x, self.y, self.optimizer
+        steps = [partial(train_epoch, net, x[:n], y[:n], optimizer, scaler=self.scaler) for n in sizes]
+        return sum(time_epochs(step, self.device, 1)[0] for step in steps)
+
+
+def prepare(config: BenchConfig, device: torch.device | str) -> Workload:
+    """Generate the images on ``device`` and build the model, optimizer and faster paths there."""
+    device = torch.device(device)
+    layout = torch.channels_last if config.channels_last else torch.contiguous_format
+    generator = torch.Generator(device=device).manual_seed(config.seed)
+    x, y = make_lines(config.per_class, config.data_mode, generator)  # (N, 1, 8, 8), (N,) on device
+    model = build_model(ModelConfig(config.width, config.extra_convs), config.seed)
+    model = model.to(device, memory_format=layout)
+    eager = Autocast(model, config.amp) if config.amp != "off" else model
+    return Workload(
+        config=config,
+        device=device,
+        x=x.contiguous(memory_format=layout),
+        y=y,
+        optimizer=make_optimizer(model, config.lr, device),
+        order=torch.Generator().manual_seed(config.seed + 1),
+        scaler=torch.amp.GradScaler(device.type) if config.amp == "fp16" else None,
+        eager=eager,
+        timed=_compiled(eager, config) if config.compile or config.cuda_graphs else eager,
+    )
+
+
 def _measure(config: BenchConfig, device: torch.device, progress: Progress) -> BenchResult:
     """The timing recipe: context, setup, priming, warm-up, timed repeats."""
     progress("setup", 0, 1)
     context = first_use_seconds(device)
     reset_peak_memory(device)
-    layout = torch.channels_last if config.channels_last else torch.contiguous_format
-
     synchronize(device)
     start = time.perf_counter()
-    generator = torch.Generator(device=device).manual_seed(config.seed)
-    x, y = make_lines(config.per_class, config.data_mode, generator)  # (N, 1, 8, 8), (N,) on device
-    x = x.contiguous(memory_format=layout)
-    model = build_model(ModelConfig(config.width, config.extra_convs), config.seed)
-    model = model.to(device, memory_format=layout)
-    optimizer = make_optimizer(model, config.lr, device)
-    order = torch.Generator().manual_seed(config.seed + 1)
-    scaler = torch.amp.GradScaler(device.type) if config.amp == "fp16" else None
-    eager = Autocast(model, config.amp) if config.amp != "off" else model
-    timed = _compiled(eager, config) if config.compile or config.cuda_graphs else eager
+    work = prepare(config, device)
     synchronize(device)
     setup = time.perf_counter() - start
 
-    def step_each_shape(net: nn.Module) -> float:
-        """Seconds for one training step on each batch shape the epoch will use (the priming)."""
-        sizes = sorted({part.stop - part.start for part in batch_slices(config.images, config.step_size)})
-        steps = [partial(train_epoch, net, x[:n], y[:n], optimizer, scaler=scaler) for n in sizes]
-        return sum(time_epochs(step, device, 1)[0] for step in steps)
-
     with _cudnn_benchmark(device):
-        autotune = step_each_shape(eager)
-        compiled = step_each_shape(timed) if timed is not eager else None
-
-        def epoch() -> None:
-            train_epoch(timed, x, y, optimizer, config.step_size, order, scaler)
-
+        autotune = work.first_steps(work.eager)
+        compiled = work.first_steps(work.timed) if config.compile or config.cuda_graphs else None
         warmup = time_epochs(
-            epoch, device, config.warmup, after_each=lambda i: progress("warm-up", i, config.warmup)
+            work.epoch, device, config.warmup, after_each=lambda i: progress("warm-up", i, config.warmup)
         )
         progress("timing", 0, config.repeats)
         seconds = time_epochs(
-            epoch, device, config.repeats, after_each=lambda i: progress("timing", i, config.repeats)
+            work.epoch, device, config.repeats, after_each=lambda i: progress("timing", i, config.repeats)
         )
 
     summary = summarize(seconds, config.images)

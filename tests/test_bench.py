@@ -1,0 +1,191 @@
+"""The benchmark core: statistics, sync placement, one-time costs, OOM, caps, crossover, the lock."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+import torch
+
+from linecnn import bench as bench_module
+from linecnn.bench import BenchConfig, BenchLock, Stop, bench, is_out_of_memory, summarize, time_epochs
+from linecnn.sweep import Caps, crossover, plan_sweep, run_sweep
+
+TINY = BenchConfig(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
+
+
+def test_summary_statistics():
+    """Median, quartiles (numpy's linear method) and images per second from epoch seconds."""
+    summary = summarize([0.005, 0.001, 0.003, 0.002, 0.004], images=300)
+    assert summary.median_ms == pytest.approx(3.0)
+    assert summary.p25_ms == pytest.approx(2.0) and summary.p75_ms == pytest.approx(4.0)
+    assert summary.samples_per_s == pytest.approx(100_000)
+    single = summarize([0.25], images=10)
+    assert single.median_ms == single.p25_ms == single.p75_ms == pytest.approx(250)
+    with pytest.raises(ValueError, match="no timed epochs"):
+        summarize([], images=1)
+
+
+def test_every_clock_read_follows_a_sync():
+    """With a fake clock and device, each clock read comes right after a sync, epochs in between."""
+    events, now = [], [0.0]
+
+    def clock() -> float:
+        events.append("clock")
+        return now[0]
+
+    def epoch() -> None:
+        events.append("epoch")
+        now[0] += 0.5  # the "GPU" reports this much work once synchronised
+
+    seconds = time_epochs(epoch, "fake", 3, clock=clock, sync=lambda device: events.append(f"sync {device}"))
+    assert seconds == [0.5, 0.5, 0.5]
+    assert events == ["sync fake", "clock", "epoch", "sync fake", "clock"] * 3
+    for index, event in enumerate(events):
+        if event == "clock":
+            assert events[index - 1] == "sync fake"
+
+
+def test_bench_times_real_epochs_on_the_cpu():
+    """A tiny cell has one time per repeat, a median inside them, and its one-time costs apart."""
+    result = bench(TINY, "cpu")
+    assert result.ok and len(result.times_ms) == 3
+    assert min(result.times_ms) <= result.median_ms <= max(result.times_ms)
+    assert result.p25_ms <= result.median_ms <= result.p75_ms
+    assert result.samples_per_s == pytest.approx(120 / (result.median_ms / 1000))
+    assert result.first_epoch_ms > 0 and result.setup_ms > 0 and result.autotune_ms > 0
+    assert result.context_ms is None and result.compile_ms is None  # no CUDA context, no compiling
+    data = result.as_dict()
+    assert data["config"]["images"] == 120 and data["config"]["variant"] == "eager"
+
+
+def test_options_that_do_not_apply_are_dropped_with_a_note():
+    """AMP and CUDA graphs on the CPU are timed without, and the result says so."""
+    result = bench(BenchConfig(per_class=10, warmup=1, repeats=1, amp="bf16", cuda_graphs=True), "cpu")
+    assert result.ok and result.config.amp == "off" and not result.config.cuda_graphs
+    assert any("AMP runs on CUDA only" in note for note in result.notes)
+    assert any("CUDA graphs need CUDA" in note for note in result.notes)
+
+
+def test_compile_time_is_reported_apart(monkeypatch):
+    """With compilation on, the first compiled steps are timed on their own (compile stubbed out here)."""
+    calls = []
+    monkeypatch.setattr(torch, "compile", lambda model, mode=None: calls.append(mode) or model)
+    result = bench(BenchConfig(per_class=10, warmup=1, repeats=2, compile=True), "cpu")
+    assert calls == [None] and result.ok and result.compile_ms is not None
+    assert result.config.variant == "compile"
+
+
+def test_bad_settings_are_sentences():
+    """Bench settings are validated with messages a user can act on."""
+    with pytest.raises(ValueError, match="Warm-up epochs must be a whole number"):
+        BenchConfig(warmup=0)
+    with pytest.raises(ValueError, match="AMP must be one of"):
+        BenchConfig(amp="fp8")
+    with pytest.raises(ValueError, match="Model width"):
+        BenchConfig(width=0)
+
+
+def test_full_batches_are_bounded():
+    """A 'full batch' of a big set is cut into bounded steps; a small set is one step."""
+    assert BenchConfig(per_class=120).steps == 1
+    big = BenchConfig(per_class=333_334)
+    assert big.step_size == bench_module.MAX_FULL_BATCH and big.steps == -(-big.images // big.step_size)
+
+
+def test_out_of_memory_is_recorded_and_the_sweep_goes_on(monkeypatch):
+    """A cell that runs out of memory says so, and the next cells still run."""
+    real = bench_module.train_epoch
+
+    def flaky(model, x, y, *args, **kwargs):
+        if len(x) == 1_200:  # the 1,200-image cell: its first step already fails
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return real(model, x, y, *args, **kwargs)
+
+    monkeypatch.setattr(bench_module, "train_epoch", flaky)
+    plan = plan_sweep(BenchConfig(warmup=1, repeats=1), "data", ["cpu"], up_to=3_600)
+    statuses = [(r["config"]["images"], r["status"]) for r in run_sweep(plan)]
+    assert statuses == [(360, "ok"), (1_200, "out of memory"), (3_600, "ok")]
+    assert is_out_of_memory(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried 8 GB"))
+    assert not is_out_of_memory(RuntimeError("shape mismatch"))
+
+
+def test_time_cap_stops_the_cell_and_skips_the_rest():
+    """At the server's time cap the running cell is stopped and the others are marked skipped."""
+    ticks = iter(range(0, 10_000, 10))  # every clock read is 10 s later
+    plan = plan_sweep(TINY, "width", ["cpu"], up_to=4)
+    results = list(run_sweep(plan, caps=Caps(max_seconds=15), clock=lambda: next(ticks)))
+    assert [r["status"] for r in results] == [
+        "stopped: time cap of 15 s",
+        "skipped: time cap",
+        "skipped: time cap",
+    ]
+
+
+def test_plan_respects_the_size_cap_and_says_so():
+    """Cells above the image cap are left out with a sentence; batch sizes stop at the data size."""
+    plan = plan_sweep(BenchConfig(), "data", ["cpu"], caps=Caps(max_images=5_000))
+    assert [c.images for c in plan.configs] == [360, 1_200, 3_600]
+    assert "cap of 5,000 images" in plan.notes[0]
+    batches = plan_sweep(BenchConfig(per_class=120), "batch", ["cpu"])
+    assert [c.step_size for c in batches.configs] == [16, 64, 256, 360]
+    with pytest.raises(ValueError, match="Sweep must be one of"):
+        plan_sweep(BenchConfig(), "epochs", ["cpu"])
+
+
+def test_faster_paths_are_timed_beside_eager():
+    """A cell with faster paths also gets a plain eager cell on the same device, just before it."""
+    plan = plan_sweep(BenchConfig(channels_last=True), "none", ["cpu"])
+    assert [c.variant for c, _ in plan.cells()] == ["eager", "channels_last"]
+    alone = plan_sweep(BenchConfig(channels_last=True), "none", ["cpu"], compare_eager=False)
+    assert [c.variant for c, _ in alone.cells()] == ["channels_last"]
+
+
+def test_crossover_is_interpolated_on_log_axes():
+    """CPU time grows with size while the GPU's stays flat: they cross where they are equal."""
+    xs = [100.0, 1_000.0, 10_000.0, 100_000.0]
+    cpu = {x: x / 100 for x in xs}  # 1, 10, 100, 1000 ms
+    gpu = {x: 30.0 for x in xs}  # flat: launch-bound
+    found = crossover(cpu, gpu, "data")
+    assert found.kind == "crosses" and found.x == pytest.approx(3_000)
+    assert found.verdict == "GPU faster above ≈ 3,000 images"
+    assert crossover(cpu, {x: 0.5 for x in xs}, "data").kind == "always"
+    assert crossover(cpu, {x: 1e6 for x in xs}, "data").verdict.startswith("CPU faster at every data size")
+    assert crossover(cpu, {x: (0.5 if x < 5_000 else 1e6) for x in xs}, "data").kind == "unclear"
+    assert crossover(cpu, {}, "data") is None
+
+
+def test_the_lock_serialises_benchmarks_and_reports_the_queue():
+    """Two benchmarks asked for at once run one after the other; the second one is told it waits."""
+    lock, spans, waits = BenchLock(), {}, []
+
+    def job(name: str) -> None:
+        with lock.hold(name, on_wait=lambda holder, waited: waits.append((name, holder)), poll=0.01):
+            start = time.monotonic()
+            bench(TINY, "cpu")
+            time.sleep(0.1)  # long enough for the other thread to queue
+            spans[name] = (start, time.monotonic())
+
+    first = threading.Thread(target=job, args=("first",))
+    first.start()
+    while not lock.busy:
+        time.sleep(0.001)
+    second = threading.Thread(target=job, args=("second",))
+    second.start()
+    first.join(60)
+    second.join(60)
+    assert spans["first"][1] <= spans["second"][0]  # no overlap
+    assert ("second", "first") in waits  # the second one saw who it waited for
+    assert not lock.busy
+
+
+def test_stop_from_progress_ends_the_cell():
+    """A progress callback can end a benchmark (the page's Cancel), and memory is released."""
+
+    def cancel(phase: str, done: int, total: int) -> None:
+        if phase == "timing" and done == 1:
+            raise Stop("cancelled")
+
+    with pytest.raises(Stop):
+        bench(TINY, "cpu", cancel)

@@ -1,0 +1,61 @@
+"""The Benchmark page in a real browser: a small sweep, its table, chart and CSV; two users queue."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+from tests.helpers import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+
+def open_benchmark(page, server, up_to: str, repeats: str) -> None:
+    """Open the page and set a data sweep up to ``up_to`` with one warm-up epoch."""
+    page.goto(f"{server.url}/Benchmark")
+    wait_for_app(page)
+    page.get_by_label("Sweep data size up to").click()
+    page.get_by_role("option", name=up_to, exact=True).click()
+    for label, value in (("Warm-up epochs", "1"), ("Timed epochs", repeats)):
+        field = page.get_by_label(label)
+        field.fill(value)
+        field.press("Tab")  # commit the value without submitting the form
+
+
+def test_small_benchmark_shows_table_chart_and_downloads_csv(page, server):
+    """Run a three-size sweep, see the device column, the chart and the table, and download the CSV."""
+    open_benchmark(page, server, "3,600 images", "2")
+    page.get_by_role("button", name="Run benchmark").click()
+    page.get_by_text("Benchmark done in").wait_for(timeout=120_000)
+    wait_for_app(page)
+    assert page.locator('[data-testid="stPlotlyChart"]').first.is_visible()
+    assert page.locator('[data-testid="stDataFrame"]').first.is_visible()
+    assert page.get_by_text("median per epoch").first.is_visible()
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Download CSV").click()
+    assert download.value.suggested_filename.endswith(".csv")
+    with open(download.value.path(), encoding="utf-8") as file:
+        rows = list(csv.DictReader(io.StringIO(file.read())))
+    assert [row["images"] for row in rows] == ["360", "1200", "3600"]
+    assert all(row["status"] == "ok" and float(row["median_ms"]) > 0 for row in rows)
+
+
+def test_two_users_benchmarks_run_one_after_the_other(browser, server):
+    """While one session benchmarks, a second one is told it is queued, then runs once the first ends."""
+    first = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    second = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    try:
+        open_benchmark(first, server, "12,000 images", "5")
+        open_benchmark(second, server, "360 images", "1")
+        first.get_by_role("button", name="Run benchmark").click()
+        first.get_by_text("Cell 1 of").wait_for(timeout=60_000)
+        second.get_by_role("button", name="Run benchmark").click()
+        second.get_by_text("Queued.").wait_for(timeout=30_000)
+        assert not first.get_by_text("Benchmark done in").is_visible()  # the first still runs
+        first.get_by_text("Benchmark done in").wait_for(timeout=180_000)
+        second.get_by_text("Benchmark done in").wait_for(timeout=60_000)
+    finally:
+        first.context.close()
+        second.context.close()

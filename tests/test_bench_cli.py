@@ -1,0 +1,72 @@
+"""`python -m linecnn bench`: the JSON fields, the human table, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from linecnn.cli import main
+from linecnn.device import cuda_available
+
+FIELDS = ("device", "config", "median_ms", "p25_ms", "p75_ms", "samples_per_s", "env")
+
+
+def test_json_has_one_result_per_device_and_size(tmp_path, monkeypatch, capsys):
+    """A data sweep prints one result per size, each with the documented fields and the date."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    argv = ["bench", "--json", "--devices", "cpu", "--sweep", "data", "--up-to", "1200", "--warmup", "1"]
+    assert main([*argv, "--repeats", "2", "--batch-size", "256", "--width", "2"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["format"] == "linecnn.bench/1" and document["sweep"] == "data"
+    results = document["results"]
+    assert [r["config"]["images"] for r in results] == [360, 1_200]
+    for result in results:
+        assert all(key in result for key in FIELDS)
+        assert result["config"]["width"] == 2 and result["config"]["batch_size"] == 256
+        assert result["env"]["date"] and result["env"]["cpu_model"] and result["env"]["torch_version"]
+    assert (tmp_path / "bench.sqlite3").exists()  # saved to the history by default
+
+
+def test_human_output_is_a_table_with_a_progress_bar(tmp_path):
+    """Without --json: a table on stdout, a tqdm bar on stderr, and where the JSON went."""
+    out = tmp_path / "run.json"
+    result = subprocess.run(
+        [sys.executable, "-m", "linecnn", "bench", "--devices", "cpu", "--per-class", "20", "--warmup", "1"]
+        + ["--repeats", "2", "--out", str(out), "--no-save"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "median ms" in result.stdout and "samples/s" in result.stdout and str(out) in result.stdout
+    assert "cell 1/1" in result.stderr
+    assert json.loads(out.read_text())["results"][0]["status"] == "ok"
+
+
+def test_a_bad_choice_ends_with_one_line(capsys):
+    """An unknown sweep is an argparse error: exit status 2, one line on stderr."""
+    with pytest.raises(SystemExit) as exited:
+        main(["bench", "--sweep", "epochs"])
+    err = capsys.readouterr().err.strip()
+    assert exited.value.code == 2 and "invalid choice" in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [(["--warmup", "0"], "Warm-up epochs must be"), (["--devices", "gpu"], "Unknown device")],
+)
+def test_bad_values_end_with_one_line(argv, message, capsys):
+    """Values the core refuses exit with status 2 and its sentence, on one line."""
+    assert main(["bench", "--no-save", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert message in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.skipif(cuda_available(), reason="checks the message shown when CUDA is absent")
+def test_asking_for_cuda_without_it_says_why(capsys):
+    """--devices cpu,cuda on a machine without CUDA is a one-line error that says why."""
+    assert main(["bench", "--no-save", "--devices", "cpu,cuda"]) == 2
+    assert "CUDA was requested" in capsys.readouterr().err
