@@ -115,22 +115,21 @@ def set_brush(tab, px: int) -> None:
         wait_for_app(tab)
 
 
-def wait_for_one_canvas(tab, timeout_s: float = 30.0) -> None:
-    """Wait until exactly one canvas is on the page: after Clear the old one lingers a moment."""
-    deadline = time.monotonic() + timeout_s
-    while tab.locator(CANVAS).count() != 1:
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"expected one canvas, found {tab.locator(CANVAS).count()}")
-        tab.wait_for_timeout(100)
-    tab.locator(CANVAS).wait_for()
+def clear(tab, timeout_s: float = 30.0) -> None:
+    """Press the page's Clear button and wait until the fresh, empty canvas has replaced the old one.
 
-
-def clear(tab) -> None:
-    """Press the page's Clear button and wait for a fresh, empty canvas."""
+    The old canvas is marked first: the empty-canvas warning may already be showing, so only
+    the old canvas's disappearance proves the rerun is done.
+    """
+    tab.locator(CANVAS).evaluate("canvas => { canvas.dataset.replaced = 'yes'; }")
     tab.get_by_role("button", name="Clear").click()
+    deadline = time.monotonic() + timeout_s
+    while tab.locator(f"{CANVAS}[data-replaced]").count() or tab.locator(CANVAS).count() != 1:
+        if time.monotonic() > deadline:
+            raise TimeoutError("Clear did not bring a fresh canvas")
+        tab.wait_for_timeout(50)
     tab.get_by_text(EMPTY_WARNING).wait_for()
     wait_for_app(tab)
-    wait_for_one_canvas(tab)
 
 
 def draw(tab, stroke: Stroke) -> None:

@@ -1,0 +1,153 @@
+"""The Draw page's session keys, its shared default model, and the model picker.
+
+The canvas widget itself is created in the page: ``streamlit_drawable_canvas`` can only
+be imported inside a running app.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import streamlit as st
+import torch
+from torch import nn
+
+from linecnn.data import SIZE
+from linecnn.predict import DEFAULT_CONFIG, train_default_model
+from linecnn.ui import state
+
+CANVAS_VERSION = "draw.canvas_version"  # bumped by Clear: a new canvas key mounts an empty canvas
+MODEL = "draw.model"  # "run" (the session's last trained run) or "default"
+MODE = "draw.mode"  # "canvas" or "cells"
+BRUSH = "draw.brush"  # brush width in canvas pixels
+CELLS = "draw.cells"  # the cell grid: 64 booleans, row by row
+
+CANVAS_PX = 280  # canvas side: 35 px per cell of the 8x8 input
+BRUSHES = (8, 16, 24, 36)  # brush widths in px: a fine pen (a quarter of a cell) to a marker (a cell)
+DEFAULT_BRUSH = 24
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model the page classifies with, and how to describe it."""
+
+    model: nn.Module
+    title: str  # e.g. "Run 2 · cpu · 120 ep" or "Default model"
+    detail: str  # one sentence on how it was trained
+    data_mode: str  # "seed" or "varied": what it learned from
+
+
+# The canvas's hover toolbar (undo, redo, reset) waits invisibly over the top-right corner of
+# the drawing area and slides up only after the pointer has hovered there a moment, so a
+# finger tap or a quick stroke starting in that corner hit the toolbar and drew nothing.
+# This script parks it above the canvas for good; only its visible card takes clicks.
+_TOOLBAR_JS = """
+export default function () {
+  const css = ".dc-toolbar { top: -2.9rem !important; pointer-events: none; }"
+    + " .dc-toolbar-card { pointer-events: auto; }";
+  const watched = new WeakSet();
+  let frame = 0;
+  const observer = new MutationObserver(() => {
+    frame = frame || requestAnimationFrame(() => { frame = 0; patch(); });
+  });
+  // The canvas builds its toolbar inside its own shadow root, after the host appears:
+  // watch each shadow root too, and add the style once the toolbar is there.
+  const patch = () => {
+    for (const host of document.querySelectorAll("div")) {
+      const root = host.shadowRoot;
+      if (!root) continue;
+      if (!watched.has(root)) {
+        watched.add(root);
+        observer.observe(root, { childList: true, subtree: true });
+      }
+      if (root.querySelector(".dc-toolbar") && !root.getElementById("linecnn-toolbar")) {
+        const style = document.createElement("style");
+        style.id = "linecnn-toolbar";
+        style.textContent = css;
+        root.appendChild(style);
+      }
+    }
+  };
+  observer.observe(document.body, { childList: true, subtree: true });
+  patch();
+  return () => { observer.disconnect(); cancelAnimationFrame(frame); };
+}
+"""
+_toolbar_fix = st.components.v2.component("linecnn_canvas_toolbar_fix", js=_TOOLBAR_JS)
+
+
+def park_canvas_toolbar() -> None:
+    """Keep the canvas toolbar above the canvas, never over the drawing area (see above)."""
+    _toolbar_fix(key="draw.toolbar_fix")
+
+
+@st.cache_resource(
+    show_spinner="Training the default model on varied strokes (once per server, a few seconds)…"
+)
+def default_model() -> nn.Module:
+    """The default model, trained once per server and shared read-only by every session."""
+    return train_default_model("cpu")
+
+
+def canvas_key() -> str:
+    """Key of the current canvas widget."""
+    return f"draw.canvas.{st.session_state.get(CANVAS_VERSION, 0)}"
+
+
+def clear_canvas() -> None:
+    """Mount a fresh, empty canvas (and clear the cell grid) on the next run."""
+    st.session_state[CANVAS_VERSION] = st.session_state.get(CANVAS_VERSION, 0) + 1
+    st.session_state[CELLS] = [False] * (SIZE * SIZE)
+
+
+def cells() -> list[bool]:
+    """The cell grid, 64 booleans row by row."""
+    return st.session_state.setdefault(CELLS, [False] * (SIZE * SIZE))
+
+
+def toggle_cell(index: int) -> None:
+    """Paint or erase one cell of the grid."""
+    grid = cells()
+    grid[index] = not grid[index]
+
+
+def cells_image() -> torch.Tensor:
+    """The cell grid as an (8, 8) float image: 1 where painted, as in the seed."""
+    return torch.tensor(cells(), dtype=torch.float32).view(SIZE, SIZE)
+
+
+def _describe_config(record: state.RunRecord) -> str:
+    """One sentence on how a session run was trained."""
+    c = record.config
+    return (
+        f"Trained in this session on the Train page: {c.data.mode} data, "
+        f"{c.data.per_class:,} images per class, {len(record.history)} epochs on {record.device}."
+    )
+
+
+def pick_model() -> ModelChoice:
+    """The picker: the session's last run when there is one, or the shared default model."""
+    run = state.latest_run()
+    if run is None:
+        choice = "default"
+        st.caption(
+            "Using the **default model**. Train a model on the Train page and you can use it here too.",
+        )
+    else:
+        labels = {"run": f"Your last run ({run.label})", "default": "Default model"}
+        choice = st.radio(
+            "Model",
+            list(labels),
+            format_func=labels.__getitem__,
+            key=MODEL,
+            horizontal=True,
+            help="Your own run from the Train page, or the default model trained on varied strokes.",
+        )
+    if choice == "run" and run is not None:
+        return ModelChoice(run.model, run.label, _describe_config(run), run.config.data.mode)
+    c = DEFAULT_CONFIG
+    detail = (
+        f"The lesson's CNN trained on {c.data.mode} strokes: {c.data.per_class:,} images per class, "
+        f"{c.train.epochs} epochs of mini-batches of {c.train.batch_size}, trained once on this server."
+    )
+    return ModelChoice(default_model(), "Default model", detail, c.data.mode)

@@ -1,0 +1,107 @@
+"""Plotly figures of the Draw page. Pure: tensors in, figures out, no Streamlit."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+import torch
+from plotly.subplots import make_subplots
+
+from linecnn.data import CLASS_NAMES
+
+INK = "#1f2933"  # the canvas's stroke colour: the input heatmap draws ink as ink
+ACCENT = "#2f6690"  # the predicted class
+MUTED = "#b8c2cc"  # the other classes
+INPUT_SCALE = [[0.0, "#ffffff"], [1.0, INK]]  # 0 = blank page, 1 = full ink, as on the canvas
+MAP_SCALE = "Viridis"  # activations: dark = silent filter, yellow = strong response
+
+
+def _square_axes(fig: go.Figure) -> None:
+    """Hide ticks and keep cells square, image-style (row 0 on top)."""
+    fig.update_xaxes(visible=False, constrain="domain")
+    fig.update_yaxes(visible=False, autorange="reversed", constrain="domain")
+
+
+def input_figure(image: torch.Tensor, size: int = 260) -> go.Figure:
+    """The 8x8 model input as a heatmap, each cell labelled with its value."""
+    cells = image.reshape(8, 8).tolist()
+    text = [[f"{v:.1f}" if v >= 0.05 else "" for v in row] for row in cells]
+    fig = go.Figure(
+        go.Heatmap(
+            z=cells,
+            zmin=0.0,
+            zmax=1.0,
+            colorscale=INPUT_SCALE,
+            showscale=False,
+            text=text,
+            texttemplate="%{text}",
+            textfont={"size": 10},
+            xgap=1,
+            ygap=1,
+            hovertemplate="row %{y}, column %{x}: %{z:.2f}<extra></extra>",
+        )
+    )
+    _square_axes(fig)
+    fig.update_layout(
+        height=size,
+        width=size,  # a square plot with no margins: square cells
+        margin={"l": 1, "r": 1, "t": 1, "b": 1},
+        plot_bgcolor="#d9dee3",  # shows through the gaps between cells: the seed's grid
+    )
+    return fig
+
+
+def probability_figure(probabilities: Sequence[float], height: int = 230) -> go.Figure:
+    """The three class probabilities as bars, the winner in the accent colour."""
+    best = max(range(len(probabilities)), key=probabilities.__getitem__)
+    colors = [ACCENT if i == best else MUTED for i in range(len(probabilities))]
+    fig = go.Figure(
+        go.Bar(
+            x=list(CLASS_NAMES),
+            y=list(probabilities),
+            marker_color=colors,
+            text=[f"{p:.0%}" for p in probabilities],
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_yaxes(range=[0, 1.12], tickformat=".0%", title="probability", dtick=0.25)
+    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 16, "b": 10}, showlegend=False)
+    return fig
+
+
+def feature_maps_figure(maps: torch.Tensor, columns: int, map_px: int = 60) -> go.Figure:
+    """One small heatmap per channel of ``maps`` (C, H, W), on one colour scale for the layer."""
+    channels = len(maps)
+    rows = math.ceil(channels / columns)
+    gap, title = 8, 16  # pixels between maps and above each map for its number
+    width = columns * map_px + (columns - 1) * gap
+    height = rows * (map_px + title) + (rows - 1) * gap
+    top = float(maps.max()) or 1.0  # a shared scale: a bright map really responds more
+    fig = make_subplots(
+        rows=rows,
+        cols=columns,
+        horizontal_spacing=gap / width,
+        vertical_spacing=(gap + title) / height,
+        subplot_titles=[f"{i + 1}" for i in range(channels)],
+    )
+    for i in range(channels):
+        fig.add_trace(
+            go.Heatmap(
+                z=maps[i].tolist(),
+                zmin=0.0,
+                zmax=top,
+                colorscale=MAP_SCALE,
+                showscale=False,
+                hovertemplate=f"filter {i + 1}" + ", row %{y}, column %{x}: %{z:.2f}<extra></extra>",
+            ),
+            row=i // columns + 1,
+            col=i % columns + 1,
+        )
+    _square_axes(fig)
+    fig.update_annotations(font_size=10, yshift=-2)
+    fig.update_layout(width=width, height=height + title, margin={"l": 0, "r": 0, "t": title, "b": 0})
+    return fig

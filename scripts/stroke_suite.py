@@ -1,0 +1,120 @@
+"""Real-stroke suite: draw lines on the Draw page's canvas in Chromium and score the models.
+
+Each stroke in ``tests.draw_helpers.SUITE`` is drawn with Playwright mouse drags on the
+real canvas of a real ``streamlit run`` server; the class the page shows is read back.
+The canvas pixels are saved too, and the same pixels are classified offline by the
+default model and by a model trained on the seed's data only, for comparison.
+
+    python scripts/stroke_suite.py                  # starts its own server
+    python scripts/stroke_suite.py --url http://127.0.0.1:8501
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # for tests.helpers and tests.draw_helpers
+
+import numpy as np  # noqa: E402
+from PIL import Image  # noqa: E402
+
+from linecnn.config import RunConfig  # noqa: E402
+from linecnn.predict import one_cpu_thread, predict, train_default_model  # noqa: E402
+from linecnn.preprocess import preprocess  # noqa: E402
+from linecnn.train import fit  # noqa: E402
+from tests.draw_helpers import SUITE, canvas_png, classify_on_page, open_draw_page  # noqa: E402
+from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium  # noqa: E402
+
+
+def draw_suite(base_url: str, out: Path) -> list[dict]:
+    """Draw every stroke on the page; return one row per stroke and save its canvas PNG."""
+    from playwright.sync_api import sync_playwright
+
+    chromium = find_chromium()
+    if chromium is None:
+        sys.exit("Debian's chromium is not installed (apt-get install -y chromium).")
+    rows = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(30_000)
+        open_draw_page(tab, base_url)
+        for stroke in SUITE:
+            name, confidence = classify_on_page(tab, stroke)
+            png = canvas_png(tab)
+            (out / f"{stroke.name}.png").write_bytes(png)
+            rows.append(
+                {"stroke": stroke.name, "expected": stroke.label, "page": name, "page_confidence": confidence}
+            )
+            mark = "ok " if name == stroke.label else "MISS"
+            print(f"{mark} {stroke.name:24} expected {stroke.label:10} page {name:10} {confidence}")
+        browser.close()
+    return rows
+
+
+def score_offline(rows: list[dict], out: Path) -> None:
+    """Add the default and the seed-only model's answers on the saved canvas pixels."""
+    default = train_default_model()
+    with one_cpu_thread("cpu"):
+        seed_only = fit(RunConfig()).model.eval()  # the lesson's data and recipe
+    for row in rows:
+        rgba = np.asarray(Image.open(io.BytesIO((out / f"{row['stroke']}.png").read_bytes())).convert("RGBA"))
+        drawing = preprocess(rgba)
+        row["default"] = predict(default, drawing.image).name
+        row["seed_only"] = predict(seed_only, drawing.image).name
+        row["problem"] = drawing.problem
+
+
+def accuracy(rows: list[dict], column: str) -> float:
+    """Fraction of rows whose ``column`` equals the expected class."""
+    return sum(row[column] == row["expected"] for row in rows) / len(rows)
+
+
+def main() -> None:
+    """Run the suite and print and save the scores."""
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--url", help="a running dashboard to use; default: start one")
+    parser.add_argument("--out", type=Path, default=ROOT / "artifacts" / "stroke_suite")
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+
+    start = time.perf_counter()
+    server = None if args.url else StreamlitServer().start()
+    try:
+        rows = draw_suite(args.url or server.url, args.out)
+    finally:
+        if server is not None:
+            server.stop()
+    score_offline(rows, args.out)
+
+    summary = {
+        "strokes": len(rows),
+        "page_default_model": accuracy(rows, "page"),
+        "offline_default_model": accuracy(rows, "default"),
+        "offline_seed_only_model": accuracy(rows, "seed_only"),
+        "page_and_offline_agree": sum(row["page"] == row["default"] for row in rows),
+        "seconds": round(time.perf_counter() - start, 1),
+    }
+    (args.out / "results.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
+    for row in rows:
+        if row["seed_only"] != row["expected"] or row["page"] != row["expected"]:
+            print(f"  {row['stroke']:24} page {row['page']:10} seed-only {row['seed_only']}")
+    print(
+        f"{summary['strokes']} strokes: default model on the page {summary['page_default_model']:.1%}, "
+        f"seed-only model {summary['offline_seed_only_model']:.1%} "
+        f"(offline default {summary['offline_default_model']:.1%}; "
+        f"{summary['page_and_offline_agree']} of {len(rows)} page answers match offline). "
+        f"{summary['seconds']} s. Details: {args.out / 'results.json'}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""The Draw page in Chromium: real mouse strokes on the real canvas, read back from the page."""
+
+import pytest
+
+from tests.draw_helpers import (
+    EMPTY_WARNING,
+    PREDICTION,
+    Stroke,
+    classify_on_page,
+    clear,
+    draw,
+    open_draw_page,
+    read_prediction,
+)
+from tests.helpers import ROOT
+
+pytestmark = pytest.mark.browser
+
+# One of each class; the diagonal starts in the top-right corner, under the canvas toolbar's
+# resting place, and the vertical hugs the left edge, which the seed's data never has.
+STROKES = (
+    Stroke("vertical-left-edge", "vertical", ((8, 15), (8, 265))),
+    Stroke("horizontal-slight-tilt", "horizontal", ((15, 135), (265, 155))),
+    Stroke("anti-diagonal-from-top-right", "diagonal", ((272, 8), (8, 272))),
+)
+
+
+def no_exception(tab) -> bool:
+    """True when the page shows no Streamlit exception box."""
+    return tab.locator("[data-testid='stException']").count() == 0
+
+
+def test_strokes_are_classified_on_the_page(server, page):
+    """A vertical, a horizontal and a diagonal drawn with the mouse get their class on screen."""
+    open_draw_page(page, server.url)
+    for stroke in STROKES:
+        name, confidence = classify_on_page(page, stroke)
+        assert name == stroke.label, f"{stroke.name}: page says {name} ({confidence})"
+    assert page.get_by_text("conv2", exact=True).is_visible()
+    assert page.get_by_text("Ran on").is_visible()
+    assert no_exception(page)
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    page.screenshot(path=str(ROOT / "artifacts" / "draw-browser.png"), full_page=True)
+
+
+def test_empty_canvas_warns_and_the_page_keeps_working(server, page):
+    """An empty canvas shows the friendly warning; drawing, clearing and drawing again all work."""
+    open_draw_page(page, server.url)
+    assert page.get_by_text(EMPTY_WARNING).is_visible()
+    assert page.locator(PREDICTION).count() == 0
+    vertical = Stroke("v", "vertical", ((140, 20), (140, 260)))
+    draw(page, vertical)
+    assert read_prediction(page)[0] == "vertical"
+    clear(page)
+    assert page.get_by_text(EMPTY_WARNING).is_visible() and page.locator(PREDICTION).count() == 0
+    draw(page, Stroke("h", "horizontal", ((20, 60), (260, 60))))
+    assert read_prediction(page)[0] == "horizontal"
+    assert no_exception(page)

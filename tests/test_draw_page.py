@@ -1,0 +1,129 @@
+"""The Draw page in AppTest: drawings injected through session_state, models, cells, Clear."""
+
+import base64
+import io
+
+import numpy as np
+import pytest
+from PIL import Image
+
+from linecnn.config import RunConfig
+from linecnn.predict import one_cpu_thread
+from linecnn.train import fit
+from linecnn.ui import state
+from tests.draw_helpers import synthetic_canvas
+from tests.helpers import app_test
+
+PAGE = "pages/3_Draw.py"
+TIMEOUT = 120  # the first run in a process trains the default model
+
+
+def canvas_value(rgba: np.ndarray) -> dict:
+    """What the canvas component stores in session_state after a stroke: Fabric JSON and a PNG."""
+    buffer = io.BytesIO()
+    Image.fromarray(rgba).save(buffer, format="PNG")
+    data = "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
+    return {"drawing": {"raw": {"objects": [{"type": "path"}]}, "data": data}, "backgroundFit": None}
+
+
+def draw(at, rgba: np.ndarray):
+    """Put a drawing on the page's current canvas and rerun, as a pen lift does."""
+    version = at.session_state.get("draw.canvas_version", 0)
+    at.session_state[f"draw.canvas.{version}"] = canvas_value(rgba)
+    return at.run()
+
+
+def verdict(at) -> str | None:
+    """The class the page shows in large type, or None."""
+    for block in at.markdown:
+        if "draw-prediction" in block.value:
+            return block.value.split(">", 1)[1].split("<", 1)[0]
+    return None
+
+
+def texts(elements) -> str:
+    """All values of an element list, joined."""
+    return " ".join(str(element.value) for element in elements)
+
+
+@pytest.fixture
+def page():
+    """A fresh session on the Draw page."""
+    at = app_test(PAGE, timeout=TIMEOUT)
+    assert not at.exception
+    return at
+
+
+def test_empty_canvas_shows_a_friendly_warning(page):
+    """First visit: no error, a warning that the canvas is empty, the default model named."""
+    assert "canvas is empty" in texts(page.warning)
+    assert verdict(page) is None
+    assert "default model" in texts(page.caption)
+
+
+@pytest.mark.parametrize(
+    ("points", "expected"),
+    [
+        (((10, 10), (10, 270)), "vertical"),
+        (((20, 200), (260, 200)), "horizontal"),
+        (((270, 10), (10, 270)), "diagonal"),
+    ],
+)
+def test_injected_drawing_is_classified(page, points, expected):
+    """A stroke in session_state gives the class, its probabilities, the device and the maps."""
+    at = draw(page, synthetic_canvas(points))
+    assert not at.exception
+    assert verdict(at) == expected
+    assert "Ran on **CPU" in texts(at.caption)
+    assert "conv1" in texts(at.markdown) and "conv2" in texts(at.markdown)
+    assert not at.warning  # a clean line: no warning at all
+
+
+def test_black_canvas_gets_a_clear_message(page):
+    """A canvas filled with ink is refused in words, never with an exception."""
+    black = np.zeros((280, 280, 4), dtype=np.uint8)
+    black[..., 3] = 255
+    at = draw(page, black)
+    assert not at.exception
+    assert "most of the canvas" in texts(at.warning)
+
+
+def test_clear_empties_the_canvas(page):
+    """Clear mounts a fresh canvas: the drawing and the prediction are gone."""
+    at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
+    assert verdict(at) == "vertical"
+    at.button(key="draw.clear").click().run()
+    assert verdict(at) is None and "canvas is empty" in texts(at.warning)
+
+
+def test_cell_grid_input(page):
+    """Clicking the cells of one row paints a horizontal line, as in the lesson's grid."""
+    page.segmented_control(key="draw.mode").set_value("cells").run()
+    for column in range(8):
+        page.button(key=f"draw.cell.{3 * 8 + column}").click().run()
+    assert not page.exception
+    assert verdict(page) == "horizontal"
+
+
+def test_last_training_run_is_used_and_can_be_switched(page):
+    """With a run in the session the page offers it first, names it, and can switch to the default."""
+    with one_cpu_thread("cpu"):
+        trainer = fit(RunConfig.from_flat(per_class=30, epochs=5))  # seed data
+    page.session_state[state.RUNS] = [
+        state.RunRecord(
+            number=1,
+            config=trainer.config,
+            device="cpu",
+            history=tuple(trainer.history),
+            confusion=trainer.confusion_matrix(),
+            model=trainer.model.eval(),
+        )
+    ]
+    at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
+    assert not at.exception
+    picker = at.radio(key="draw.model")
+    assert picker.value == "run"
+    assert "Run 1" in texts(at.caption)
+    assert "exact lines only" in texts(at.info)  # warns that seed-only runs misread real strokes
+    picker.set_value("default").run()
+    assert "Default model" in texts(at.caption) and not at.info
