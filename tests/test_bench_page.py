@@ -83,3 +83,18 @@ def test_the_server_size_cap_limits_the_sweep(monkeypatch):
     at = app_test(PAGE)
     assert at.selectbox(key="bench.up_to.data").options == ["360 images", "1,200 images"]
     assert any("above 2,000 images" in c.value for c in at.caption)
+
+
+def test_a_faster_path_is_shown_beside_eager():
+    """With channels_last on, each cell is also timed in eager and the page shows the ratio."""
+    at = app_test(PAGE, timeout=120)
+    at.segmented_control(key="bench.factor").set_value("none").run()
+    at.number_input(key="bench.repeats").set_value(2)
+    at.number_input(key="bench.warmup").set_value(1)
+    at.toggle(key="bench.channels_last").set_value(True)
+    run_button(at).click().run()
+    assert not at.exception
+    table = at.dataframe[0].value
+    assert list(table["variant"]) == ["eager", "channels_last"]
+    assert table["vs_eager"].isna().tolist() == [True, False]
+    assert any("the speed of plain eager" in m.value for m in at.markdown)

@@ -290,6 +290,8 @@ def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float |
             delta_color="normal" if speedup >= 1 else "inverse",
             delta_arrow="up" if speedup >= 1 else "down",
         )
+    if not pd.isna(row["vs_eager"]):
+        st.markdown(f"**{row['vs_eager']:.2g}×** the speed of plain eager on this device ({row['variant']})")
     st.markdown(
         f"spread p25–p75: **{format_ms(row['p25_ms'])} – {format_ms(row['p75_ms'])}** "
         f"({row['repeats']} epochs)  \n**{row['samples_per_s']:,.0f}** images/s · "
@@ -321,6 +323,7 @@ def _table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
             "p75_ms": st.column_config.NumberColumn("p75 ms", format="%.3f"),
             "samples_per_s": st.column_config.NumberColumn("images/s", format="%.0f"),
             "speedup": st.column_config.NumberColumn("× vs CPU", format="%.2f"),
+            "vs_eager": st.column_config.NumberColumn("× vs eager", format="%.2f"),
             "peak_memory_mb": st.column_config.NumberColumn("peak MiB", format="%.0f"),
         },
         key="bench.table",

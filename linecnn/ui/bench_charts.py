@@ -107,13 +107,14 @@ def sweep_figure(
 
 
 def _decades(values: pd.Series, label) -> dict:  # noqa: ANN001 - label: float -> str
-    """tickvals and ticktext at each power of ten spanning ``values``."""
+    """tickvals and ticktext at each power of ten spanning ``values`` (and at 2 and 5 when few decades)."""
     values = values.dropna()
     values = values[values > 0]
     if values.empty:
         return {}
     low, high = math.floor(math.log10(values.min())), math.ceil(math.log10(values.max()))
-    ticks = [10.0**k for k in range(low, high + 1)]
+    steps = (1, 2, 5) if high - low <= 2 else (1,)
+    ticks = [step * 10.0**k for k in range(low, high + 1) for step in steps]
     return {"tickvals": ticks, "ticktext": [label(t) for t in ticks]}
 
 

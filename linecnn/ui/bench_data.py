@@ -31,6 +31,7 @@ COLUMNS = (
     "p75_ms",
     "samples_per_s",
     "speedup",
+    "vs_eager",
     "first_epoch_ms",
     "context_ms",
     "setup_ms",
@@ -110,6 +111,7 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
             )
     frame = pd.DataFrame(rows, columns=[*COLUMNS, "kind"])
     frame["speedup"] = _speedups(frame)
+    frame["vs_eager"] = _vs_eager(frame)
     return frame
 
 
@@ -133,6 +135,19 @@ def _speedups(frame: pd.DataFrame) -> pd.Series:
         matched = timed["x"].map(reference)
         speedup.loc[timed.index] = matched / timed["median_ms"]
     return speedup
+
+
+def _vs_eager(frame: pd.DataFrame) -> pd.Series:
+    """For a cell with faster paths: the eager median of the same run, device and x over its own."""
+    timed = frame[frame["status"] == OK]
+    eager = timed[timed["variant"] == "eager"].set_index(["run", "device", "x"])["median_ms"]
+    vs = pd.Series([None] * len(frame), index=frame.index, dtype="float64")
+    fast = timed[timed["variant"] != "eager"]
+    for index, row in fast.iterrows():
+        reference = eager.get((row["run"], row["device"], row["x"]))
+        if reference is not None:
+            vs.loc[index] = reference / row["median_ms"]
+    return vs
 
 
 def crossings(frame: pd.DataFrame, factor: str) -> dict[str, Crossover]:

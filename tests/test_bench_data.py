@@ -1,0 +1,52 @@
+"""Benchmark documents into tables and the sweep figure: series, speed-ups, crossover marks."""
+
+from __future__ import annotations
+
+import pytest
+
+from linecnn.ui.bench_charts import sweep_figure
+from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame
+from tests.bench_fixture import fake_gpu_document
+
+
+def test_frame_has_series_speedups_and_a_crossover():
+    """Each device is a series; the GPU's speed-up is the CPU median over its own; they cross once."""
+    frame = results_frame([ShownRun(3, "import", fake_gpu_document(gpu_only=False))])
+    assert set(frame["kind"]) == {"cpu", "cuda"}
+    assert baseline_series(frame).startswith("CPU ·")
+    gpu = frame[frame["kind"] == "cuda"].set_index("x")
+    cpu = frame[frame["kind"] == "cpu"].set_index("x")
+    assert gpu["speedup"].tolist() == pytest.approx((cpu["median_ms"] / gpu["median_ms"]).tolist())
+    found = crossings(frame, "data")
+    [(series, crossing)] = found.items()
+    assert crossing.kind == "crosses" and 1_200 < crossing.x < 3_600
+    assert crossing.verdict.startswith("GPU faster above ≈")
+
+
+def test_series_of_several_runs_say_which_run():
+    """With two runs on screen, labels carry the run number and whether it was imported."""
+    document = fake_gpu_document(largest=400)
+    frame = results_frame([ShownRun(1, "page", document), ShownRun(2, "import", document)])
+    assert {s.split(" · #")[1] for s in frame["series"]} == {"1", "2 (imported)"}
+
+
+def test_figure_is_log_log_with_the_crossover_marked():
+    """One trace per series, log axes, and a dashed line with the verdict where the GPU starts to win."""
+    frame = results_frame([ShownRun(1, "import", fake_gpu_document(gpu_only=False))])
+    found = crossings(frame, "data")
+    figure = sweep_figure(frame[frame["status"] == "ok"], "data", found)
+    assert len(figure.data) == 2
+    assert figure.layout.xaxis.type == "log" and figure.layout.yaxis.type == "log"
+    assert any(shape.line.dash == "dash" for shape in figure.layout.shapes)
+    assert any("GPU faster above" in note.text for note in figure.layout.annotations)
+
+
+def test_milliseconds_read_well():
+    """Short, three-significant-figure labels."""
+    assert [format_ms(v) for v in (0.4123, 8.42, 123.4, 12_345.0, None)] == [
+        "0.412 ms",
+        "8.42 ms",
+        "123 ms",
+        "12.3 s",
+        "-",
+    ]
