@@ -300,7 +300,10 @@ def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float |
     costs = [
         ("CUDA context", group.loc[group["series"] == name, "context_ms"].dropna()),
         ("first epoch", pd.Series([row["first_epoch_ms"]]).dropna()),
-        ("autotune + first steps", pd.Series([row["autotune_ms"]]).dropna()),
+        (
+            "cuDNN autotune + first steps" if row["kind"] == "cuda" else "first steps",
+            pd.Series([row["autotune_ms"]]).dropna(),
+        ),
         ("compile", pd.Series([row["compile_ms"]]).dropna()),
     ]
     parts = [f"{label} {format_ms(values.iat[0])}" for label, values in costs if len(values)]
