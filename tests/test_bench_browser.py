@@ -6,6 +6,7 @@ import csv
 import io
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers import wait_for_app
 
@@ -30,9 +31,9 @@ def test_small_benchmark_shows_table_chart_and_downloads_csv(page, server):
     page.get_by_role("button", name="Run benchmark").click()
     page.get_by_text("Benchmark done in").wait_for(timeout=120_000)
     wait_for_app(page)
-    assert page.locator('[data-testid="stPlotlyChart"]').first.is_visible()
-    assert page.locator('[data-testid="stDataFrame"]').first.is_visible()
-    assert page.get_by_text("median per epoch").first.is_visible()
+    expect(page.locator('[data-testid="stPlotlyChart"]').first).to_be_visible()
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    expect(page.get_by_text("median per epoch").first).to_be_visible()
     with page.expect_download() as download:
         page.get_by_role("button", name="Download CSV").click()
     assert download.value.suggested_filename.endswith(".csv")

@@ -10,11 +10,11 @@ from scripts.bench_honesty import TOLERANCE, compare
 
 
 def test_bench_agrees_with_torch_timer_on_the_seed_cell():
-    """On the seed's cell the two medians, taken in alternating rounds, agree within 20 %."""
-    # A shared 2-core machine can be hit by a neighbour's burst: allow a second try, each one whole.
+    """On the seed's cell bench's median and Timer's, taken in alternating rounds, agree within 20 %."""
+    # A shared 2-core machine can be hit by a neighbour's long burst: allow more tries, each one whole.
     tries = []
-    for _ in range(2):
-        tries.append(compare(BenchConfig(warmup=2, repeats=5), rounds=4))
+    for _ in range(3):
+        tries.append(compare(BenchConfig(warmup=2, repeats=5), rounds=6))
         if tries[-1]["agree"]:
             break
     assert abs(tries[-1]["ratio"] - 1) <= TOLERANCE, tries
