@@ -7,55 +7,67 @@ inference takes about a millisecond, so a Predict button would only add a click.
 import streamlit as st
 from streamlit_drawable_canvas import st_canvas
 
-from linecnn.data import CLASS_NAMES, SIZE
+from linecnn.data import SIZE
 from linecnn.device import describe
-from linecnn.predict import predict
+from linecnn.predict import Prediction, predict
 from linecnn.preprocess import Drawing, from_cells, preprocess
 from linecnn.ui import draw, setup_page
 from linecnn.ui.draw_charts import INK, feature_maps_figure, input_figure, probability_figure
 
 CHART_CONFIG = {"displayModeBar": False}
 LOW_CONFIDENCE = 0.6  # below this the page says the model is unsure
-# The verdict in large type; the test ids let browser tests read it.
+# Fixed-width panels in a wrapping row: side by side on a laptop, stacked on a narrow screen.
+PANEL_PX = (285, 285, 310)  # drawing, what the model sees, prediction: 912 px with gaps
+# The verdict; the test ids let the browser tests read it.
 VERDICT_HTML = (
-    "<div data-testid='draw-prediction' style='font-size:2.2rem;font-weight:600;line-height:1.2'>{name}</div>"
+    "<div style='color:#52606d'>{lead}</div>"
+    "<div data-testid='draw-prediction' style='font-size:{size};font-weight:600;line-height:1.2'>{name}</div>"
     "<div data-testid='draw-confidence' style='color:#52606d'>{confidence:.0%} {sure}</div>"
 )
+# The seed's clickable grid: small square cells with no gaps.
+GRID_CSS = """<style>
+[class*="st-key-draw-cell-"] button {
+  width: 32px; height: 32px; min-height: 32px; padding: 0; margin: 1px; border-radius: 3px;
+}
+</style>"""
 
-device = setup_page("Draw", ":material/draw:")
-st.title("Draw")
-st.markdown(
-    "Draw **one straight line**: vertical, horizontal or diagonal. "
-    "When you lift the pen, the drawing is shrunk to the 8×8 image the network reads and classified."
-)
-settings_model, settings_input = st.columns([3, 1.2], gap="medium", vertical_alignment="bottom")
-with settings_model:
-    choice = draw.pick_model()
-with settings_input:
-    mode = st.segmented_control(
-        "Input",
-        ["canvas", "cells"],
-        format_func={"canvas": "Draw freely", "cells": "Click cells"}.__getitem__,
-        default="canvas",
+
+def canvas_drawing() -> Drawing:
+    """The free-drawing canvas with its brush picker and Clear; returns what was drawn."""
+    result = st_canvas(
+        stroke_width=st.session_state.get(draw.BRUSH, draw.DEFAULT_BRUSH),
+        stroke_color=INK,
+        background_color="#ffffff",
+        width=draw.CANVAS_PX,
+        height=draw.CANVAS_PX,
+        drawing_mode="freedraw",
+        return_image_data=True,
+        key=draw.canvas_key(),
+    )
+    # Below the canvas: above it is where its undo/redo toolbar shows on hover.
+    st.caption("The model answers when you lift the pen. Undo and redo appear above the canvas on hover.")
+    st.segmented_control(
+        "Brush width",
+        draw.BRUSHES,
+        format_func=lambda px: f"{px} px",
+        default=draw.DEFAULT_BRUSH,
         required=True,
-        key=draw.MODE,
-        help="Draw with the mouse or a finger, or click the cells of the lesson's 8×8 grid.",
+        key=draw.BRUSH,
+        help="The canvas is 280 px wide, so each of the 8×8 cells is 35 px.",
     )
-if choice.data_mode == "seed":
-    st.info(
-        "This run learned from the lesson's exact lines only (full-length, one pixel wide, never at the "
-        "edges), so it misreads many hand-drawn strokes. Train on *varied* data to fix that.",
-        icon=":material/lightbulb:",
-    )
+    st.button("Clear", icon=":material/ink_eraser:", on_click=draw.clear_canvas, key="draw.clear")
+    pixels = result.image_data
+    return preprocess(pixels) if pixels is not None else Drawing.blank()
 
-left, middle, right = st.columns([1.15, 1.1, 1.2], gap="medium")
 
-with left:
-    st.subheader("Your line")
-    if mode == "cells":
-        grid = draw.cells()
+def cell_drawing() -> Drawing:
+    """The lesson's 8x8 grid of cells to click; returns the painted grid."""
+    st.caption("Click cells to paint them, as in the lesson's grid. Click again to erase.")
+    st.html(GRID_CSS)
+    grid = draw.cells()
+    with st.container(gap=None):
         for row in range(SIZE):
-            with st.container(horizontal=True, gap=None):
+            with st.container(horizontal=True, gap=None, wrap=False):
                 for col in range(SIZE):
                     index = row * SIZE + col
                     st.button(
@@ -65,95 +77,110 @@ with left:
                         on_click=draw.toggle_cell,
                         args=(index,),
                     )
-        drawing = from_cells(draw.cells_image())
-        st.button("Clear", icon=":material/ink_eraser:", on_click=draw.clear_canvas, key="draw.clear")
-    else:
-        # The canvas's own toolbar (undo, redo, reset) appears above it on hover.
-        result = st_canvas(
-            stroke_width=st.session_state.get(draw.BRUSH, draw.DEFAULT_BRUSH),
-            stroke_color=INK,
-            background_color="#ffffff",
-            width=draw.CANVAS_PX,
-            height=draw.CANVAS_PX,
-            drawing_mode="freedraw",
-            return_image_data=True,
-            key=draw.canvas_key(),
-        )
-        pixels = result.image_data
-        drawing = preprocess(pixels) if pixels is not None else Drawing.blank()
-        st.segmented_control(
-            "Brush width",
-            draw.BRUSHES,
-            format_func=lambda px: f"{px} px",
-            default=draw.DEFAULT_BRUSH,
-            required=True,
-            key=draw.BRUSH,
-            help="The canvas is 280 px wide, so each of the 8×8 cells is 35 px.",
-        )
-        st.button("Clear", icon=":material/ink_eraser:", on_click=draw.clear_canvas, key="draw.clear")
+    st.button("Clear", icon=":material/ink_eraser:", on_click=draw.clear_canvas, key="draw.clear")
+    return from_cells(draw.cells_image())
 
-with middle:
-    st.subheader("What the model sees")
-    st.plotly_chart(input_figure(drawing.image), config=CHART_CONFIG, width="content", key="draw.input")
+
+def show_prediction(drawing: Drawing, prediction: Prediction) -> None:
+    """The class, how sure the model is, the probability bars and where it ran."""
+    if drawing.problem:
+        st.warning(drawing.problem, icon=":material/info:")
+    sure = "unsure" if prediction.confidence < LOW_CONFIDENCE else "sure"
+    lead, size = ("The model's forced guess", "1.5rem") if drawing.problem else ("", "2.2rem")
+    verdict = VERDICT_HTML.format(
+        lead=lead, size=size, name=prediction.name, confidence=prediction.confidence, sure=sure
+    )
+    st.markdown(verdict, unsafe_allow_html=True)
+    st.plotly_chart(
+        probability_figure(prediction.probabilities), config=CHART_CONFIG, key="draw.probabilities"
+    )
+    if drawing.problem:
+        st.caption(
+            "Softmax always shares 100 % among the three classes, so even a drawing unlike any "
+            "line gets a confident-looking answer. The network cannot say *none of these*."
+        )
     st.caption(
-        "Each cell is the average ink of a 35×35-pixel block of the canvas, scaled so the darkest "
-        "cell is 1: these 64 numbers are all the network gets."
+        f"Ran on **{describe(prediction.device)}** in {prediction.seconds * 1000:.2f} ms, "
+        f"with `model.eval()` and `torch.inference_mode()`."
     )
 
-with right:
-    st.subheader("Prediction")
-    if drawing.empty:
-        st.warning(
-            "The canvas is empty. Draw a line with the mouse or a finger to see what the model thinks.",
-            icon=":material/draw:",
-        )
-        prediction = None
-    else:
-        try:
-            prediction = predict(choice.model, drawing.image, device)
-        except (RuntimeError, ValueError) as error:  # e.g. a GPU out of memory: say so, no traceback
-            st.error(f"The prediction failed on {describe(device)}: {error}", icon=":material/error:")
-            prediction = None
-    if prediction is not None:
-        if drawing.problem:
-            st.warning(drawing.problem, icon=":material/info:")
-        sure = "unsure" if prediction.confidence < LOW_CONFIDENCE else "sure"
-        verdict = VERDICT_HTML.format(name=prediction.name, confidence=prediction.confidence, sure=sure)
-        st.markdown(verdict, unsafe_allow_html=True)
-        st.plotly_chart(
-            probability_figure(prediction.probabilities), config=CHART_CONFIG, key="draw.probabilities"
-        )
-        st.caption(
-            f"Ran on **{describe(prediction.device)}** in {prediction.seconds * 1000:.2f} ms, "
-            f"with `model.eval()` and `torch.inference_mode()`."
-        )
-    st.caption(f"**{choice.title}.** {choice.detail}")
 
-if prediction is not None:
-    st.divider()
+def show_feature_maps(prediction: Prediction) -> None:
+    """The conv1 and conv2 activations as small heatmaps, with a caption saying what they are."""
     st.subheader("Inside the network")
-    first, second = st.columns([1, 2], gap="large")
-    with first:
-        conv1 = prediction.conv1
-        st.markdown(f"**conv1**: {len(conv1)} feature maps, 8×8")
-        st.plotly_chart(
-            feature_maps_figure(conv1, columns=4), config=CHART_CONFIG, width="content", key="draw.conv1"
-        )
-    with second:
-        conv2 = prediction.conv2
-        st.markdown(f"**conv2**: {len(conv2)} feature maps, 4×4")
-        st.plotly_chart(
-            feature_maps_figure(conv2, columns=8, map_px=52),
-            config=CHART_CONFIG,
-            width="content",
-            key="draw.conv2",
-        )
+    conv1, conv2 = prediction.conv1, prediction.conv2
+    with st.container(horizontal=True, gap="large"):
+        with st.container(width="content"):
+            st.markdown(f"**conv1**: {len(conv1)} feature maps, 8×8")
+            figure = feature_maps_figure(conv1, columns=4)
+            st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv1")
+        with st.container(width="content"):
+            st.markdown(f"**conv2**: {len(conv2)} feature maps, 4×4")
+            figure = feature_maps_figure(conv2, columns=8, map_px=52)
+            st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv2")
     st.caption(
         "Each small square is one filter's response (after ReLU) to your drawing: bright where the "
         "3×3 pattern it learned, such as a vertical or a slanted edge, appears. conv2 looks at conv1's "
-        "maps pooled to 4×4 and combines them; the last layers turn its pooled maps into the "
-        f"{len(CLASS_NAMES)} probabilities above. Yellow is a strong response, dark is none; "
-        "one colour scale per layer."
+        "maps pooled to 4×4 and combines them; the last layers turn its pooled maps into the three "
+        "probabilities above. Yellow is a strong response, dark is none; one colour scale per layer."
     )
+
+
+device = setup_page("Draw", ":material/draw:")
+st.title("Draw")
+st.markdown(
+    "Draw **one straight line**: vertical, horizontal or diagonal. "
+    "When you lift the pen, the drawing is shrunk to the 8×8 image the network reads and classified."
+)
+with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
+    mode = st.segmented_control(
+        "Input",
+        ["canvas", "cells"],
+        format_func={"canvas": "Draw freely", "cells": "Click cells"}.__getitem__,
+        default="canvas",
+        required=True,
+        key=draw.MODE,
+        help="Draw with the mouse or a finger, or click the cells of the lesson's 8×8 grid.",
+    )
+    with st.container(width="content"):
+        choice = draw.pick_model()
+if choice.data_mode == "seed":
+    st.info(
+        "This run learned from the lesson's exact lines only (full-length, one pixel wide, never at the "
+        "edges), so it misreads many hand-drawn strokes. Train on *varied* data to fix that.",
+        icon=":material/lightbulb:",
+    )
+
+prediction = None
+with st.container(horizontal=True, gap="small"):
+    with st.container(width=PANEL_PX[0]):
+        st.subheader("Your line")
+        drawing = cell_drawing() if mode == "cells" else canvas_drawing()
+    with st.container(width=PANEL_PX[1]):
+        st.subheader("What the model sees")
+        st.plotly_chart(input_figure(drawing.image), config=CHART_CONFIG, width="content", key="draw.input")
+        st.caption(
+            "Each cell is the average ink of a 35×35-pixel block of the canvas, scaled so the darkest "
+            "cell is 1: these 64 numbers are all the network gets."
+        )
+    with st.container(width=PANEL_PX[2]):
+        st.subheader("Prediction")
+        if drawing.empty:
+            st.warning(
+                "The canvas is empty. Draw a line with the mouse or a finger to see what the model thinks.",
+                icon=":material/draw:",
+            )
+        else:
+            try:
+                prediction = predict(choice.model, drawing.image, device)
+            except (RuntimeError, ValueError) as error:  # e.g. a GPU out of memory: say so, no traceback
+                st.error(f"The prediction failed on {describe(device)}: {error}", icon=":material/error:")
+            else:
+                show_prediction(drawing, prediction)
+        st.caption(f"**{choice.title}.** {choice.detail}")
+
+if prediction is not None:
+    st.divider()
+    show_feature_maps(prediction)
 
 draw.park_canvas_toolbar()

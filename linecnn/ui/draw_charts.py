@@ -24,7 +24,7 @@ def _square_axes(fig: go.Figure) -> None:
     fig.update_yaxes(visible=False, autorange="reversed", constrain="domain")
 
 
-def input_figure(image: torch.Tensor, size: int = 260) -> go.Figure:
+def input_figure(image: torch.Tensor, size: int = 280) -> go.Figure:
     """The 8x8 model input as a heatmap, each cell labelled with its value."""
     cells = image.reshape(8, 8).tolist()
     text = [[f"{v:.1f}" if v >= 0.05 else "" for v in row] for row in cells]
