@@ -53,6 +53,7 @@ def canvas_drawing() -> Drawing:
         default=draw.DEFAULT_BRUSH,
         required=True,
         key=draw.BRUSH,
+        persist_state="session",
         help="The canvas is 280 px wide, so each of the 8×8 cells is 35 px.",
     )
     st.button("Clear", icon=":material/ink_eraser:", on_click=draw.clear_canvas, key="draw.clear")
@@ -140,6 +141,7 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
         default="canvas",
         required=True,
         key=draw.MODE,
+        persist_state="session",
         help="Draw with the mouse or a finger, or click the cells of the lesson's 8×8 grid.",
     )
     with st.container(width="content"):

@@ -2,6 +2,7 @@
 
 import base64
 import io
+import re
 
 import numpy as np
 import pytest
@@ -36,8 +37,9 @@ def draw(at, rgba: np.ndarray):
 def verdict(at) -> str | None:
     """The class the page shows in large type, or None."""
     for block in at.markdown:
-        if "draw-prediction" in block.value:
-            return block.value.split(">", 1)[1].split("<", 1)[0]
+        found = re.search(r"data-testid='draw-prediction'[^>]*>([^<]*)<", block.value)
+        if found:
+            return found.group(1)
     return None
 
 
@@ -88,6 +90,14 @@ def test_black_canvas_gets_a_clear_message(page):
     assert "most of the canvas" in texts(at.warning)
 
 
+def test_dot_is_called_a_dot_and_the_answer_a_forced_guess(page):
+    """Bad input is explained: a warning, and the class shown as a guess the softmax must make."""
+    at = draw(page, synthetic_canvas(((140, 140),), width=24))
+    assert not at.exception
+    assert "looks like a dot" in texts(at.warning)
+    assert "forced guess" in texts(at.markdown) and "none of these" in texts(at.caption)
+
+
 def test_clear_empties_the_canvas(page):
     """Clear mounts a fresh canvas: the drawing and the prediction are gone."""
     at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
@@ -127,3 +137,12 @@ def test_last_training_run_is_used_and_can_be_switched(page):
     assert "exact lines only" in texts(at.info)  # warns that seed-only runs misread real strokes
     picker.set_value("default").run()
     assert "Default model" in texts(at.caption) and not at.info
+
+
+def test_brush_survives_a_trip_to_the_cell_grid(page):
+    """The brush width is kept while the canvas is hidden by the cell grid."""
+    page.segmented_control(key="draw.brush").set_value(8).run()
+    page.segmented_control(key="draw.mode").set_value("cells").run()
+    page.segmented_control(key="draw.mode").set_value("canvas").run()
+    assert not page.exception
+    assert page.segmented_control(key="draw.brush").value == 8

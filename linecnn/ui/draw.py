@@ -141,6 +141,7 @@ def pick_model() -> ModelChoice:
             format_func=labels.__getitem__,
             key=MODEL,
             horizontal=True,
+            persist_state="session",
             help="Your own run from the Train page, or the default model trained on varied strokes.",
         )
     if choice == "run" and run is not None:
