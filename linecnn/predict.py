@@ -61,7 +61,8 @@ def one_cpu_thread(device: torch.device | str) -> Iterator[None]:
 
     Ops this small gain nothing from a second thread, and on a busy machine each op then
     waits for a thread that waits for a core: on a loaded 2-core CPU that turned a 2 ms
-    prediction into 20 to 270 ms, and a 1 s training run into 25 s.
+    prediction into 20 to 270 ms, and a 1 s training run into 25 s. The setting is
+    process-wide while the block runs, so keep the block short.
     """
     if torch.device(device).type != "cpu":
         yield
@@ -75,7 +76,7 @@ def one_cpu_thread(device: torch.device | str) -> Iterator[None]:
 
 
 def train_default_model(device: torch.device | str = "cpu") -> nn.Module:
-    """Train the default model (about a second on a CPU) and return it on the CPU in eval mode."""
+    """Train the default model (a few seconds on a CPU) and return it on the CPU in eval mode."""
     with one_cpu_thread(device):
         return fit(DEFAULT_CONFIG, device).model.to("cpu").eval()
 
@@ -85,18 +86,19 @@ def predict(model: nn.Module, image: torch.Tensor, device: torch.device | str = 
     if image.shape != (1, 1, 8, 8):
         raise ValueError(f"The model reads one 8x8 image shaped (1, 1, 8, 8); got {tuple(image.shape)}.")
     device = torch.device(device)
-    with one_cpu_thread(device), torch.inference_mode():
+    with one_cpu_thread(device):
         runner = copy.deepcopy(model).to(device)  # the caller's model, maybe shared, stays as it was
         runner.eval()
         x = image.to(device, dtype=torch.float32)
-        runner(x)  # warm-up: first-call costs (allocations, kernel choice) are not the model's speed
-        synchronize(device)
-        start = time.perf_counter()
-        logits = runner(x)
-        conv1, conv2 = runner.activations(x)
-        probabilities = torch.softmax(logits, dim=1)[0].tolist()  # .tolist() waits for the device
-        synchronize(device)
-        seconds = time.perf_counter() - start
+        with torch.inference_mode():
+            runner(x)  # warm-up: first-call costs (allocations, kernel choice) are not the model's speed
+            synchronize(device)
+            start = time.perf_counter()
+            logits = runner(x)
+            conv1, conv2 = runner.activations(x)
+            probabilities = torch.softmax(logits, dim=1)[0].tolist()  # .tolist() waits for the device
+            synchronize(device)
+            seconds = time.perf_counter() - start
     return Prediction(
         probabilities=tuple(probabilities),
         conv1=conv1[0].cpu(),

@@ -5,12 +5,15 @@ numpy, single-threaded on purpose: on a busy 2-core machine torch's thread pool 
 same few array ops 10x slower while its threads waited for each other. The steps mirror how
 ``linecnn.data``'s varied mode renders strokes, so drawings and training images match:
 
-1. ink: how dark each pixel is over a white page (transparent pixels are page);
-2. area averaging down to 8x8: each cell becomes the mean ink of its block of pixels;
-3. thickness: a stroke thinner than ``MIN_WIDTH`` cells is widened to it first, since a
-   fine pen lands in a cell by luck of its position and leaves a broken staircase;
+1. ink: how dark each pixel is over a white page (transparent pixels are page), scaled
+   so the darkest pixel is 1: a grey pen measures like a black one;
+2. thickness: a stroke thinner than ``MIN_WIDTH`` cells is widened to it, since a fine
+   pen lands in a cell by luck of its position and leaves a broken staircase;
+3. area averaging down to 8x8: each cell becomes the mean ink of its block of pixels;
 4. contrast: the brightest cell is scaled to 1, so thin, thick, faint and dark strokes
    all span the training data's [0, 1] range.
+
+Position is left alone (no centring): an edge stroke stays at the edge, as in training.
 """
 
 from __future__ import annotations
