@@ -39,3 +39,14 @@ def test_initial_weights_depend_only_on_the_seed():
     assert torch.equal(torch.rand(1), before)
     assert torch.equal(a.conv1.weight, b.conv1.weight)
     assert not torch.equal(a.conv1.weight, c.conv1.weight)
+
+
+def test_forward_equals_the_lessons_conv_relu_pool_order():
+    """Pooling before ReLU (for speed) gives exactly the seed's Conv -> ReLU -> Pool logits."""
+    import torch.nn.functional as F
+
+    model = build_model(ModelConfig(extra_convs=1))
+    x = torch.rand(16, 1, 8, 8)
+    a1, a2 = model.activations(x)  # the lesson's order: ReLU, then pool
+    lesson = model.fc2(F.relu(model.fc1(torch.flatten(F.max_pool2d(a2, 2), 1))))
+    assert torch.allclose(model(x), lesson, atol=1e-6)
