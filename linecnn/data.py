@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 
 from linecnn.config import DataConfig
@@ -43,7 +44,7 @@ def make_lines(n_per_class: int, mode: str, generator: torch.Generator) -> tuple
     n = 3 * n_per_class
     device = generator.device
     labels = torch.arange(n, device=device) % 3
-    noise = NOISE * torch.rand(n, SIZE * SIZE, generator=generator, device=device)
+    noise = _noise(n, generator)  # (N, 64) of 0.10 * U(0, 1)
     if mode == "seed":
         # Lit pixels are 1 + noise clamped to 1, i.e. exactly 1; noise never leaves [0, 0.1).
         images = noise.scatter_(1, _seed_pixels(labels, generator), 1.0)
@@ -79,20 +80,36 @@ def _grid(device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
     return idx.view(1, SIZE, 1), idx.view(1, 1, SIZE)
 
 
+def _noise(n: int, generator: torch.Generator) -> torch.Tensor:
+    """0.10 * U(0, 1) for every pixel of n images, shape (n, 64), on the generator's device.
+
+    These draws are most of the generator's work. On the CPU they come from numpy's PCG64,
+    seeded from ``generator``: it fills float32 arrays 1.4-2x faster than torch's mt19937.
+    """
+    if generator.device.type != "cpu":
+        return torch.empty(n, SIZE * SIZE, device=generator.device).uniform_(0.0, NOISE, generator=generator)
+    seed = int(torch.randint(0, 2**62, (1,), generator=generator))
+    noise = np.random.default_rng(seed).random((n, SIZE * SIZE), dtype=np.float32)
+    noise *= np.float32(NOISE)
+    return torch.from_numpy(noise)
+
+
 def _seed_pixels(labels: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """Flat indices (N, 8) of the lit pixels of the lesson's exact lines.
 
-    A full column or row at 1..6, or the main or anti diagonal.
+    A full column or row at 1..6, or the main or anti diagonal. Each such line is an
+    arithmetic progression of flat indices, start + stride * k for k = 0..7:
+    column c is c, c+8, ...; row r is 8r, 8r+1, ...; the diagonals are 0, 9, ... and 7, 14, ...
     """
     n, device = labels.numel(), labels.device
-    step = torch.arange(SIZE, device=device).view(1, SIZE)  # walks along the line
     position = torch.randint(1, SIZE - 1, (n, 1), generator=generator, device=device)
-    anti = torch.randint(0, 2, (n, 1), generator=generator, device=device)
-    vertical = step * SIZE + position  # (row r, column position)
-    horizontal = position * SIZE + step  # (row position, column c)
-    diagonal = step * SIZE + torch.where(anti.bool(), SIZE - 1 - step, step)
+    anti = torch.randint(0, 2, (n, 1), generator=generator, device=device).bool()
     label = labels.view(n, 1)
-    return torch.where(label == 0, vertical, torch.where(label == 1, horizontal, diagonal))
+    diagonal_stride = torch.where(anti, SIZE - 1, SIZE + 1)
+    diagonal_start = torch.where(anti, SIZE - 1, 0)
+    stride = torch.where(label == 0, SIZE, torch.where(label == 1, 1, diagonal_stride))  # (N, 1)
+    start = torch.where(label == 0, position, torch.where(label == 1, SIZE * position, diagonal_start))
+    return start + stride * torch.arange(SIZE, device=device)  # (N, 8)
 
 
 def _uniform(

@@ -154,26 +154,32 @@ def compare_training(repeats: int) -> dict:
     }
 
 
-def compare_generators(per_class: int = 10_000) -> dict:
-    """Images per second: the seed's per-image loops vs make_lines, on the same count."""
+def compare_generators(per_class: int = 10_000, repeats: int = 5) -> dict:
+    """Images per second of the seed's per-image loops vs make_lines on the same count.
+
+    Runs alternate (one seed run, then the median of three core runs) and the speed-up is
+    the median of the per-pair ratios, so that machine noise hits both alike.
+    """
     torch.manual_seed(0)
-    start = time.perf_counter()
-    seed_dataset(per_class)
-    seed_seconds = time.perf_counter() - start
     generator = torch.Generator().manual_seed(0)
     make_lines(per_class, "seed", generator)  # warm-up
-    runs = []
-    for _ in range(5):
+    seed_runs, core_runs = [], []
+    for _ in range(repeats):
         start = time.perf_counter()
-        make_lines(per_class, "seed", generator)
-        runs.append(time.perf_counter() - start)
-    core_seconds = statistics.median(runs)
+        seed_dataset(per_class)
+        seed_runs.append(time.perf_counter() - start)
+        core = []
+        for _ in range(3):
+            start = time.perf_counter()
+            make_lines(per_class, "seed", generator)
+            core.append(time.perf_counter() - start)
+        core_runs.append(statistics.median(core))
     images = 3 * per_class
     return {
         "images": images,
-        "seed_images_per_s": images / seed_seconds,
-        "core_images_per_s": images / core_seconds,
-        "speedup": seed_seconds / core_seconds,
+        "seed_images_per_s": images / statistics.median(seed_runs),
+        "core_images_per_s": images / statistics.median(core_runs),
+        "speedup": statistics.median(s / c for s, c in zip(seed_runs, core_runs, strict=True)),
     }
 
 
