@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 
 import torch
@@ -17,7 +15,7 @@ from torch import nn
 
 from linecnn.config import RunConfig
 from linecnn.data import CLASS_NAMES
-from linecnn.device import synchronize
+from linecnn.device import cpu_threads, synchronize
 from linecnn.train import fit
 
 # The default model: the lesson's CNN trained on hand-drawn-like strokes. 4,000 images per
@@ -55,29 +53,9 @@ class Prediction:
         return self.probabilities[self.label]
 
 
-@contextmanager
-def one_cpu_thread(device: torch.device | str) -> Iterator[None]:
-    """Run torch's CPU ops on one thread inside the block, then restore the thread count.
-
-    Ops this small gain nothing from a second thread, and on a busy machine each op then
-    waits for a thread that waits for a core: on a loaded 2-core CPU that turned a 2 ms
-    prediction into 20 to 270 ms, and a 1 s training run into 25 s. The setting is
-    process-wide while the block runs, so keep the block short.
-    """
-    if torch.device(device).type != "cpu":
-        yield
-        return
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(threads)
-
-
 def train_default_model(device: torch.device | str = "cpu") -> nn.Module:
     """Train the default model (a few seconds on a CPU) and return it on the CPU in eval mode."""
-    with one_cpu_thread(device):
+    with cpu_threads(device, 1):
         return fit(DEFAULT_CONFIG, device).model.to("cpu").eval()
 
 
@@ -86,7 +64,7 @@ def predict(model: nn.Module, image: torch.Tensor, device: torch.device | str = 
     if image.shape != (1, 1, 8, 8):
         raise ValueError(f"The model reads one 8x8 image shaped (1, 1, 8, 8); got {tuple(image.shape)}.")
     device = torch.device(device)
-    with one_cpu_thread(device):
+    with cpu_threads(device, 1):
         runner = copy.deepcopy(model).to(device)  # the caller's model, maybe shared, stays as it was
         runner.eval()
         x = image.to(device, dtype=torch.float32)

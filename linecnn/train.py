@@ -66,6 +66,16 @@ def step_memory_bytes(model: ModelConfig, batch: int) -> int:
     return 2 * 4 * floats * batch
 
 
+SMALL_STEP_BYTES = 32 << 20  # steps under ~32 MiB of activations train on one CPU thread
+
+
+def cpu_threads_for(config: RunConfig) -> int | None:
+    """1 for runs of small steps, whose tiny ops lose more to thread hand-offs than they gain;
+    None (torch's default) for bigger ones. Interactive pages train inside ``cpu_threads``."""
+    batch = min(config.train.batch_size or config.data.train_size, config.data.train_size)
+    return 1 if step_memory_bytes(config.model, batch) <= SMALL_STEP_BYTES else None
+
+
 def train_epoch(
     model: nn.Module,
     x: torch.Tensor,

@@ -1,13 +1,11 @@
 """Train: the CNN learns on the sidebar's device while loss and accuracy stream in."""
 
-import time
-
 import streamlit as st
 
+from linecnn.device import cpu_threads
+from linecnn.train import cpu_threads_for
 from linecnn.ui import setup_page, state
 from linecnn.ui import train_view as view
-
-REDRAW_SECONDS = 0.25  # redrawing remounts the charts; more often only slows training down
 
 device = setup_page("Train", ":material/model_training:")
 st.title("Train")
@@ -26,17 +24,15 @@ shown = live.history if live else (state.latest_run().history if state.latest_ru
 epochs = live.config.train.epochs if live else (len(shown) or view.planned_epochs())
 progress = st.empty()
 loss_slot, acc_slot = (column.empty() for column in st.columns(2))
-chart_view = view.LiveCharts(progress, loss_slot, acc_slot)
-chart_view.render(shown, epochs, live)
+live_charts = view.LiveCharts(progress, loss_slot, acc_slot)
+live_charts.show(shown, epochs, live)
 
 if live is not None and not state.is_paused() and not live.done:
-    last_draw = time.monotonic()
-    for _ in live.run():
-        if time.monotonic() - last_draw >= REDRAW_SECONDS:
-            chart_view.render(live.history, epochs, live)
-            last_draw = time.monotonic()
+    with cpu_threads(live.device, cpu_threads_for(live.config)):
+        for _ in live.run():
+            live_charts.update(live.history, epochs, live)
     record = state.finish_run()
-    chart_view.render(record.history, epochs, None)
+    live_charts.show(record.history, epochs, None)
     view.summary(record)
     st.rerun()  # the buttons above still show the running state; redraw them
 

@@ -26,7 +26,8 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from linecnn.config import RunConfig  # noqa: E402
-from linecnn.predict import one_cpu_thread, predict, train_default_model  # noqa: E402
+from linecnn.device import cpu_threads  # noqa: E402
+from linecnn.predict import predict, train_default_model  # noqa: E402
 from linecnn.preprocess import preprocess  # noqa: E402
 from linecnn.train import fit  # noqa: E402
 from tests.draw_helpers import (  # noqa: E402
@@ -76,7 +77,7 @@ def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[di
 def score_offline(rows: list[dict], out: Path) -> None:
     """Add the default and the seed-only model's answers on the saved canvas pixels."""
     default = train_default_model()
-    with one_cpu_thread("cpu"):
+    with cpu_threads("cpu", 1):
         seed_only = fit(RunConfig()).model.eval()  # the lesson's data and recipe
     for row in rows:
         rgba = np.asarray(Image.open(io.BytesIO((out / f"{row['stroke']}.png").read_bytes())).convert("RGBA"))

@@ -9,7 +9,7 @@ import pytest
 from PIL import Image
 
 from linecnn.config import RunConfig
-from linecnn.predict import one_cpu_thread
+from linecnn.device import cpu_threads
 from linecnn.train import fit
 from linecnn.ui import state
 from tests.draw_helpers import synthetic_canvas
@@ -117,7 +117,7 @@ def test_cell_grid_input(page):
 
 def test_last_training_run_is_used_and_can_be_switched(page):
     """With a run in the session the page offers it first, names it, and can switch to the default."""
-    with one_cpu_thread("cpu"):
+    with cpu_threads("cpu", 1):
         trainer = fit(RunConfig.from_flat(per_class=30, epochs=5))  # seed data
     page.session_state[state.RUNS] = [
         state.RunRecord(

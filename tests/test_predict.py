@@ -8,9 +8,9 @@ import torch
 
 from linecnn.config import RunConfig
 from linecnn.data import CLASS_NAMES
-from linecnn.device import cuda_available
+from linecnn.device import cpu_threads, cuda_available
 from linecnn.model import build_model
-from linecnn.predict import DEFAULT_CONFIG, one_cpu_thread, predict, train_default_model
+from linecnn.predict import DEFAULT_CONFIG, predict, train_default_model
 from linecnn.preprocess import preprocess
 from linecnn.train import fit
 from tests.draw_helpers import synthetic_canvas
@@ -66,10 +66,10 @@ def test_predict_refuses_other_shapes():
         predict(build_model(), torch.rand(2, 1, 8, 8))
 
 
-def test_one_cpu_thread_restores_the_thread_count():
+def test_cpu_threads_restores_the_thread_count():
     """The single-thread block gives the thread count back, even after an error."""
     threads = torch.get_num_threads()
-    with pytest.raises(RuntimeError), one_cpu_thread("cpu"):
+    with pytest.raises(RuntimeError), cpu_threads("cpu", 1):
         assert torch.get_num_threads() == 1
         raise RuntimeError("boom")
     assert torch.get_num_threads() == threads
@@ -92,7 +92,7 @@ def test_default_model_reads_hand_drawn_like_strokes(default_model):
 
 def test_seed_only_model_misreads_many_of_them():
     """The lesson's data alone never shows edge, short or shifted strokes: it does clearly worse."""
-    with one_cpu_thread("cpu"):
+    with cpu_threads("cpu", 1):
         model = fit(RunConfig()).model
     right = sum(
         predict(model, preprocess(synthetic_canvas(points, width=brush)).image).name == expected

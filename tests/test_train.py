@@ -6,7 +6,7 @@ import math
 import pytest
 
 from linecnn.config import RunConfig
-from linecnn.train import Trainer, batch_slices, fit
+from linecnn.train import Trainer, batch_slices, cpu_threads_for, fit
 
 
 def test_default_run_learns_the_lines():
@@ -73,3 +73,10 @@ def test_confusion_matrix_counts_the_validation_set():
     """Rows sum to the validation images per class."""
     matrix = fit(RunConfig.from_flat(epochs=3, val_per_class=7)).confusion_matrix()
     assert [sum(row) for row in matrix] == [7, 7, 7]
+
+
+def test_small_steps_train_on_one_cpu_thread_big_ones_on_the_default():
+    """The lesson's tiny full batch gets one thread; a wide model on thousands of images keeps torch's."""
+    assert cpu_threads_for(RunConfig()) == 1
+    assert cpu_threads_for(RunConfig.from_flat(per_class=20_000, width=8)) is None
+    assert cpu_threads_for(RunConfig.from_flat(per_class=20_000, width=8, batch_size=64)) == 1

@@ -121,11 +121,11 @@ def test_tilts_stay_small_for_axis_classes(varied):
 def test_a_model_trained_on_varied_data_also_reads_the_seed_lines():
     """The varied mode covers the lesson's lines: a short varied run classifies seed images."""
     from linecnn.config import RunConfig
-    from linecnn.predict import one_cpu_thread
+    from linecnn.device import cpu_threads
     from linecnn.train import fit
 
     config = RunConfig.from_flat(per_class=1500, data_mode="varied", epochs=8, batch_size=256, seed=3)
-    with one_cpu_thread("cpu"):
+    with cpu_threads("cpu", 1):
         model = fit(config).model.eval()
         seed_x, seed_y = make_lines(100, "seed", torch.Generator().manual_seed(1))
         with torch.no_grad():

@@ -8,10 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
+import torch
 from torch import nn
 
 from linecnn.config import RunConfig
-from linecnn.train import EpochRecord, Trainer
+from linecnn.train import EpochRecord, Trainer, cpu_threads_for
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
 LIVE = "train.live"  # the Trainer of the run in progress (running or paused), if any
@@ -31,6 +32,7 @@ class RunRecord:
     history: tuple[EpochRecord, ...]
     confusion: list[list[int]]  # validation [true][predicted] at the end
     model: nn.Module  # final weights, kept on the CPU; move a copy where you need it
+    threads: int | None = None  # CPU threads it trained on; None for GPUs
 
     @property
     def stopped(self) -> bool:
@@ -86,6 +88,9 @@ def finish_run() -> RunRecord | None:
         history=tuple(trainer.history),
         confusion=trainer.confusion_matrix(),
         model=trainer.model.to("cpu").eval(),
+        threads=(cpu_threads_for(trainer.config) or torch.get_num_threads())
+        if trainer.device.type == "cpu"
+        else None,
     )
     history.append(record)
     del history[:-MAX_RUNS]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 
 import streamlit as st
@@ -9,8 +10,8 @@ import torch
 
 from linecnn.config import RunConfig
 from linecnn.data import CLASS_NAMES
-from linecnn.device import describe
-from linecnn.train import EpochRecord, Trainer, step_memory_bytes
+from linecnn.device import cpu_threads, describe
+from linecnn.train import EpochRecord, Trainer, cpu_threads_for, step_memory_bytes
 from linecnn.ui import charts, state
 from linecnn.ui.format import format_bytes, format_seconds
 
@@ -164,8 +165,9 @@ def _step(device: str) -> None:
     trainer = state.live_trainer() or _start(device, paused=True)
     if trainer is None:
         return
-    for _ in trainer.run(max_epochs=1):
-        pass
+    with cpu_threads(trainer.device, cpu_threads_for(trainer.config)):
+        for _ in trainer.run(max_epochs=1):
+            pass
     if trainer.done:
         state.finish_run()
 
@@ -226,18 +228,42 @@ def run_buttons(device: torch.device) -> None:
 
 
 class LiveCharts:
-    """Progress bar plus loss and accuracy charts, redrawn in place."""
+    """Progress bar plus loss and accuracy charts, redrawn in place while a run streams.
+
+    Each chart redraw remounts it in the browser, which then competes with training for
+    the CPU; so the cheap progress bar updates every PROGRESS_SECONDS and the charts only
+    every CHART_SECONDS (DESIGN §4 says at most every ~0.25 s).
+    """
+
+    PROGRESS_SECONDS = 0.25
+    CHART_SECONDS = 0.5
 
     def __init__(self, progress, loss_slot, accuracy_slot) -> None:
         self.progress, self.loss_slot, self.accuracy_slot = progress, loss_slot, accuracy_slot
         self.draws = 0  # each redraw needs a fresh key, or Streamlit sees a duplicate element
+        self.progress_at = self.charts_at = time.monotonic()
 
-    def render(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
-        """Draw the current state: a live run (with ETA), the last finished run, or nothing yet."""
+    def show(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
+        """Draw everything now: a live run (with ETA), the last finished run, or nothing yet."""
+        self._progress(history, epochs, live)
+        self._charts(history, epochs)
+
+    def update(self, history: Sequence[EpochRecord], epochs: int, live: Trainer) -> None:
+        """Redraw what is due during a run; call it after every epoch."""
+        now = time.monotonic()
+        if now - self.charts_at >= self.CHART_SECONDS:
+            self._charts(history, epochs)
+        if now - self.progress_at >= self.PROGRESS_SECONDS:
+            self._progress(history, epochs, live)
+
+    def _progress(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
+        self.progress_at = time.monotonic()
+        fraction = min(len(history) / max(epochs, 1), 1.0)
+        self.progress.progress(fraction, text=progress_text(history, epochs, live))
+
+    def _charts(self, history: Sequence[EpochRecord], epochs: int) -> None:
+        self.charts_at = time.monotonic()
         self.draws += 1
-        self.progress.progress(
-            min(len(history) / max(epochs, 1), 1.0), text=progress_text(history, epochs, live)
-        )
         self.loss_slot.plotly_chart(charts.loss_figure(history, epochs), key=f"train.loss.{self.draws}")
         self.accuracy_slot.plotly_chart(
             charts.accuracy_figure(history, epochs), key=f"train.acc.{self.draws}"
@@ -274,13 +300,20 @@ def summary(record: state.RunRecord) -> None:
         row[2].metric("Total time", format_seconds(last.elapsed_seconds))
         ms_per_epoch = 1000 * last.elapsed_seconds / last.epoch
         st.markdown(
-            f"**{ms_per_epoch:.2f} ms per epoch** over {last.epoch} epochs on {describe(record.device)}, "
+            f"**{ms_per_epoch:.2f} ms per epoch** over {last.epoch} epochs on {where(record)}, "
             f"{record.config.data.train_size} training images, batch "
             f"{record.config.train.batch_size or 'full'}. Times include the validation pass."
         )
     with right:
         st.plotly_chart(charts.confusion_figure(record.confusion), key="train.confusion")
         st.caption(f"Rows: true class; columns: predicted ({', '.join(CLASS_NAMES)}).")
+
+
+def where(record: state.RunRecord) -> str:
+    """The device a run used, with its CPU thread count, e.g. 'CPU · AMD EPYC (1 thread)'."""
+    if record.threads is None:
+        return describe(record.device)
+    return f"{describe(record.device)} ({record.threads} thread{'s' if record.threads > 1 else ''})"
 
 
 def _clear_history() -> None:
@@ -336,7 +369,7 @@ def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
         rows.append(
             {
                 "run": run.number,
-                "device": run.device,
+                "device": run.device if run.threads is None else f"{run.device} ×{run.threads}",
                 "epochs": f"{last.epoch}/{run.config.train.epochs}",
                 "images": run.config.data.train_size,
                 "batch": run.config.train.batch_size or "full",
