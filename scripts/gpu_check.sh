@@ -31,9 +31,9 @@ fi
 
 devices=cpu,cuda
 [ "$mode" = cpu ] && devices=cpu
-# 1. The CUDA-marked tests (training and benchmark on the GPU).
+# 1. Every CUDA-marked test (training, benchmark and Draw inference on the GPU).
 timeout 170 python -m pytest -m cuda -q -p no:cacheprovider -o addopts="" \
-    --junitxml="$out/tests.xml" tests/test_cuda.py tests/test_train_cuda.py >"$out/tests.log" 2>&1
+    --junitxml="$out/tests.xml" tests >"$out/tests.log" 2>&1
 tests_rc=$?
 
 # 2. A short CPU-vs-CUDA data sweep from the seed's 360 images up; the time cap keeps it short.

@@ -3,7 +3,7 @@
     python scripts/screenshots.py [--out artifacts/screens]
 
 Starts its own streamlit server on a free loopback port and stops it by PID.
-The Train page is shot after one default training run.
+The Train page is shot after one default training run, the Draw page with one stroke.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
+from tests.draw_helpers import Stroke, classify_on_page, open_draw_page  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, ROOT, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 
@@ -42,6 +43,10 @@ def main() -> int:
                 if name == "Train":
                     tab.get_by_role("button", name="Start").click()
                     tab.get_by_text("Summary ·").wait_for(timeout=60_000)
+                    wait_for_app(tab)
+                if name == "Draw":
+                    open_draw_page(tab, server.url)
+                    classify_on_page(tab, Stroke("anti-diagonal", "diagonal", ((40, 240), (235, 45)), 24))
                     wait_for_app(tab)
                 tab.wait_for_timeout(1500)  # let charts and code highlighting finish
                 path = out / f"{name.lower()}.png"
