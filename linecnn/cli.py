@@ -157,7 +157,6 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
 
 def bench_command(args: argparse.Namespace) -> int:
     """Time epochs on each device (a sweep when asked); print a table or the JSON document."""
-    from linecnn.store import History  # only bench needs the history
     from linecnn.sweep import Caps, crossover, make_document, plan_sweep, run_sweep
 
     base = BenchConfig(
@@ -196,7 +195,11 @@ def bench_command(args: argparse.Namespace) -> int:
                 out.write(text + "\n")
         except OSError as error:
             raise ValueError(f"Cannot write {args.out}: {error.strerror}.") from None
-    run_id = None if args.no_save else History().save(document, "cli")
+    run_id = None
+    if not args.no_save:
+        from linecnn.store import History  # SQLite in the per-user data dir; --no-save skips it
+
+        run_id = History().save(document, "cli")
     if args.json:
         print(text)
         return 0

@@ -1,6 +1,7 @@
 """The benchmark on CUDA: data made on the GPU, one-time costs apart, faster paths, a CPU-vs-CUDA sweep.
 
-Run on a GPU machine with `python -m pytest -m cuda` (or scripts/gpu_check.sh).
+Run on a GPU machine with `python -m pytest -m cuda` (or scripts/gpu_check.sh). Core only (no
+streamlit, pandas or plotly), so that it runs on a bare GPU box that has just torch and pytest.
 """
 
 import pytest
@@ -8,8 +9,7 @@ import torch
 
 from linecnn.bench import BenchConfig, bench, prepare
 from linecnn.device import cuda_available
-from linecnn.sweep import plan_sweep, run_sweep
-from linecnn.ui.bench_data import ShownRun, crossings, results_frame
+from linecnn.sweep import crossover, plan_sweep, run_sweep
 
 pytestmark = [
     pytest.mark.cuda,
@@ -63,6 +63,9 @@ def test_cpu_and_cuda_sweep_side_by_side():
     results = list(run_sweep(plan))
     assert [r["status"] for r in results] == ["ok"] * 8
     assert [r["device"] for r in results[:2]] == ["cpu", "cuda:0"]
-    frame = results_frame([ShownRun(1, "page", {"sweep": "data", "results": results})])
-    found = crossings(frame, "data")
-    assert list(found) and found[next(iter(found))].verdict
+    series = {
+        device: {r["x"]: r["median_ms"] for r in results if r["device"] == device}
+        for device in ("cpu", "cuda:0")
+    }
+    found = crossover(series["cpu"], series["cuda:0"], "data", name="cuda:0")
+    assert found is not None and found.verdict
