@@ -159,25 +159,31 @@ def synchronize(device: torch.device | str) -> None:
         torch.mps.synchronize()
 
 
+# torch's own choice at start-up (one per core). Every cpu_threads block ends by restoring it,
+# never "the count before": another session's block may have been open at that moment.
+DEFAULT_CPU_THREADS = torch.get_num_threads()
+
+
 @contextmanager
 def cpu_threads(device: torch.device | str, threads: int | None) -> Iterator[None]:
-    """Run torch's CPU ops on ``threads`` threads inside the block, then restore the count.
+    """Run this thread's torch CPU ops on ``threads`` threads (None: the start-up default) in the block.
 
-    For tiny ops: they gain nothing from more threads, and when the machine is busy (a
-    browser drawing charts, other sessions) each op waits for a thread that waits for a
-    core. On a loaded 2-core CPU that turned a 2 ms prediction into 20-270 ms and a 1 s
-    training run into 25 s. A no-op for other devices or ``threads=None``. The setting is
-    process-wide while the block runs.
+    One thread is for tiny ops: they gain nothing from more, and when the machine is busy (a
+    browser drawing charts, other sessions) each op waits for a thread that waits for a core.
+    On a loaded 2-core CPU that turned a 2 ms prediction into 20-270 ms and a 1 s training run
+    into 25 s. torch keeps the count per calling thread, but threads started meanwhile inherit
+    it, so a Streamlit run (each has its own thread) should set what it needs, None included.
+    The block always ends at DEFAULT_CPU_THREADS. Does nothing for other devices.
     """
-    if threads is None or torch.device(device).type != "cpu":
+    if torch.device(device).type != "cpu":
         yield
         return
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
+    torch.get_num_threads()  # first, torch's lazy per-thread set-up, which would undo the next line
+    torch.set_num_threads(threads or DEFAULT_CPU_THREADS)
     try:
         yield
     finally:
-        torch.set_num_threads(before)
+        torch.set_num_threads(DEFAULT_CPU_THREADS)
 
 
 def preferred_memory_format(device: torch.device | str) -> torch.memory_format:

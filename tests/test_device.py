@@ -68,3 +68,46 @@ def test_only_device_module_asks_torch_about_cuda():
         if path.name != "device.py" and "cuda.is_available" in path.read_text()
     ]
     assert offenders == []
+
+
+def test_overlapping_thread_limits_leave_the_default_for_new_threads():
+    """Two sessions' cpu_threads blocks overlapping (A in, B in, A out, B out) leak nothing."""
+    import threading
+
+    a_in, b_in, a_out = threading.Event(), threading.Event(), threading.Event()
+    seen = {}
+
+    def session_a():
+        with dev.cpu_threads("cpu", 1):
+            seen["a"] = torch.get_num_threads()
+            a_in.set()
+            b_in.wait(5)
+        a_out.set()
+
+    def session_b():
+        a_in.wait(5)
+        with dev.cpu_threads("cpu", 1):
+            b_in.set()
+            a_out.wait(5)
+            seen["b"] = torch.get_num_threads()
+
+    workers = [threading.Thread(target=session_a), threading.Thread(target=session_b)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join(10)
+    fresh = threading.Thread(target=lambda: seen.setdefault("fresh", torch.get_num_threads()))
+    fresh.start()
+    fresh.join(10)
+    assert seen == {"a": 1, "b": 1, "fresh": dev.DEFAULT_CPU_THREADS}
+    assert torch.get_num_threads() == dev.DEFAULT_CPU_THREADS
+
+
+def test_none_means_the_start_up_default_even_after_an_inherited_limit():
+    """A thread that inherited one thread gets the default back inside cpu_threads(None)."""
+    torch.set_num_threads(1)
+    try:
+        with dev.cpu_threads("cpu", None):
+            assert torch.get_num_threads() == dev.DEFAULT_CPU_THREADS
+    finally:
+        torch.set_num_threads(dev.DEFAULT_CPU_THREADS)
