@@ -27,7 +27,7 @@ class OneLineParser(argparse.ArgumentParser):
 
 def batch_size_arg(text: str) -> int | None:
     """Parse --batch-size: a positive whole number, or 'full' for the whole set."""
-    if text.strip().lower() in ("full", "none", "0"):
+    if text.strip().lower() in ("full", "none"):
         return None
     try:
         return int(text)

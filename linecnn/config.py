@@ -89,6 +89,11 @@ class RunConfig:
     def __post_init__(self) -> None:
         _check_int("Seed", self.seed, 0, 2**63 - 1)
 
+    @property
+    def step_size(self) -> int:
+        """Images per optimizer step: the batch size, or the whole training set."""
+        return min(self.train.batch_size or self.data.train_size, self.data.train_size)
+
     def as_dict(self) -> dict:
         """A flat, JSON-friendly view used by the CLI, the history and the UI."""
         return {

@@ -72,8 +72,7 @@ SMALL_STEP_BYTES = 32 << 20  # steps under ~32 MiB of activations train on one C
 def cpu_threads_for(config: RunConfig) -> int | None:
     """1 for runs of small steps, whose tiny ops lose more to thread hand-offs than they gain;
     None (torch's default) for bigger ones. Interactive pages train inside ``cpu_threads``."""
-    batch = min(config.train.batch_size or config.data.train_size, config.data.train_size)
-    return 1 if step_memory_bytes(config.model, batch) <= SMALL_STEP_BYTES else None
+    return 1 if step_memory_bytes(config.model, config.step_size) <= SMALL_STEP_BYTES else None
 
 
 def train_epoch(

@@ -32,9 +32,11 @@ if live is not None and not state.is_paused() and not live.done:
         for _ in live.run():
             live_charts.update(live.history, epochs, live)
     record = state.finish_run()
+    # Show the final curves and metrics at once, then rerun so the buttons above, drawn
+    # while the run was live, show the idle state again.
     live_charts.show(record.history, epochs, None)
     view.summary(record)
-    st.rerun()  # the buttons above still show the running state; redraw them
+    st.rerun()
 
 if live is None and state.latest_run() is not None:
     view.summary(state.latest_run())

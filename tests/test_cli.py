@@ -90,6 +90,7 @@ def test_options_reach_the_config(capsys):
         (["train", "--epochs", "0"], "Epochs must be"),
         (["train", "--lr", "-1"], "Learning rate must be"),
         (["train", "--batch-size", "lots"], "whole number or 'full'"),
+        (["train", "--batch-size", "0"], "Batch size must be"),
         (["train", "--device", "tpu"], "Unknown device"),
         (["train", "--data-mode", "wiggly"], "invalid choice"),
         (["fly"], "invalid choice"),

@@ -121,3 +121,30 @@ def test_a_step_too_big_for_memory_is_refused_with_a_suggestion():
     message = " ".join(e.value for e in at.error)
     assert "needs about" in message and "Choose a batch size of" in message
     assert "train.live" not in at.session_state
+
+
+def test_a_run_interrupted_after_its_last_epoch_is_still_filed():
+    """A click landing between the last epoch and filing the run must not leave it stuck as live."""
+    from linecnn.config import RunConfig
+    from linecnn.train import fit
+
+    at = app_test(TRAIN)
+    at.session_state["train.live"] = fit(RunConfig.from_flat(epochs=3, per_class=20))  # done, not filed
+    at.session_state["train.paused"] = False
+    at.run()
+    assert not at.exception
+    runs = at.session_state["train.runs"]
+    assert len(runs) == 1 and not runs[0].stopped and "train.live" not in at.session_state
+    assert next(b for b in at.button if b.label == "Start").disabled is False
+
+
+def test_run_numbers_never_repeat_after_clearing_the_history():
+    """Clear history, train again: the new run is Run 2, not a second Run 1."""
+    at = app_test(TRAIN)
+    click = lambda label: next(b for b in at.button if b.label == label).click().run()  # noqa: E731
+    click("Step")
+    click("Stop")
+    click("Clear history")
+    click("Step")
+    click("Stop")
+    assert [run.number for run in at.session_state["train.runs"]] == [2]

@@ -8,16 +8,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import streamlit as st
-import torch
 from torch import nn
 
 from linecnn.config import RunConfig
+from linecnn.device import DEFAULT_CPU_THREADS
 from linecnn.train import EpochRecord, Trainer, cpu_threads_for
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
 LIVE = "train.live"  # the Trainer of the run in progress (running or paused), if any
 PAUSED = "train.paused"  # True while the live run is paused
 RUNS = "train.runs"  # list[RunRecord] of finished or stopped runs, oldest first
+RUN_COUNT = "train.run_count"  # runs filed so far in this session; numbers never repeat
 
 MAX_RUNS = 20  # older runs drop off the session history beyond this
 
@@ -46,18 +47,27 @@ class RunRecord:
         return f"Run {self.number} · {self.device} · {end}"
 
 
+def _file_if_finished() -> None:
+    """File a live run whose last epoch is done: a click or page switch can land in between."""
+    trainer = st.session_state.get(LIVE)
+    if trainer is not None and trainer.done:
+        finish_run()
+
+
 def live_trainer() -> Trainer | None:
-    """The run in progress, if any."""
+    """The run in progress (running or paused), if any."""
+    _file_if_finished()
     return st.session_state.get(LIVE)
 
 
 def is_paused() -> bool:
-    """True while the live run is paused (or was interrupted by leaving the page)."""
+    """True while the live run is paused."""
     return bool(st.session_state.get(PAUSED, False))
 
 
 def runs() -> list[RunRecord]:
     """Finished and stopped runs of this session, oldest first."""
+    _file_if_finished()
     return st.session_state.setdefault(RUNS, [])
 
 
@@ -81,14 +91,15 @@ def finish_run() -> RunRecord | None:
     if trainer is None or not trainer.history:
         return None
     history = runs()
+    st.session_state[RUN_COUNT] = st.session_state.get(RUN_COUNT, 0) + 1
     record = RunRecord(
-        number=(history[-1].number + 1) if history else 1,
+        number=st.session_state[RUN_COUNT],
         config=trainer.config,
         device=str(trainer.device),
         history=tuple(trainer.history),
         confusion=trainer.confusion_matrix(),
         model=trainer.model.to("cpu").eval(),
-        threads=(cpu_threads_for(trainer.config) or torch.get_num_threads())
+        threads=(cpu_threads_for(trainer.config) or DEFAULT_CPU_THREADS)
         if trainer.device.type == "cpu"
         else None,
     )

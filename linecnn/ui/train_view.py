@@ -132,12 +132,11 @@ def show_flash() -> None:
 
 def check_memory(config: RunConfig) -> None:
     """Raise ValueError when one step of ``config`` would need more memory than the page allows."""
-    batch = config.train.batch_size or config.data.train_size
-    needed = step_memory_bytes(config.model, min(batch, config.data.train_size))
+    needed = step_memory_bytes(config.model, config.step_size)
     if needed > MAX_STEP_BYTES:
         largest = MAX_STEP_BYTES // step_memory_bytes(config.model, 1)
         raise ValueError(
-            f"A step of {min(batch, config.data.train_size):,} images at width {config.model.width} needs "
+            f"A step of {config.step_size:,} images at width {config.model.width} needs "
             f"about {format_bytes(needed)} of memory, more than this page allows "
             f"({format_bytes(MAX_STEP_BYTES)}). Choose a batch size of {largest:,} or less, "
             "or a smaller width."
