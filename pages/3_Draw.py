@@ -106,18 +106,26 @@ def show_prediction(drawing: Drawing, prediction: Prediction) -> None:
     )
 
 
+MAX_CONV1_MAPS, MAX_CONV2_MAPS = 16, 32  # a width-2 model shows all; wider ones their most active
+
+
+def maps_title(count: int, limit: int) -> str:
+    """'8 feature maps', or 'the 16 most active of 128 feature maps' for wide models."""
+    return f"{count} feature maps" if count <= limit else f"the {limit} most active of {count} feature maps"
+
+
 def show_feature_maps(prediction: Prediction) -> None:
     """The conv1 and conv2 activations as small heatmaps, with a caption saying what they are."""
     st.subheader("Inside the network")
     conv1, conv2 = prediction.conv1, prediction.conv2
     with st.container(horizontal=True, gap="large"):
         with st.container(width="content"):
-            st.markdown(f"**conv1**: {len(conv1)} feature maps, 8×8")
-            figure = feature_maps_figure(conv1, columns=4)
+            st.markdown(f"**conv1**: {maps_title(len(conv1), MAX_CONV1_MAPS)}, 8×8")
+            figure = feature_maps_figure(conv1, columns=4, limit=MAX_CONV1_MAPS)
             st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv1")
         with st.container(width="content"):
-            st.markdown(f"**conv2**: {len(conv2)} feature maps, 4×4")
-            figure = feature_maps_figure(conv2, columns=8, map_px=52)
+            st.markdown(f"**conv2**: {maps_title(len(conv2), MAX_CONV2_MAPS)}, 4×4")
+            figure = feature_maps_figure(conv2, columns=8, map_px=52, limit=MAX_CONV2_MAPS)
             st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv2")
     st.caption(
         "Each small square is one filter's response (after ReLU) to your drawing: bright where the "

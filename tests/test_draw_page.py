@@ -2,6 +2,7 @@
 
 import base64
 import io
+import json
 import re
 
 import numpy as np
@@ -146,3 +147,25 @@ def test_brush_survives_a_trip_to_the_cell_grid(page):
     page.segmented_control(key="draw.mode").set_value("canvas").run()
     assert not page.exception
     assert page.segmented_control(key="draw.brush").value == 8
+
+
+def test_a_wide_models_feature_maps_show_only_the_most_active(page):
+    """A width-16 run has 128 and 256 maps: the page draws its 16 and 32 most active and says so."""
+    with cpu_threads("cpu", 1):
+        trainer = fit(RunConfig.from_flat(per_class=10, epochs=1, width=16))
+    page.session_state[state.RUNS] = [
+        state.RunRecord(
+            number=1,
+            config=trainer.config,
+            device="cpu",
+            history=tuple(trainer.history),
+            confusion=trainer.confusion_matrix(),
+            model=trainer.model.eval(),
+        )
+    ]
+    at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
+    assert not at.exception
+    shown = texts(at.markdown)
+    assert "the 16 most active of 128 feature maps" in shown and "the 32 most active of 256" in shown
+    traces = sorted(len(json.loads(chart.proto.spec)["data"]) for chart in at.get("plotly_chart"))
+    assert traces[-2:] == [16, 32]  # conv1's and conv2's grids of one heatmap per map

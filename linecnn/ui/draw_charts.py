@@ -73,10 +73,24 @@ def probability_figure(probabilities: Sequence[float], height: int = 230) -> go.
     return fig
 
 
-def feature_maps_figure(maps: torch.Tensor, columns: int, map_px: int = 60) -> go.Figure:
-    """One small heatmap per channel of ``maps`` (C, H, W), on one colour scale for the layer."""
-    channels = len(maps)
-    rows = math.ceil(channels / columns)
+def strongest_channels(maps: torch.Tensor, limit: int) -> list[int]:
+    """Indices of the ``limit`` channels of ``maps`` (C, H, W) with the highest peak, in channel order."""
+    if len(maps) <= limit:
+        return list(range(len(maps)))
+    return sorted(maps.amax(dim=(1, 2)).argsort(descending=True)[:limit].tolist())
+
+
+def feature_maps_figure(
+    maps: torch.Tensor, columns: int, map_px: int = 60, limit: int | None = None
+) -> go.Figure:
+    """One small heatmap per channel of ``maps`` (C, H, W), on one colour scale for the layer.
+
+    With ``limit``, only that many of the most active channels are drawn: a wide model has
+    hundreds, and a heatmap each would take seconds to build and send.
+    """
+    shown = strongest_channels(maps, limit) if limit else list(range(len(maps)))
+    columns = min(columns, len(shown))
+    rows = math.ceil(len(shown) / columns)
     gap, title = 8, 16  # pixels between maps and above each map for its number
     width = columns * map_px + (columns - 1) * gap
     height = rows * (map_px + title) + (rows - 1) * gap
@@ -86,20 +100,20 @@ def feature_maps_figure(maps: torch.Tensor, columns: int, map_px: int = 60) -> g
         cols=columns,
         horizontal_spacing=gap / width,
         vertical_spacing=(gap + title) / height,
-        subplot_titles=[f"{i + 1}" for i in range(channels)],
+        subplot_titles=[f"{channel + 1}" for channel in shown],
     )
-    for i in range(channels):
+    for position, channel in enumerate(shown):
         fig.add_trace(
             go.Heatmap(
-                z=maps[i].tolist(),
+                z=maps[channel].tolist(),
                 zmin=0.0,
                 zmax=top,
                 colorscale=MAP_SCALE,
                 showscale=False,
-                hovertemplate=f"filter {i + 1}" + ", row %{y}, column %{x}: %{z:.2f}<extra></extra>",
+                hovertemplate=f"filter {channel + 1}" + ", row %{y}, column %{x}: %{z:.2f}<extra></extra>",
             ),
-            row=i // columns + 1,
-            col=i % columns + 1,
+            row=position // columns + 1,
+            col=position % columns + 1,
         )
     _square_axes(fig)
     fig.update_annotations(font_size=10, yshift=-2)
