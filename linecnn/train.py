@@ -7,7 +7,7 @@ Data, model and optimizer stay on one device. Each epoch ends with a single sync
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 import torch
@@ -83,12 +83,15 @@ def train_epoch(
     batch_size: int | None = None,
     order: torch.Generator | None = None,
     scaler: torch.amp.GradScaler | None = None,
+    *,
+    after_step: Callable[[], None] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """One pass over (x, y); returns the summed loss and the correct count as device tensors.
 
     Mini-batches are shuffled with ``order`` (a CPU generator) when there is more than one.
     ``scaler`` is for fp16 autocast (the benchmark's AMP option): it scales the loss so small
-    gradients survive, and skips steps whose gradients overflowed.
+    gradients survive, and skips steps whose gradients overflowed. ``after_step`` runs after
+    every optimizer step (the benchmark's cancel and time cap raise from it).
     """
     model.train()
     slices = batch_slices(len(x), batch_size)
@@ -110,6 +113,8 @@ def train_epoch(
             scaler.update()
         loss_sum += loss.detach() * (part.stop - part.start)
         correct += (logits.argmax(dim=1) == y[part]).sum()
+        if after_step is not None:
+            after_step()
     return loss_sum, correct
 
 
