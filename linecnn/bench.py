@@ -20,7 +20,7 @@ from functools import partial
 import torch
 from torch import nn
 
-from linecnn.config import DATA_MODES, DataConfig, ModelConfig, TrainConfig
+from linecnn.config import DataConfig, ModelConfig, TrainConfig
 from linecnn.data import make_lines
 from linecnn.device import (
     bf16_supported,
@@ -69,8 +69,6 @@ class BenchConfig:
                 raise ValueError(f"{name} must be a whole number from {low} to 1,000; got {value!r}.")
         if self.amp not in AMP_MODES:
             raise ValueError(f"AMP must be one of {', '.join(AMP_MODES)}; got {self.amp!r}.")
-        if self.data_mode not in DATA_MODES:
-            raise ValueError(f"Data mode must be one of {', '.join(DATA_MODES)}; got {self.data_mode!r}.")
 
     @property
     def images(self) -> int:
@@ -216,7 +214,8 @@ class Stop(Exception):
     """Raised from a progress callback to end a benchmark early (cancel, time cap)."""
 
 
-# progress(phase, done, total): phase is "setup", "warm-up" or "timing"; raise Stop to end early.
+# progress(phase, done, total): phase is "setup", "warm-up" or "timing"; raise Stop to end early. Besides
+# once per phase and epoch, it is called again with the same arguments after every optimizer step.
 Progress = Callable[[str, int, int], None]
 
 
@@ -259,20 +258,38 @@ class Workload:
     eager: nn.Module  # the model as built (under autocast when AMP is on)
     timed: nn.Module  # what the epochs run: ``eager`` or its compiled form
 
-    def epoch(self) -> None:
-        """One training epoch, exactly as the Train page runs it (no sync: the caller's clock syncs)."""
+    def epoch(self, after_step: Callable[[], None] | None = None) -> None:
+        """One pass of ``train.train_epoch`` over the training images (no sync: the caller's clock syncs).
+
+        This is the training part of a Train page epoch, not all of it: there is no validation
+        pass and no per-epoch metric sync (``tolist``), a full batch above MAX_FULL_BATCH images
+        is cut into steps that big, and torch runs with whatever CPU thread count is set.
+        ``after_step`` runs after every optimizer step (a cancel or time cap raises from it).
+        """
         train_epoch(
-            self.timed, self.x, self.y, self.optimizer, self.config.step_size, self.order, self.scaler
+            self.timed,
+            self.x,
+            self.y,
+            self.optimizer,
+            self.config.step_size,
+            self.order,
+            self.scaler,
+            after_step=after_step,
         )
 
-    def first_steps(self, net: nn.Module) -> float:
-        """Seconds for one training step on each batch shape an epoch uses (pays autotune or compilation)."""
+    def first_steps(self, net: nn.Module, after_step: Callable[[], None] | None = None) -> float:
+        """Seconds for one training step on each batch shape an epoch uses (pays autotune or compilation).
+
+        ``after_step`` runs before the first step and after each one, outside the clock.
+        """
         sizes = sorted(
             {part.stop - part.start for part in batch_slices(self.config.images, self.config.step_size)}
         )
         x, y, optimizer = self.x, self.y, self.optimizer
         steps = [partial(train_epoch, net, x[:n], y[:n], optimizer, scaler=self.scaler) for n in sizes]
-        return sum(time_epochs(step, self.device, 1)[0] for step in steps)
+        check = after_step or (lambda: None)
+        check()
+        return sum(time_epochs(step, self.device, 1, after_each=lambda _: check())[0] for step in steps)
 
 
 def prepare(config: BenchConfig, device: torch.device | str) -> Workload:
@@ -298,8 +315,22 @@ def prepare(config: BenchConfig, device: torch.device | str) -> Workload:
 
 
 def _measure(config: BenchConfig, device: torch.device, progress: Progress) -> BenchResult:
-    """The timing recipe: context, setup, priming, warm-up, timed repeats."""
-    progress("setup", 0, 1)
+    """The timing recipe: context, setup, priming, warm-up, timed repeats.
+
+    ``progress`` is called at each phase, after each epoch, and again with the same arguments
+    after every optimizer step (priming steps and compilation included), so that a Stop raised
+    from it (a cancel, a time cap) lands within one step, not one epoch.
+    """
+    where = ["setup", 0, 1]  # the phase, epochs done and planned: what a per-step call repeats
+
+    def at(phase: str, done: int, total: int) -> None:
+        where[:] = [phase, done, total]
+        progress(phase, done, total)
+
+    def step() -> None:
+        progress(*where)
+
+    at("setup", 0, 1)
     context = first_use_seconds(device)
     reset_peak_memory(device)
     synchronize(device)
@@ -308,15 +339,19 @@ def _measure(config: BenchConfig, device: torch.device, progress: Progress) -> B
     synchronize(device)
     setup = time.perf_counter() - start
 
+    epoch = partial(work.epoch, after_step=step)
     with _cudnn_benchmark(device):
-        autotune = work.first_steps(work.eager)
-        compiled = work.first_steps(work.timed) if config.compile or config.cuda_graphs else None
-        warmup = time_epochs(
-            work.epoch, device, config.warmup, after_each=lambda i: progress("warm-up", i, config.warmup)
+        autotune = work.first_steps(work.eager, after_step=step)
+        compiled = (
+            work.first_steps(work.timed, after_step=step) if config.compile or config.cuda_graphs else None
         )
-        progress("timing", 0, config.repeats)
+        at("warm-up", 0, config.warmup)
+        warmup = time_epochs(
+            epoch, device, config.warmup, after_each=lambda i: at("warm-up", i, config.warmup)
+        )
+        at("timing", 0, config.repeats)
         seconds = time_epochs(
-            work.epoch, device, config.repeats, after_each=lambda i: progress("timing", i, config.repeats)
+            epoch, device, config.repeats, after_each=lambda i: at("timing", i, config.repeats)
         )
 
     summary = summarize(seconds, config.images)

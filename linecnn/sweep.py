@@ -15,7 +15,9 @@ from dataclasses import dataclass, replace
 import torch
 
 from linecnn.bench import OK, BenchConfig, BenchResult, Stop, bench, bench_environment
+from linecnn.config import ModelConfig
 from linecnn.device import describe
+from linecnn.train import step_memory_bytes
 
 FORMAT = "linecnn.bench/1"  # the "format" of a benchmark JSON document (CLI output, page download)
 FACTORS = ("none", "data", "batch", "width", "conv")
@@ -46,6 +48,9 @@ class Caps:
 
     max_images: int = MAX_IMAGES  # largest training set of one cell
     max_seconds: float | None = None  # wall time of the whole sweep; None = no limit (the CLI's default)
+    max_step_bytes: int | None = (
+        None  # activations one step may keep (train.step_memory_bytes); None = no limit
+    )
 
 
 @dataclass(frozen=True)
@@ -114,7 +119,56 @@ def plan_sweep(
         )
     if not configs:
         raise ValueError(f"Every cell is above this server's cap of {caps.max_images:,} images per cell.")
+    if caps.max_step_bytes is not None:
+        configs, note = _within_step_memory(configs, factor, caps.max_step_bytes)
+        notes += [note] if note else []
     return SweepPlan(factor, tuple(configs), tuple(devices), compare_eager, tuple(notes))
+
+
+def step_bytes(config: BenchConfig) -> int:
+    """Estimated activation bytes one training step of ``config`` keeps (fp32; good to a factor of ~2)."""
+    return step_memory_bytes(ModelConfig(config.width, config.extra_convs), config.step_size)
+
+
+def _within_step_memory(
+    configs: list[BenchConfig], factor: str, cap: int
+) -> tuple[list[BenchConfig], str | None]:
+    """The cells whose steps fit under ``cap`` bytes, and a sentence on those left out (None if none).
+
+    Raises ValueError, saying how to fit, when no cell does: such a step would exhaust a CPU
+    server's memory (the OOM killer takes the whole server) long before it said "out of memory".
+    """
+    fits = [c for c in configs if step_bytes(c) <= cap]
+    left = [c for c in configs if step_bytes(c) > cap]
+    if not left:
+        return configs, None
+    cells = ", ".join(f"{_cell_name(factor, c)} (≈ {_gib(step_bytes(c))})" for c in left)
+    if fits:
+        return fits, (
+            f"Cells whose training step would keep more than this server's cap of {_gib(cap)} of "
+            f"activations were left out: {cells}."
+        )
+    smallest = min(left, key=step_bytes)
+    per_image = step_memory_bytes(ModelConfig(smallest.width, smallest.extra_convs), 1)
+    raise ValueError(
+        f"One training step would keep ≈ {_gib(step_bytes(smallest))} of activations, above this "
+        f"server's cap of {_gib(cap)} per step. Choose a batch size of {max(1, cap // per_image):,} or "
+        "less, a smaller width or fewer extra conv layers."
+    )
+
+
+def _cell_name(factor: str, config: BenchConfig) -> str:
+    """The swept value of a cell, exactly, e.g. '36,000 images' or 'a batch of 256'."""
+    if factor == "batch":
+        return f"a batch of {config.step_size:,}"
+    if factor in ("width", "conv"):
+        return format_x(factor, x_value(factor, config.as_dict()))
+    return f"{config.images:,} images"
+
+
+def _gib(count: int) -> str:
+    """Bytes as GiB for a sentence, e.g. '35.2 GiB' (MiB below 1 GiB)."""
+    return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
 
 
 @dataclass(frozen=True)
@@ -158,16 +212,25 @@ def run_sweep(
 
     An out-of-memory cell is recorded and the sweep goes on. At the time cap the running cell
     is recorded as stopped and the cells left as skipped. Exceptions raised by ``progress``
-    (a cancel) end the sweep where it is.
+    (a cancel) end the sweep where it is. ``progress`` is called at each phase and epoch and
+    again after every optimizer step, so the time cap and a cancel land within one step.
+    The size and step-memory caps apply when planning (``plan_sweep``).
     """
     env = bench_environment()
     cells = plan.cells()
     deadline = None if caps.max_seconds is None else clock() + caps.max_seconds
     for index, (config, device) in enumerate(cells, start=1):
 
-        def report(phase: str, done: int, total: int, config=config, device=device, index=index) -> None:
+        def report(
+            phase: str,
+            done: int,
+            total: int,
+            config: BenchConfig = config,
+            device: str = device,
+            index: int = index,
+        ) -> None:
             if deadline is not None and clock() > deadline:
-                raise Stop(f"stopped: time cap of {caps.max_seconds:.0f} s")
+                raise Stop(f"stopped: time cap of {caps.max_seconds:g} s")
             if progress is not None:
                 progress(CellProgress(index, len(cells), device, config, phase, done, total))
 

@@ -10,7 +10,7 @@ import torch
 
 from linecnn import bench as bench_module
 from linecnn.bench import BenchConfig, BenchLock, Stop, bench, is_out_of_memory, summarize, time_epochs
-from linecnn.sweep import Caps, crossover, plan_sweep, run_sweep
+from linecnn.sweep import Caps, crossover, plan_sweep, run_sweep, step_bytes
 
 TINY = BenchConfig(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
 
@@ -189,3 +189,80 @@ def test_stop_from_progress_ends_the_cell():
 
     with pytest.raises(Stop):
         bench(TINY, "cpu", cancel)
+
+
+LONG = BenchConfig(per_class=12_000, batch_size=256, warmup=2, repeats=3)  # 36,000 images: 141 steps/epoch
+
+
+def count_steps(monkeypatch) -> list[int]:
+    """Count optimizer steps of every epoch and priming step the benchmark runs (one-item list)."""
+    real, steps = bench_module.train_epoch, [0]
+
+    def counted(*args, after_step=None, **kwargs):
+        def step() -> None:
+            steps[0] += 1
+            if after_step is not None:
+                after_step()
+
+        return real(*args, after_step=step, **kwargs)
+
+    monkeypatch.setattr(bench_module, "train_epoch", counted)
+    return steps
+
+
+def test_the_time_cap_lands_within_one_step(monkeypatch):
+    """At 10 ms a step on the clock, a 50 ms cap stops the cell 5 steps in, not at an epoch end."""
+    steps = count_steps(monkeypatch)
+    plan = plan_sweep(LONG, "none", ["cpu"])
+    results = list(run_sweep(plan, caps=Caps(max_seconds=0.05), clock=lambda: steps[0] * 0.01))
+    assert [r["status"] for r in results] == ["stopped: time cap of 0.05 s"]
+    assert 5 <= steps[0] <= 6  # the step that crossed the cap is the last one
+
+
+def test_cancel_lands_within_one_step(monkeypatch):
+    """A progress callback that raises Stop mid-epoch ends the cell right after the current step."""
+    steps, calls = count_steps(monkeypatch), []
+
+    def cancel(phase: str, done: int, total: int) -> None:
+        calls.append((phase, done, steps[0]))
+        if steps[0] >= 20:
+            raise Stop("cancelled")
+
+    with pytest.raises(Stop):
+        bench(LONG, "cpu", cancel)
+    assert steps[0] == 20 and calls[-1] == ("warm-up", 0, 20)  # inside the first warm-up epoch
+
+
+def test_priming_and_compilation_are_bracketed_by_checks(monkeypatch):
+    """The callback runs before the priming steps and after each (eager, then compiled), then per step."""
+    steps, calls = count_steps(monkeypatch), []
+    monkeypatch.setattr(torch, "compile", lambda model, mode=None: model)
+    bench(
+        BenchConfig(per_class=10, warmup=1, repeats=1, compile=True),
+        "cpu",
+        lambda *a: calls.append((*a, steps[0])),
+    )
+    assert calls[:5] == [
+        ("setup", 0, 1, 0),  # before the data is made
+        ("setup", 0, 1, 0),  # before the first priming step
+        ("setup", 0, 1, 1),  # after the eager priming step
+        ("setup", 0, 1, 1),  # before the compiled one
+        ("setup", 0, 1, 2),  # after it (compilation paid)
+    ]
+    assert ("warm-up", 0, 1, 3) in calls and calls[-1] == ("timing", 1, 1, 4)
+
+
+def test_steps_above_the_memory_cap_are_left_out_or_refused():
+    """Cells whose step would keep more activations than the cap are never run, and the plan says why."""
+    cap = Caps(max_step_bytes=1 << 30)
+    huge = BenchConfig(width=64, extra_convs=16, per_class=333_334)  # ≈ 35 GiB per 4,096-image step
+    assert step_bytes(huge) > 30 * 2**30
+    with pytest.raises(
+        ValueError, match=r"≈ 35.4 GiB .* cap of 1.0 GiB per step\. Choose a batch size of 115"
+    ):
+        plan_sweep(huge, "none", ["cpu"], caps=cap)
+    batches = plan_sweep(BenchConfig(width=64, extra_convs=16), "batch", ["cpu"], caps=cap)
+    assert [c.step_size for c in batches.configs] == [16, 64]
+    assert "a batch of 256 (≈ 2.2 GiB), a batch of 360 (≈ 3.1 GiB)" in batches.notes[0]
+    assert all(step_bytes(c) <= 1 << 30 for c, _ in batches.cells())
+    assert plan_sweep(huge, "none", ["cpu"]).configs == (huge,)  # no cap unless asked: the CLI's default
