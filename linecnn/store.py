@@ -9,18 +9,33 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
 from contextlib import closing
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from linecnn.bench import OK
 from linecnn.paths import data_dir
 from linecnn.sweep import FACTORS, FORMAT
 
 DB_NAME = "bench.sqlite3"
 SOURCES = ("page", "cli", "import")
 REQUIRED = ("device", "config", "status", "median_ms", "p25_ms", "p75_ms", "samples_per_s")
+CONFIG_KEYS = ("images", "step_size", "width", "conv_layers", "variant")  # what the page reads of a config
+TIMES = (  # a result's numbers: at least 0, or null for a cell that was not timed
+    "median_ms",
+    "p25_ms",
+    "p75_ms",
+    "samples_per_s",
+    "first_epoch_ms",
+    "context_ms",
+    "setup_ms",
+    "autotune_ms",
+    "compile_ms",
+    "peak_memory_bytes",
+)
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
@@ -60,7 +75,11 @@ class RunSummary:
 
 
 def validate_document(document: object) -> dict:
-    """Return ``document`` if it is a linecnn benchmark JSON, else raise ValueError saying what is wrong."""
+    """Return ``document`` if it is a linecnn benchmark JSON, else raise ValueError saying what is wrong.
+
+    Every field the page and the history read is checked for its type, so that a hand-edited or
+    truncated file is refused at import instead of breaking the page each time it is shown.
+    """
     what = "This is not a linecnn benchmark JSON (make one with: python -m linecnn bench --json --out FILE)"
     if not isinstance(document, dict) or not str(document.get("format", "")).startswith("linecnn.bench/"):
         raise ValueError(f"{what}.")
@@ -71,15 +90,140 @@ def validate_document(document: object) -> dict:
     results = document.get("results")
     if not isinstance(results, list) or not results:
         raise ValueError(f"{what}: it has no results.")
-    for number, result in enumerate(results, start=1):
-        missing = [key for key in REQUIRED if not isinstance(result, dict) or key not in result]
-        if missing:
-            raise ValueError(f"{what}: result {number} lacks {', '.join(missing)}.")
-        if not isinstance(result["config"], dict) or "images" not in result["config"]:
-            raise ValueError(f"{what}: result {number} has no usable config.")
     if document.get("sweep") not in FACTORS:
         raise ValueError(f"{what}: unknown sweep {document.get('sweep')!r}.")
+    problem = _document_problem(document)
+    if problem is None:
+        problem = next(filter(None, (_result_problem(r, n) for n, r in enumerate(results, start=1))), None)
+    if problem is None:
+        problem = _repeated_cell(results, document["sweep"])
+    if problem is not None:
+        raise ValueError(f"This benchmark JSON cannot be used: {problem}.")
     return document
+
+
+def _is_number(value: object) -> bool:
+    """A finite int or float (JSON's numbers; NaN, Infinity and booleans are not)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _is_amount(value: object) -> bool:
+    """None, or a finite number of at least 0 (a time, a rate, a size)."""
+    return value is None or (_is_number(value) and value >= 0)
+
+
+def _is_count(value: object) -> bool:
+    """A whole number of at least 1."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def _strings(value: object) -> bool:
+    """A list of strings."""
+    return isinstance(value, list | tuple) and all(isinstance(item, str) for item in value)
+
+
+def _env_problem(env: object, where: str) -> str | None:
+    """What is wrong with an environment block (``where`` names it in the sentence), or None."""
+    if not isinstance(env, dict):
+        return f"{where} 'env' is not an object"
+    for key in ("cpu_model", "date", "torch_version", "cuda_version"):
+        if env.get(key) is not None and not isinstance(env[key], str):
+            return f"{where} 'env.{key}' is not text"
+    devices = env.get("devices", [])
+    if not isinstance(devices, list | tuple) or not all(isinstance(d, dict) for d in devices):
+        return f"{where} 'env.devices' is not a list of objects"
+    for d in devices:
+        if any(d.get(key) is not None and not isinstance(d[key], str) for key in ("key", "kind", "name")):
+            return f"{where} 'env.devices' has a device whose key, kind or name is not text"
+        if not _is_amount(d.get("memory_bytes")):
+            return f"{where} 'env.devices' has a memory size that is not a number of bytes"
+    return None
+
+
+def _document_problem(document: dict) -> str | None:
+    """What is wrong with the document-level fields, or None."""
+    if document.get("created") is not None and not isinstance(document["created"], str):
+        return "'created' is not a date in text"
+    if "devices" in document and not _strings(document["devices"]):
+        return "'devices' is not a list of device names"
+    if "notes" in document and not _strings(document["notes"]):
+        return "'notes' is not a list of sentences"
+    if "env" in document:
+        return _env_problem(document["env"], "the file's")
+    return None
+
+
+def _result_problem(result: object, number: int) -> str | None:
+    """What is wrong with result ``number`` (1-based), or None."""
+    where = f"result {number}"
+    missing = [key for key in REQUIRED if not isinstance(result, dict) or key not in result]
+    if missing:
+        return f"{where} lacks {', '.join(missing)}"
+    for key in ("device", "status"):
+        if not isinstance(result[key], str) or not result[key]:
+            return f"{where} has a {key} that is not text ({result[key]!r})"
+    if result.get("device_name") is not None and not isinstance(result["device_name"], str):
+        return f"{where} has a device_name that is not text"
+    problem = _config_problem(result["config"], where)
+    if problem is not None:
+        return problem
+    for key in TIMES:
+        if not _is_amount(result.get(key)):
+            return f"{where} has {key} = {result[key]!r}, not a number of at least 0 (or null)"
+    if result["status"] == OK:
+        if any(result[key] is None for key in REQUIRED[3:]):
+            return f"{where} is 'ok' but lacks its timings"
+        if result["median_ms"] <= 0:
+            return f"{where} is 'ok' but its median is not above 0 ms"
+    times = result.get("times_ms", [])
+    if not isinstance(times, list | tuple) or not all(t is not None and _is_amount(t) for t in times):
+        return f"{where} has times_ms that are not a list of numbers of at least 0"
+    if "notes" in result and not _strings(result["notes"]):
+        return f"{where} has notes that are not a list of sentences"
+    if "factor" in result and result["factor"] not in FACTORS:
+        return f"{where} has factor {result['factor']!r}; it must be one of {', '.join(FACTORS)}"
+    if "x" in result and not (_is_number(result["x"]) and result["x"] > 0):
+        return f"{where} has x = {result['x']!r}, not a number above 0"
+    if "env" in result:
+        return _env_problem(result["env"], where + "'s")
+    return None
+
+
+def _config_problem(config: object, where: str) -> str | None:
+    """What is wrong with a result's flat config (the keys the page reads), or None."""
+    if not isinstance(config, dict):
+        return f"{where} has no usable config"
+    missing = [key for key in CONFIG_KEYS if key not in config]
+    if missing:
+        return f"{where}'s config lacks {', '.join(missing)}"
+    for key in CONFIG_KEYS[:-1]:
+        if not _is_count(config[key]):
+            return f"{where}'s config has {key} = {config[key]!r}, not a whole number of at least 1"
+    if not isinstance(config["variant"], str):
+        return f"{where}'s config has a variant that is not text"
+    return None
+
+
+def _repeated_cell(results: list[dict], sweep: str) -> str | None:
+    """A sentence naming the first cell measured twice (same factor, device, variant and x), or None.
+
+    Each (series, x) must be one point: the page lines series up by x to compute speed-ups.
+    """
+    seen: dict[tuple, int] = {}
+    for number, result in enumerate(results, start=1):
+        config = result["config"]
+        factor = result.get("factor", sweep)
+        x = result.get("x", config["images"])
+        names = (("device", result["device"]), ("name", result.get("device_name") or result["device"]))
+        for name, device in names:
+            cell = (factor, name, device, config["variant"], float(x))
+            if cell in seen:
+                return (
+                    f"result {number} repeats the cell of result {seen[cell]} "
+                    f"(device {device}, {config['variant']}, x = {x:g})"
+                )
+            seen[cell] = number
+    return None
 
 
 def parse_document(text: str | bytes) -> dict:
@@ -95,7 +239,7 @@ def machine_of(document: dict) -> str:
     """CPU model and accelerator names of the machine a document was measured on."""
     env = document.get("env") or {}
     names = [env.get("cpu_model") or "unknown CPU"]
-    names += [d.get("name", "?") for d in env.get("devices", []) if d.get("kind") != "cpu"]
+    names += [d.get("name") or "?" for d in env.get("devices") or [] if d.get("kind") != "cpu"]
     return " · ".join(names)
 
 
@@ -134,16 +278,19 @@ class History:
             digest,
             text,
         )
-        with closing(self._connect()) as connection, connection:
-            found = connection.execute("SELECT id FROM runs WHERE digest = ?", (digest,)).fetchone()
-            if found:
-                return found[0]
-            cursor = connection.execute(
-                "INSERT INTO runs (created, saved, source, sweep, devices, machine, cells, digest, document)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-            return cursor.lastrowid
+        try:
+            with closing(self._connect()) as connection, connection:
+                found = connection.execute("SELECT id FROM runs WHERE digest = ?", (digest,)).fetchone()
+                if found:
+                    return found[0]
+                cursor = connection.execute(
+                    "INSERT INTO runs (created, saved, source, sweep, devices, machine, cells, digest,"
+                    " document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                return cursor.lastrowid
+        except sqlite3.Error as error:  # a full disk, a read-only or locked file
+            raise ValueError(f"Cannot save to the benchmark history at {self.path}: {error}.") from None
 
     def import_json(self, text: str | bytes) -> int:
         """Validate a CLI JSON file's text and store it as an imported run."""

@@ -81,3 +81,58 @@ def fake_gpu_document(gpu_only: bool = True, largest: int = DATA_PER_CLASS[-1]) 
         "env": env,
         "results": results,
     }
+
+
+def _bad(change) -> dict:  # noqa: ANN001 - change: a function that spoils a good document in place
+    """A small good document (2 sizes x CPU and GPU) with ``change`` applied to it."""
+    document = fake_gpu_document(gpu_only=False, largest=400)
+    change(document)
+    return document
+
+
+def _set(key: str, value: object, where: str = "result"):  # noqa: ANN202 - a document mutator
+    """A change that sets ``key`` of the first result (or of the document, or the first config)."""
+
+    def change(document: dict) -> None:
+        target = {
+            "document": document,
+            "result": document["results"][0],
+            "config": document["results"][0]["config"],
+        }[where]
+        target[key] = value
+
+    return change
+
+
+def bad_documents() -> dict[str, tuple[dict, str]]:
+    """Malformed benchmark documents, each with a fragment of the sentence that refuses it.
+
+    Each one used to crash the Benchmark page, at import or every time it was shown.
+    """
+    return {
+        "env is a list": (_bad(_set("env", [1], "document")), "'env' is not an object"),
+        "env devices hold a number": (
+            _bad(lambda d: d["env"].update(devices=[1])),
+            "'env.devices' is not a list of objects",
+        ),
+        "device is a list": (_bad(_set("device", ["cpu"])), "device that is not text"),
+        "median is text": (_bad(_set("median_ms", "fast")), "median_ms = 'fast'"),
+        "median is negative": (_bad(_set("median_ms", -1.0)), "median_ms = -1.0"),
+        "median is NaN": (_bad(_set("median_ms", float("nan"))), "median_ms = nan"),
+        "ok median is zero": (_bad(_set("median_ms", 0.0)), "median is not above 0 ms"),
+        "x is text": (_bad(_set("x", "big")), "x = 'big'"),
+        "config lacks step_size": (
+            _bad(lambda d: d["results"][0]["config"].pop("step_size")),
+            "config lacks step_size",
+        ),
+        "images is text": (_bad(_set("images", "many", "config")), "images = 'many'"),
+        "unknown factor": (_bad(_set("factor", "epochs")), "factor 'epochs'"),
+        "result env is text": (_bad(_set("env", "x")), "result 1's 'env' is not an object"),
+        "status is a number": (_bad(_set("status", 1)), "status that is not text"),
+        "times are text": (_bad(_set("times_ms", "1, 2")), "times_ms"),
+        "created is a list": (_bad(_set("created", ["2026"], "document")), "'created' is not a date"),
+        "a cell repeated": (
+            _bad(lambda d: d["results"].append(dict(d["results"][0]))),
+            "result 5 repeats the cell of result 1",
+        ),
+    }

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
 from linecnn import paths
 from linecnn.cli import main
 from linecnn.store import History, parse_document
-from tests.bench_fixture import fake_gpu_document
+from tests.bench_fixture import bad_documents, fake_gpu_document
 
 
 def test_round_trip_keeps_the_document(tmp_path):
@@ -66,3 +67,33 @@ def test_bad_imports_are_sentences(text, message):
     """A file that is not a benchmark JSON is refused with a reason, never a traceback."""
     with pytest.raises(ValueError, match=message):
         parse_document(text)
+
+
+@pytest.mark.parametrize(("name", "case"), bad_documents().items(), ids=list(bad_documents()))
+def test_malformed_documents_are_refused_with_a_sentence(name, case, tmp_path):
+    """Wrong types, unknown factors, missing config keys and repeated cells are refused at import."""
+    document, message = case
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_document(json.dumps(document))
+    store = History(tmp_path / "h.sqlite3")
+    with pytest.raises(ValueError, match="cannot be used"):
+        store.import_json(json.dumps(document))
+    assert store.runs() == []  # nothing half-stored
+
+
+def test_a_real_run_passes_the_strict_check(tmp_path, capsys, monkeypatch):
+    """What the CLI writes (tuples in memory, lists in JSON) is accepted both before and after JSON."""
+    monkeypatch.setenv(paths.DATA_DIR_ENV, str(tmp_path))
+    argv = ["bench", "--json", "--devices", "cpu", "--per-class", "20", "--warmup", "1", "--repeats", "1"]
+    assert main([*argv, "--sweep", "width", "--up-to", "2"]) == 0
+    assert capsys.readouterr().err == ""  # saved without a warning
+    document = History().load(History().runs()[0].id)
+    assert parse_document(json.dumps(document)) == document
+
+
+def test_an_unwritable_history_is_a_sentence(tmp_path):
+    """A history under a plain file cannot be opened: a ValueError that names the path."""
+    (tmp_path / "file").write_text("")
+    store = History(tmp_path / "file" / "sub" / "bench.sqlite3")
+    with pytest.raises(ValueError, match="Cannot open the benchmark history"):
+        store.save(fake_gpu_document(largest=400), "cli")
