@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from linecnn.bench import AMP_MODES, BenchConfig
 from linecnn.config import DATA_MODES, RunConfig
 from linecnn.device import describe, environment, list_devices, resolve, synchronize
-from linecnn.sweep import FACTORS
+from linecnn.sweep import FACTORS, SweepPlan, crossover
 from linecnn.train import Trainer
 
 
@@ -157,7 +157,7 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
 
 def bench_command(args: argparse.Namespace) -> int:
     """Time epochs on each device (a sweep when asked); print a table or the JSON document."""
-    from linecnn.sweep import Caps, crossover, make_document, plan_sweep, run_sweep
+    from linecnn.sweep import Caps, make_document, plan_sweep, run_sweep
 
     base = BenchConfig(
         per_class=args.per_class,
@@ -180,8 +180,13 @@ def bench_command(args: argparse.Namespace) -> int:
         from tqdm import tqdm  # only the human output needs it
 
         bar = tqdm(total=1.0, file=sys.stderr, leave=False, bar_format="{l_bar}{bar}| {elapsed} {postfix}")
+        shown = [None]  # (cell, phase, epoch) drawn last
 
         def progress(cell) -> None:  # noqa: ANN001 - a sweep.CellProgress
+            # Called after every optimizer step too: redraw only when the cell, phase or epoch moves on.
+            if shown[0] == (cell.cell, cell.phase, cell.done):
+                return
+            shown[0] = (cell.cell, cell.phase, cell.done)
             bar.n = round(cell.fraction, 4)
             bar.set_description(f"cell {cell.cell}/{cell.cells}", refresh=False)
             bar.set_postfix_str(f"{cell.device} · {cell.config.images:,} images · {cell.phase}")
@@ -189,21 +194,42 @@ def bench_command(args: argparse.Namespace) -> int:
     results = list(run_sweep(plan, caps=caps, progress=progress))
     document = make_document(results, plan)
     text = json.dumps(document, indent=1)
+    # Results first, then the files: a history that cannot be opened must not swallow a measurement.
+    if args.json:
+        print(text, flush=True)
+    else:
+        bar.close()
+        print_results(results, plan)
     if args.out:
         try:
             with open(args.out, "w", encoding="utf-8") as out:
                 out.write(text + "\n")
         except OSError as error:
             raise ValueError(f"Cannot write {args.out}: {error.strerror}.") from None
-    run_id = None
+        if not args.json:
+            print(f"JSON written to {args.out}; import it on the Benchmark page to compare machines.")
     if not args.no_save:
-        from linecnn.store import History  # SQLite in the per-user data dir; --no-save skips it
+        save_to_history(document, quiet=args.json)
+    return 0
 
-        run_id = History().save(document, "cli")
-    if args.json:
-        print(text)
-        return 0
-    bar.close()
+
+def save_to_history(document: dict, quiet: bool) -> None:
+    """Add a run to the history and say where (unless ``quiet``); a failure is a one-line warning."""
+    from linecnn.store import History  # SQLite in the per-user data dir; --no-save skips it
+
+    store = History()
+    try:
+        run_id = store.save(document, "cli")
+    except ValueError as error:
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"linecnn bench: warning: not saved to the history: {first_line}", file=sys.stderr)
+        return
+    if not quiet:
+        print(f"Saved as run #{run_id} in {store.path}")
+
+
+def print_results(results: list[dict], plan: SweepPlan) -> None:
+    """The human output: the table, each accelerator's crossover with the CPU, and the plan's notes."""
     print(bench_table(results))
     cpu = {r["x"]: r["median_ms"] for r in results if r["device"] == "cpu" and r["median_ms"] is not None}
     for device in dict.fromkeys(r["device"] for r in results if r["device"] != "cpu"):
@@ -215,11 +241,6 @@ def bench_command(args: argparse.Namespace) -> int:
             print(found.verdict)
     for note in plan.notes:
         print(note)
-    if args.out:
-        print(f"JSON written to {args.out}; import it on the Benchmark page to compare machines.")
-    if run_id is not None:
-        print(f"Saved as run #{run_id} in {History().path}")
-    return 0
 
 
 def bench_table(results: list[dict]) -> str:

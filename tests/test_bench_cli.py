@@ -70,3 +70,27 @@ def test_asking_for_cuda_without_it_says_why(capsys):
     """--devices cpu,cuda on a machine without CUDA is a one-line error that says why."""
     assert main(["bench", "--no-save", "--devices", "cpu,cuda"]) == 2
     assert "CUDA was requested" in capsys.readouterr().err
+
+
+def test_json_is_printed_even_when_the_history_cannot_be_opened(tmp_path, monkeypatch, capsys):
+    """A history under a plain file: the JSON still prints and --out is written, one warning, exit 0."""
+    (tmp_path / "notadir").write_text("")
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path / "notadir" / "sub"))
+    out = tmp_path / "run.json"
+    argv = ["bench", "--json", "--devices", "cpu", "--per-class", "20", "--warmup", "1", "--repeats", "1"]
+    assert main([*argv, "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert document["results"][0]["status"] == "ok" and json.loads(out.read_text()) == document
+    [warning] = captured.err.strip().splitlines()
+    assert warning.startswith("linecnn bench: warning: not saved to the history: Cannot open")
+
+
+def test_the_cli_progress_bar_redraws_once_per_epoch_not_per_step(tmp_path, monkeypatch, capsys):
+    """The progress callback now runs after every step: the table still comes out, with a bar per epoch."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    argv = ["bench", "--devices", "cpu", "--per-class", "400", "--batch-size", "16", "--warmup", "1"]
+    assert main([*argv, "--repeats", "1", "--no-save"]) == 0
+    captured = capsys.readouterr()
+    assert "median ms" in captured.out
+    assert captured.err.count("cpu · 1,200 images") < 20  # 75 steps per epoch, a handful of redraws
