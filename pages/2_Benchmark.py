@@ -16,7 +16,7 @@ from linecnn.sweep import (
 )
 from linecnn.ui import bench as ui
 from linecnn.ui import setup_page
-from linecnn.ui.format import format_seconds
+from linecnn.ui.format import format_bytes, format_seconds
 
 device = setup_page("Benchmark", ":material/speed:")
 ui.finish_interrupted()
@@ -115,7 +115,8 @@ with st.form("bench.settings", border=True):
     if compile_model:
         notes.append("torch.compile compiles every cell anew: tens of seconds per cell on a small CPU")
     notes.append(
-        f"this server stops a cell above {caps.max_images:,} images and a benchmark after "
+        f"this server leaves out cells above {caps.max_images:,} images or whose training step would "
+        f"keep more than {format_bytes(caps.max_step_bytes)} of activations, and stops a benchmark after "
         f"{format_seconds(caps.max_seconds or 0)}"
     )
     st.caption(". ".join(note[0].upper() + note[1:] for note in notes) + ".")

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from linecnn.ui.bench_charts import sweep_figure
-from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame
-from tests.bench_fixture import fake_gpu_document
+from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame, run_problem
+from tests.bench_fixture import bad_documents, fake_gpu_document
 
 
 def test_frame_has_series_speedups_and_a_crossover():
@@ -50,3 +50,19 @@ def test_milliseconds_read_well():
         "12.3 s",
         "-",
     ]
+
+
+def test_cpu_peak_is_labelled_as_the_process_rss_not_the_cells():
+    """A GPU cell's peak is its own; a CPU cell's number is the process's peak RSS, in its own column."""
+    frame = results_frame([ShownRun(1, "import", fake_gpu_document(gpu_only=False, largest=400))])
+    cpu, gpu = frame[frame["kind"] == "cpu"], frame[frame["kind"] == "cuda"]
+    assert cpu["peak_memory_mb"].isna().all() and cpu["process_rss_mb"].notna().all()
+    assert gpu["peak_memory_mb"].notna().all() and gpu["process_rss_mb"].isna().all()
+
+
+@pytest.mark.parametrize(("name", "case"), bad_documents().items(), ids=list(bad_documents()))
+def test_an_unreadable_stored_run_is_named_not_raised(name, case):
+    """run_problem turns whatever a malformed stored document breaks into a sentence."""
+    document, message = case
+    assert message in run_problem(ShownRun(7, "import", document))
+    assert run_problem(ShownRun(8, "import", fake_gpu_document(gpu_only=False))) is None

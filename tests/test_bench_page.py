@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import sqlite3
+import uuid
+from contextlib import closing
 
 import pytest
 
 from linecnn.device import cuda_available
 from linecnn.store import History
-from tests.bench_fixture import fake_gpu_document
+from linecnn.ui.bench import server_caps
+from tests.bench_fixture import bad_documents, fake_gpu_document
 from tests.helpers import app_test
 
 PAGE = "pages/2_Benchmark.py"
@@ -98,3 +102,86 @@ def test_a_faster_path_is_shown_beside_eager():
     assert list(table["variant"]) == ["eager", "channels_last"]
     assert table["vs_eager"].isna().tolist() == [True, False]
     assert any("the speed of plain eager" in m.value for m in at.markdown)
+
+
+def store_unchecked(document: dict) -> int:
+    """Put a document into the history the way an older linecnn could have: no validation at all."""
+    store = History()
+    store.runs()  # creates the file and the table
+    with closing(sqlite3.connect(store.path)) as connection, connection:
+        cursor = connection.execute(
+            "INSERT INTO runs (created, saved, source, sweep, devices, machine, cells, digest, document)"
+            " VALUES ('2026-01-01T00:00:00', '2026-01-01T00:00:00', 'import', 'data', 'cpu', '?', 1, ?, ?)",
+            (uuid.uuid4().hex, json.dumps(document)),
+        )
+        return cursor.lastrowid
+
+
+@pytest.mark.parametrize(("name", "case"), bad_documents().items(), ids=list(bad_documents()))
+def test_a_malformed_import_is_refused_on_the_page(name, case):
+    """Uploading a malformed file shows why it is refused; the page keeps working and stores nothing."""
+    document, message = case
+    at = app_test(PAGE)
+    upload = ("bad.json", json.dumps(document).encode(), "application/json")
+    at.file_uploader(key="bench.upload").set_value(upload).run()
+    assert not at.exception
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert History().runs() == []
+    at.run()  # and the next rerun is fine too
+    assert not at.exception
+
+
+def test_unreadable_stored_runs_are_left_out_with_a_warning():
+    """Rows an older linecnn stored without checks are each left out with a warning; good runs still show."""
+    good = History().import_json(json.dumps(fake_gpu_document(gpu_only=False)))
+    bad = [store_unchecked(document) for document, _ in bad_documents().values()]
+    at = app_test(PAGE)
+    at.session_state["bench.shown"] = [good, *bad]
+    at.run()
+    assert not at.exception
+    left_out = [w.value for w in at.warning if "is left out" in w.value]
+    assert len(left_out) == len(bad)
+    for run_id, (_, message) in zip(bad, bad_documents().values(), strict=True):
+        assert any(f"Run #{run_id} is left out" in w and message in w for w in left_out)
+    assert [m.label for m in at.metric].count("speed-up vs CPU") == 2  # the good run is drawn
+    at.run()
+    assert not at.exception
+
+
+def test_a_step_above_the_memory_cap_is_refused_before_running():
+    """Width 64 with 16 extra convs would keep ~3 GiB per step even at the seed's size: refused, not run."""
+    at = app_test(PAGE)
+    at.segmented_control(key="bench.factor").set_value("none").run()
+    at.number_input(key="bench.width").set_value(64)
+    at.number_input(key="bench.extra").set_value(16)
+    run_button(at).click().run()
+    assert not at.exception
+    assert any("above this server's cap of 1.0 GiB per step" in e.value for e in at.error)
+    assert History().runs() == []
+
+
+def test_the_step_memory_cap_follows_the_environment(monkeypatch):
+    """The host sets the per-step cap with LINECNN_BENCH_MAX_STEP_BYTES; it defaults to 1 GiB."""
+    assert server_caps().max_step_bytes == 1 << 30
+    monkeypatch.setenv("LINECNN_BENCH_MAX_STEP_BYTES", str(64 << 20))
+    assert server_caps().max_step_bytes == 64 << 20
+    at = app_test(PAGE)
+    assert any("more than 64.0 MiB of activations" in c.value for c in at.caption)
+
+
+def test_every_shown_run_can_be_downloaded_and_summaries_load_once(monkeypatch):
+    """Two runs shown: one JSON download per run, the training-only caption, and one history listing."""
+    first = History().import_json(json.dumps(fake_gpu_document(gpu_only=False)))
+    second = History().import_json(json.dumps(fake_gpu_document(largest=4_000)))
+    listings = []
+    real_runs = History.runs
+    monkeypatch.setattr(History, "runs", lambda self, *a: listings.append(1) or real_runs(self, *a))
+    at = app_test(PAGE)
+    at.session_state["bench.shown"] = [first, second]
+    listings.clear()
+    at.run()
+    assert not at.exception
+    labels = [d.proto.label for d in at.get("download_button")]
+    assert labels == ["Download CSV", f"Download JSON of run #{first}", f"Download JSON of run #{second}"]
+    assert any("training epoch only" in c.value for c in at.caption)
+    assert len(listings) == 2  # shown_runs once, the history list once: not once per shown run

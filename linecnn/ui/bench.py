@@ -18,7 +18,7 @@ from linecnn.device import cuda_unavailable_reason, list_devices
 from linecnn.store import History, RunSummary
 from linecnn.sweep import FACTOR_TITLES, MAX_IMAGES, Caps, SweepPlan, format_x, make_document, run_sweep
 from linecnn.ui.bench_charts import sweep_figure
-from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame
+from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame, run_problem
 from linecnn.ui.format import format_bytes, format_seconds
 
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
@@ -30,6 +30,8 @@ CANCEL = "bench.cancel"  # key of the Cancel button
 
 MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's wall time (default 300 s)
 MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
+MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
+MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer, server and all
 REDRAW_SECONDS = 0.5  # live chart redraw period: every redraw remounts the chart (DESIGN §4)
 PROGRESS_SECONDS = 0.15  # progress bar update period; each update is also where a Cancel lands
 
@@ -49,20 +51,31 @@ def server_caps() -> Caps:
             return default
 
     return Caps(
-        max_images=int(number(MAX_IMAGES_ENV, MAX_IMAGES)), max_seconds=number(MAX_SECONDS_ENV, 300.0)
+        max_images=int(number(MAX_IMAGES_ENV, MAX_IMAGES)),
+        max_seconds=number(MAX_SECONDS_ENV, 300.0),
+        max_step_bytes=int(number(MAX_STEP_BYTES_ENV, MAX_STEP_BYTES)),
     )
 
 
 def shown_runs() -> list[ShownRun]:
-    """The stored runs selected for display, loaded from the history (missing ones are dropped)."""
-    store, runs = history(), []
-    for run_id in st.session_state.get(SHOWN, []):
+    """The stored runs selected for display; missing ones are dropped, unreadable ones with a warning."""
+    store, runs, ids = history(), [], st.session_state.get(SHOWN, [])
+    if not ids:
+        return []
+    try:
+        sources = {r.id: r.source for r in store.runs()}
+    except ValueError:
+        return []  # the history cannot be opened: render_history says why
+    for run_id in ids:
         try:
-            document = store.load(run_id)
+            run = ShownRun(run_id, sources.get(run_id, "page"), store.load(run_id))
         except ValueError:
             continue
-        source = next((r.source for r in store.runs() if r.id == run_id), "page")
-        runs.append(ShownRun(run_id, source, document))
+        problem = run_problem(run)
+        if problem is None:
+            runs.append(run)
+        else:
+            st.warning(f"Run #{run_id} is left out: {problem}", icon=":material/warning:")
     return runs
 
 
@@ -78,11 +91,15 @@ def show_run(run_id: int, keep_imported: bool = True) -> None:
 
 
 def _save(plan: SweepPlan, results: list[dict]) -> int | None:
-    """Store a finished or stopped run and show it; None when nothing was measured."""
+    """Store a finished or stopped run and show it; None when nothing was measured or it cannot be saved."""
     if not results:
         return None
-    run_id = history().save(make_document(results, plan), "page")
-    show_run(run_id)
+    try:
+        run_id = history().save(make_document(results, plan), "page")
+        show_run(run_id)
+    except ValueError as error:
+        st.session_state[MESSAGE] = ("warning", f"The benchmark ran but could not be saved: {error}")
+        return None
     return run_id
 
 
@@ -92,10 +109,11 @@ def finish_interrupted() -> None:
     if running is None:
         return
     results, cells = running["results"], len(running["plan"].cells())
-    run_id = _save(running["plan"], results)
-    if run_id is None:
+    if not results:
         st.session_state[MESSAGE] = ("info", "Benchmark cancelled before its first cell finished.")
-    else:
+        return
+    run_id = _save(running["plan"], results)
+    if run_id is not None:  # else _save left its own message
         st.session_state[MESSAGE] = (
             "info",
             f"Benchmark cancelled after {len(results)} of {cells} cells; those are saved as run #{run_id}.",
@@ -115,7 +133,9 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
     who = st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
     results: list[dict] = []
     st.session_state[RUNNING] = {"plan": plan, "results": results, "started": time.time()}
-    st.button("Cancel", key=CANCEL, icon=":material/stop_circle:", help="Stop after the current epoch")
+    st.button(
+        "Cancel", key=CANCEL, icon=":material/stop_circle:", help="Stop after the current training step"
+    )
     status = st.empty()
     bar = st.progress(0.0, text="Waiting for the benchmark lock…")
     live = st.empty()
@@ -147,6 +167,8 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
     bar.empty()
     live.empty()
     run_id = _save(plan, results)
+    if run_id is None:
+        return  # nothing to show; _save left its message
     skipped = sum(r["status"].startswith(("skipped", "stopped")) for r in results)
     oom = sum(r["status"] == "out of memory" for r in results)
     took = format_seconds(time.monotonic() - started)
@@ -186,6 +208,10 @@ def render_results(runs: list[ShownRun]) -> None:
     found = crossings(frame, factor)
 
     st.subheader("Side by side")
+    st.caption(
+        "ms/epoch here is a training epoch only: no validation pass and no per-epoch metrics, so it is "
+        "lower than the Train page's ms/epoch for the same settings."
+    )
     x = _pick_x(timed, factor, key="bench.at." + "-".join(str(run.id) for run in runs))
     _device_columns(group, timed, x, factor)
 
@@ -327,7 +353,15 @@ def _table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
             "samples_per_s": st.column_config.NumberColumn("images/s", format="%.0f"),
             "speedup": st.column_config.NumberColumn("× vs CPU", format="%.2f"),
             "vs_eager": st.column_config.NumberColumn("× vs eager", format="%.2f"),
-            "peak_memory_mb": st.column_config.NumberColumn("peak MiB", format="%.0f"),
+            "peak_memory_mb": st.column_config.NumberColumn(
+                "peak MiB (GPU)", format="%.0f", help="This cell's peak tensor memory on the accelerator."
+            ),
+            "process_rss_mb": st.column_config.NumberColumn(
+                "process peak RSS MiB (CPU)",
+                format="%.0f",
+                help="CPU cells: the whole process's peak resident memory so far (the server and every "
+                "session included). It never goes down, so it is not this cell's own use.",
+            ),
         },
         key="bench.table",
     )
@@ -341,26 +375,26 @@ def _table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
         icon=":material/download:",
         on_click="ignore",
     )
-    first = runs[0]
-    buttons.download_button(
-        f"Download JSON (run #{first.id})",
-        json.dumps(first.document, indent=1),
-        file_name=f"linecnn-bench-{first.id}.json",
-        mime="application/json",
-        icon=":material/data_object:",
-        on_click="ignore",
-        help="The CLI's format: import it on another machine's Benchmark page.",
-    )
+    for run in runs:  # one file per run: each is the CLI's format, and imports on another machine
+        buttons.download_button(
+            f"Download JSON of run #{run.id}",
+            json.dumps(run.document, indent=1),
+            file_name=f"linecnn-bench-{run.id}.json",
+            mime="application/json",
+            icon=":material/data_object:",
+            on_click="ignore",
+            help="The CLI's format: import it on another machine's Benchmark page.",
+        )
 
 
 def render_environment(runs: list[ShownRun]) -> None:
     """The machine and software behind each shown run."""
     with st.expander("Environment of each run"):
         for run in runs:
-            env = run.document.get("env", {})
+            env = run.document.get("env") or {}
             gpus = [
-                f"{d['name']} ({format_bytes(d.get('memory_bytes'))})"
-                for d in env.get("devices", [])
+                f"{d.get('name') or '?'} ({format_bytes(d.get('memory_bytes'))})"
+                for d in env.get("devices") or []
                 if d.get("kind") != "cpu"
             ]
             st.markdown(
@@ -376,6 +410,11 @@ def render_history() -> None:
     """Pick stored runs to compare, and import a JSON made by the CLI on another machine."""
     st.subheader("History")
     store = history()
+    try:
+        summaries: dict[int, RunSummary] = {r.id: r for r in store.runs()}
+    except ValueError as error:
+        st.error(f"{error} Set LINECNN_DATA_DIR to a writable folder to keep runs.", icon=":material/error:")
+        return
     upload = st.file_uploader(
         "Import a benchmark JSON (from `python -m linecnn bench --json --out FILE` on another machine)",
         type=["json"],
@@ -391,7 +430,6 @@ def render_history() -> None:
             st.session_state[SHOWN] = [*st.session_state.get(SHOWN, []), run_id]
             st.session_state[SHOWN] = list(dict.fromkeys(st.session_state[SHOWN]))
             st.rerun()
-    summaries: dict[int, RunSummary] = {r.id: r for r in store.runs()}
     if not summaries:
         st.caption(f"No runs yet. They are kept in {store.path}.")
         return

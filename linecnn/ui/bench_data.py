@@ -10,7 +10,9 @@ from dataclasses import dataclass
 import pandas as pd
 
 from linecnn.bench import OK
+from linecnn.store import validate_document
 from linecnn.sweep import Crossover, crossover
+from linecnn.ui.bench_charts import sweep_figure
 
 # Columns of the results table, in the order shown and downloaded as CSV.
 COLUMNS = (
@@ -38,6 +40,7 @@ COLUMNS = (
     "autotune_ms",
     "compile_ms",
     "peak_memory_mb",
+    "process_rss_mb",
     "repeats",
     "source",
     "machine",
@@ -74,12 +77,12 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
                 series += f" · #{run.id}" + (" (imported)" if run.source == "import" else "")
             if config.get("variant", "eager") != "eager":
                 series += f" · {config['variant']}"
-            peak = result.get("peak_memory_bytes")
+            peak, kind = result.get("peak_memory_bytes"), _kind(result["device"])
             rows.append(
                 {
                     "run": run.id,
                     "series": series,
-                    "kind": _kind(result["device"]),
+                    "kind": kind,
                     "device": result["device"],
                     "device_name": result.get("device_name", result["device"]),
                     "variant": config.get("variant", "eager"),
@@ -99,7 +102,10 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
                     "setup_ms": result.get("setup_ms"),
                     "autotune_ms": result.get("autotune_ms"),
                     "compile_ms": result.get("compile_ms"),
-                    "peak_memory_mb": None if peak is None else peak / 2**20,
+                    # An accelerator's peak is the cell's own; the CPU's is the whole process's peak
+                    # RSS so far (server and every session included, never reset): kept apart.
+                    "peak_memory_mb": None if peak is None or kind == "cpu" else peak / 2**20,
+                    "process_rss_mb": None if peak is None or kind != "cpu" else peak / 2**20,
                     "repeats": len(result.get("times_ms") or []),
                     "source": run.source,
                     "machine": env.get("cpu_model", ""),
@@ -113,6 +119,26 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
     frame["speedup"] = _speedups(frame)
     frame["vs_eager"] = _vs_eager(frame)
     return frame
+
+
+def run_problem(run: ShownRun) -> str | None:
+    """Why a stored run cannot be shown, as a sentence, or None when it can.
+
+    The history may hold rows saved before imports were checked this strictly: each run is
+    validated and drawn on its own here, so that one bad row is left out instead of breaking the page.
+    """
+    try:
+        validate_document(run.document)
+        frame = results_frame([run])
+        for factor in frame["factor"].unique():
+            found = crossings(frame, factor)
+            timed = frame[(frame["factor"] == factor) & (frame["status"] == OK)]
+            sweep_figure(timed, factor, found)
+    except ValueError as error:
+        return str(error)
+    except Exception as error:  # noqa: BLE001 - whatever a malformed row breaks, leave that run out
+        return f"its data cannot be read ({type(error).__name__}: {error})."
+    return None
 
 
 def baseline_series(frame: pd.DataFrame) -> str | None:
