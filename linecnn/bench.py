@@ -24,6 +24,7 @@ from linecnn.config import DataConfig, ModelConfig, TrainConfig
 from linecnn.data import make_lines
 from linecnn.device import (
     bf16_supported,
+    cpu_threads,
     describe,
     empty_cache,
     environment,
@@ -231,7 +232,9 @@ def bench(config: BenchConfig, device: torch.device | str, progress: Progress | 
     config, notes = config.for_device(device)
     name = describe(device)
     try:
-        return replace(_measure(config, device, progress or (lambda *_: None)), notes=notes)
+        # CPU cells run on torch's start-up thread count, whatever a page set before.
+        with cpu_threads(device, None):
+            return replace(_measure(config, device, progress or (lambda *_: None)), notes=notes)
     except Stop:
         raise
     except Exception as error:  # noqa: BLE001 - one bad cell must not end a sweep
@@ -263,7 +266,8 @@ class Workload:
 
         This is the training part of a Train page epoch, not all of it: there is no validation
         pass and no per-epoch metric sync (``tolist``), a full batch above MAX_FULL_BATCH images
-        is cut into steps that big, and torch runs with whatever CPU thread count is set.
+        is cut into steps that big, and on the CPU torch runs its start-up thread count
+        (``bench`` sets it), where the Train page runs small steps on one thread.
         ``after_step`` runs after every optimizer step (a cancel or time cap raises from it).
         """
         train_epoch(
