@@ -49,6 +49,18 @@ def texts(elements) -> str:
     return " ".join(str(element.value) for element in elements)
 
 
+def as_session_run(trainer) -> state.RunRecord:
+    """A finished training run as the Train page files it in the session."""
+    return state.RunRecord(
+        number=1,
+        config=trainer.config,
+        device="cpu",
+        history=tuple(trainer.history),
+        confusion=trainer.confusion_matrix(),
+        model=trainer.model.eval(),
+    )
+
+
 @pytest.fixture
 def page():
     """A fresh session on the Draw page."""
@@ -120,16 +132,7 @@ def test_last_training_run_is_used_and_can_be_switched(page):
     """With a run in the session the page offers it first, names it, and can switch to the default."""
     with cpu_threads("cpu", 1):
         trainer = fit(RunConfig.from_flat(per_class=30, epochs=5))  # seed data
-    page.session_state[state.RUNS] = [
-        state.RunRecord(
-            number=1,
-            config=trainer.config,
-            device="cpu",
-            history=tuple(trainer.history),
-            confusion=trainer.confusion_matrix(),
-            model=trainer.model.eval(),
-        )
-    ]
+    page.session_state[state.RUNS] = [as_session_run(trainer)]
     at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
     assert not at.exception
     picker = at.radio(key="draw.model")
@@ -153,16 +156,7 @@ def test_a_wide_models_feature_maps_show_only_the_most_active(page):
     """A width-16 run has 128 and 256 maps: the page draws its 16 and 32 most active and says so."""
     with cpu_threads("cpu", 1):
         trainer = fit(RunConfig.from_flat(per_class=10, epochs=1, width=16))
-    page.session_state[state.RUNS] = [
-        state.RunRecord(
-            number=1,
-            config=trainer.config,
-            device="cpu",
-            history=tuple(trainer.history),
-            confusion=trainer.confusion_matrix(),
-            model=trainer.model.eval(),
-        )
-    ]
+    page.session_state[state.RUNS] = [as_session_run(trainer)]
     at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
     assert not at.exception
     shown = texts(at.markdown)
