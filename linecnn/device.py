@@ -257,4 +257,6 @@ def peak_memory_bytes(device: torch.device | str) -> int | None:
 def bf16_supported(device: torch.device | str) -> bool:
     """True when ``device`` is a GPU that runs bfloat16 natively (Ampere and newer)."""
     device = torch.device(device)
-    return device.type == "cuda" and torch.cuda.is_bf16_supported()
+    # Not torch.cuda.is_bf16_supported(): it also says yes for emulated bf16 (T4, V100), and it
+    # asks about the current GPU rather than this one.
+    return device.type == "cuda" and torch.cuda.get_device_properties(device).major >= 8

@@ -111,3 +111,15 @@ def test_none_means_the_start_up_default_even_after_an_inherited_limit():
             assert torch.get_num_threads() == dev.DEFAULT_CPU_THREADS
     finally:
         torch.set_num_threads(dev.DEFAULT_CPU_THREADS)
+
+
+def test_bf16_means_native_support_on_that_gpu(monkeypatch):
+    """Ampere (8.x) and newer have native bf16; a Volta or Turing GPU that only emulates it does not."""
+    from types import SimpleNamespace
+
+    monkeypatch.setattr(
+        torch.cuda, "get_device_properties", lambda d: SimpleNamespace(major=7 + (d.index or 0))
+    )
+    assert not dev.bf16_supported("cpu")
+    assert not dev.bf16_supported("cuda:0")  # major 7: V100 or T4
+    assert dev.bf16_supported("cuda:1")  # major 8: A100 and newer
