@@ -20,7 +20,7 @@ from functools import partial
 import torch
 from torch import nn
 
-from linecnn.config import DataConfig, ModelConfig, TrainConfig
+from linecnn.config import DataConfig, ModelConfig, TrainConfig, check_int
 from linecnn.data import make_lines
 from linecnn.device import (
     bf16_supported,
@@ -65,9 +65,8 @@ class BenchConfig:
         DataConfig(per_class=self.per_class, mode=self.data_mode)
         ModelConfig(width=self.width, extra_convs=self.extra_convs)
         TrainConfig(lr=self.lr, batch_size=self.batch_size)
-        for name, value, low in (("Warm-up epochs", self.warmup, 1), ("Timed repeats", self.repeats, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= 1000:
-                raise ValueError(f"{name} must be a whole number from {low} to 1,000; got {value!r}.")
+        check_int("Warm-up epochs", self.warmup, 1, 1000)
+        check_int("Timed repeats", self.repeats, 1, 1000)
         if self.amp not in AMP_MODES:
             raise ValueError(f"AMP must be one of {', '.join(AMP_MODES)}; got {self.amp!r}.")
 

@@ -17,7 +17,7 @@ MAX_WIDTH = 64
 MAX_EXTRA_CONVS = 16
 
 
-def _check_int(name: str, value: object, low: int, high: int) -> None:
+def check_int(name: str, value: object, low: int, high: int) -> None:
     """Raise ValueError unless value is a whole number in [low, high]."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
         raise ValueError(f"{name} must be a whole number from {low:,} to {high:,}; got {value!r}.")
@@ -32,8 +32,8 @@ class DataConfig:
     mode: str = "seed"  # "seed": the lesson's exact lines; "varied": hand-drawn-like strokes
 
     def __post_init__(self) -> None:
-        _check_int("Images per class", self.per_class, 1, MAX_PER_CLASS)
-        _check_int("Validation images per class", self.val_per_class, 1, MAX_PER_CLASS)
+        check_int("Images per class", self.per_class, 1, MAX_PER_CLASS)
+        check_int("Validation images per class", self.val_per_class, 1, MAX_PER_CLASS)
         if self.mode not in DATA_MODES:
             raise ValueError(f"Data mode must be one of {', '.join(DATA_MODES)}; got {self.mode!r}.")
 
@@ -56,8 +56,8 @@ class ModelConfig:
     extra_convs: int = 0  # extra 3x3 conv layers after conv1: more convolution work
 
     def __post_init__(self) -> None:
-        _check_int("Model width", self.width, 1, MAX_WIDTH)
-        _check_int("Extra conv layers", self.extra_convs, 0, MAX_EXTRA_CONVS)
+        check_int("Model width", self.width, 1, MAX_WIDTH)
+        check_int("Extra conv layers", self.extra_convs, 0, MAX_EXTRA_CONVS)
 
 
 @dataclass(frozen=True)
@@ -69,12 +69,12 @@ class TrainConfig:
     batch_size: int | None = None  # images per step; None = the whole set at once (the seed)
 
     def __post_init__(self) -> None:
-        _check_int("Epochs", self.epochs, 1, MAX_EPOCHS)
+        check_int("Epochs", self.epochs, 1, MAX_EPOCHS)
         lr_ok = isinstance(self.lr, int | float) and not isinstance(self.lr, bool)
         if not lr_ok or not 0.0 < float(self.lr) <= 10.0:
             raise ValueError(f"Learning rate must be a number above 0 and at most 10; got {self.lr!r}.")
         if self.batch_size is not None:
-            _check_int("Batch size", self.batch_size, 1, 3 * MAX_PER_CLASS)
+            check_int("Batch size", self.batch_size, 1, 3 * MAX_PER_CLASS)
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ class RunConfig:
     seed: int = 24  # seeds the images, the initial weights and the batch order (the seed: 24)
 
     def __post_init__(self) -> None:
-        _check_int("Seed", self.seed, 0, 2**63 - 1)
+        check_int("Seed", self.seed, 0, 2**63 - 1)
 
     @property
     def step_size(self) -> int:
