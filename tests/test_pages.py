@@ -9,6 +9,11 @@ from tests.helpers import app_test
 TRAIN = "pages/1_Train.py"
 
 
+def click(at, label: str):
+    """Click the page's button called ``label`` and rerun."""
+    return next(b for b in at.button if b.label == label).click().run()
+
+
 def sidebar_links(at) -> list[str]:
     return [link.proto.label for link in at.sidebar.get("page_link")]
 
@@ -63,7 +68,7 @@ def test_train_tiny_config_shows_charts_and_summary():
     at.number_input(key="train.epochs").set_value(12)
     at.number_input(key="train.per_class").set_value(30)
     at.run()
-    next(b for b in at.button if b.label == "Start").click().run()
+    click(at, "Start")
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Device"] == "cpu" and metrics["Validation accuracy"].endswith("%")
@@ -77,13 +82,12 @@ def test_train_tiny_config_shows_charts_and_summary():
 def test_step_then_stop_keeps_the_partial_run():
     """Step runs single epochs of a paused run; Stop files it in the history as stopped."""
     at = app_test(TRAIN)
-    click = lambda label: next(b for b in at.button if b.label == label).click().run()  # noqa: E731
-    click("Step")
-    click("Step")
+    click(at, "Step")
+    click(at, "Step")
     live = at.session_state["train.live"]
     assert live.epoch == 2 and at.session_state["train.paused"]
     assert next(b for b in at.button if b.label == "Resume")
-    click("Stop")
+    click(at, "Stop")
     runs = at.session_state["train.runs"]
     assert len(runs) == 1 and runs[0].stopped and len(runs[0].history) == 2
     assert "train.live" not in at.session_state
@@ -95,16 +99,16 @@ def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
     from linecnn.ui import train_view
 
     at = app_test(TRAIN)
-    next(b for b in at.button if b.label == "Step").click().run()
+    click(at, "Step")
     assert at.number_input(key="train.epochs").disabled
-    next(b for b in at.button if b.label == "Stop").click().run()
+    click(at, "Stop")
     assert not at.number_input(key="train.epochs").disabled
 
     def reject():
         raise ValueError("Learning rate must be a number above 0 and at most 10; got 50.")
 
     monkeypatch.setattr(train_view, "config_from_widgets", reject)  # the widgets' bounds prevent it
-    next(b for b in at.button if b.label == "Start").click().run()
+    click(at, "Start")
     assert not at.exception
     assert any("Learning rate must be" in e.value for e in at.error)
     assert "train.live" not in at.session_state
@@ -116,7 +120,7 @@ def test_a_step_too_big_for_memory_is_refused_with_a_suggestion():
     at.number_input(key="train.per_class").set_value(20_000)
     at.select_slider(key="train.width").set_value(16)
     at.run()
-    next(b for b in at.button if b.label == "Start").click().run()
+    click(at, "Start")
     assert not at.exception
     message = " ".join(e.value for e in at.error)
     assert "needs about" in message and "Choose a batch size of" in message
@@ -141,10 +145,9 @@ def test_a_run_interrupted_after_its_last_epoch_is_still_filed():
 def test_run_numbers_never_repeat_after_clearing_the_history():
     """Clear history, train again: the new run is Run 2, not a second Run 1."""
     at = app_test(TRAIN)
-    click = lambda label: next(b for b in at.button if b.label == label).click().run()  # noqa: E731
-    click("Step")
-    click("Stop")
-    click("Clear history")
-    click("Step")
-    click("Stop")
+    click(at, "Step")
+    click(at, "Stop")
+    click(at, "Clear history")
+    click(at, "Step")
+    click(at, "Stop")
     assert [run.number for run in at.session_state["train.runs"]] == [2]
