@@ -26,19 +26,22 @@ progress = st.empty()
 loss_slot, acc_slot = (column.empty() for column in st.columns(2))
 live_charts = view.LiveCharts(progress, loss_slot, acc_slot)
 live_charts.show(shown, epochs, live)
+summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 
 if live is not None and not state.is_paused() and not live.done:
     with cpu_threads(live.device, cpu_threads_for(live.config)):
         for _ in live.run():
             live_charts.update(live.history, epochs, live)
     record = state.finish_run()
-    # Show the final curves and metrics at once, then rerun so the buttons above, drawn
-    # while the run was live, show the idle state again.
+    # The final metrics go out first: they are small, while the browser spends a while on
+    # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
+    with summary_slot.container():
+        view.summary(record)
     live_charts.show(record.history, epochs, None)
-    view.summary(record)
     st.rerun()
 
 if live is None and state.latest_run() is not None:
-    view.summary(state.latest_run())
+    with summary_slot.container():
+        view.summary(state.latest_run())
 
 view.history_section()

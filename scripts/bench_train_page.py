@@ -1,12 +1,16 @@
 """Train page in a real browser vs the bare core, same config, measured side by side in one run.
 
-    python scripts/bench_train_page.py [--repeats 5] [--epochs 120] [--device cpu]
+    python scripts/bench_train_page.py [--repeats 5] [--epochs 120] [--device cpu] [--settle 1]
 
 Page time: from the pointer going down on Start until the final metrics (the summary) are in
 the page, measured with the page's own clock, in
 Debian's Chromium driven by Playwright against a fresh `streamlit run app.py`.
-Core time: building the Trainer (data and model) plus its whole run, in this process.
-Runs alternate page, core, page, core, ... so that machine noise hits both alike.
+Core time: building the Trainer (data and model) plus its whole run, in this process, twice:
+with torch's default CPU threads (what `python -m linecnn train` uses) and with the thread
+count the page trains on (`train.cpu_threads_for`: one thread for small steps, because the
+browser and the server share the machine). The second ratio isolates what the page itself adds.
+Runs alternate page, core, core, page, ... after an idle pause each, so that machine noise and
+the browser's leftover drawing hit all three alike.
 """
 
 from __future__ import annotations
@@ -22,20 +26,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from linecnn.config import RunConfig  # noqa: E402
-from linecnn.device import environment, resolve, synchronize  # noqa: E402
-from linecnn.train import Trainer  # noqa: E402
+from linecnn.device import cpu_threads, environment, resolve, synchronize  # noqa: E402
+from linecnn.train import Trainer, cpu_threads_for  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 
-def core_seconds(config: RunConfig, device) -> float:
-    """Wall time of building the run and training it to the end."""
-    synchronize(device)
-    start = time.perf_counter()
-    trainer = Trainer(config, device)
-    for _ in trainer.run():
-        pass
-    synchronize(device)
-    return time.perf_counter() - start
+def core_seconds(config: RunConfig, device, threads: int | None = None) -> float:
+    """Wall time of building the run and training it to the end (on ``threads`` CPU threads)."""
+    with cpu_threads(device, threads):
+        synchronize(device)
+        start = time.perf_counter()
+        trainer = Trainer(config, device)
+        for _ in trainer.run():
+            pass
+        synchronize(device)
+        return time.perf_counter() - start
 
 
 # Both marks use the page's own clock: from the pointer going down on Start to the run's
@@ -71,6 +76,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--epochs", type=int, default=120)
     parser.add_argument("--device", default="cpu")
+    parser.add_argument("--settle", type=float, default=1.0, help="idle seconds before each measurement")
     args = parser.parse_args()
     device = resolve(args.device)
     config = RunConfig.from_flat(epochs=args.epochs)
@@ -79,8 +85,9 @@ def main() -> int:
         print("Chromium not found: apt-get install -y chromium", file=sys.stderr)
         return 1
 
+    page_threads = cpu_threads_for(config) if device.type == "cpu" else None
     server = StreamlitServer().start()
-    page_times, core_times = [], []
+    page_times, core_times, same_thread_times = [], [], []
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
@@ -93,24 +100,36 @@ def main() -> int:
                 wait_for_app(tab)
             page_seconds(tab, 1)  # warm-up: the server's first run imports and initialises torch
             core_seconds(config, device)
+            core_seconds(config, device, page_threads)
             for repeat in range(args.repeats):
+                time.sleep(args.settle)
                 page_times.append(page_seconds(tab, repeat + 2))
+                time.sleep(args.settle)
                 core_times.append(core_seconds(config, device))
+                time.sleep(args.settle)
+                same_thread_times.append(core_seconds(config, device, page_threads))
             browser.close()
     finally:
         server.stop()
 
-    ratios = [p / c for p, c in zip(page_times, core_times, strict=True)]
     env = environment()
     print(f"{env.cpu_model}, {env.cpu_count} CPUs, torch {env.torch_version} ({env.torch_threads} threads)")
     print(f"config: {config.as_dict()} on {device}")
-    for name, times in (("page click->summary", page_times), ("core build+train   ", core_times)):
-        print(f"{name}: median {statistics.median(times):.3f} s  {[round(t, 3) for t in times]}")
-    print(
-        f"page/core ratio: median {statistics.median(ratios):.2f} "
-        f"(pairs {min(ratios):.2f}-{max(ratios):.2f}), ratio of medians "
-        f"{statistics.median(page_times) / statistics.median(core_times):.2f}"
+    page_label = f"{page_threads} thread(s)" if page_threads else "default threads"
+    rows = (
+        ("page click->summary", page_times),
+        (f"core, {env.torch_threads} threads (CLI)", core_times),
+        (f"core, {page_label} (as the page)", same_thread_times),
     )
+    for name, times in rows:
+        print(f"{name:34}: median {statistics.median(times):.3f} s  {[round(t, 3) for t in times]}")
+    for name, times in rows[1:]:
+        ratios = [p / c for p, c in zip(page_times, times, strict=True)]
+        print(
+            f"page / {name}: median of pairs {statistics.median(ratios):.2f} "
+            f"({min(ratios):.2f}-{max(ratios):.2f}), ratio of medians "
+            f"{statistics.median(page_times) / statistics.median(times):.2f}"
+        )
     return 0
 
 

@@ -231,7 +231,9 @@ class LiveCharts:
 
     Each chart redraw remounts it in the browser, which then competes with training for
     the CPU; so the cheap progress bar updates every PROGRESS_SECONDS and the charts only
-    every CHART_SECONDS (DESIGN §4 says at most every ~0.25 s).
+    every CHART_SECONDS (DESIGN §4 says at most every ~0.25 s). Nothing is redrawn in the
+    last PROGRESS_SECONDS of a run: the final draw follows at once, and a browser still busy
+    with a redraw would only show the final metrics later.
     """
 
     PROGRESS_SECONDS = 0.25
@@ -249,6 +251,8 @@ class LiveCharts:
 
     def update(self, history: Sequence[EpochRecord], epochs: int, live: Trainer) -> None:
         """Redraw what is due during a run; call it after every epoch."""
+        if seconds_left(history, epochs) < self.PROGRESS_SECONDS:
+            return
         now = time.monotonic()
         if now - self.charts_at >= self.CHART_SECONDS:
             self._charts(history, epochs)
@@ -277,9 +281,16 @@ def progress_text(history: Sequence[EpochRecord], epochs: int, live: Trainer | N
     elapsed = history[-1].elapsed_seconds
     if live is None:
         return f"Finished {done} epochs in {format_seconds(elapsed)} on {history[-1].device}."
-    eta = elapsed / done * (epochs - done)
+    eta = format_seconds(seconds_left(history, epochs))
     paused = " · paused" if state.is_paused() else ""
-    return f"Epoch {done} / {epochs} · {format_seconds(elapsed)} elapsed · ETA {format_seconds(eta)}{paused}"
+    return f"Epoch {done} / {epochs} · {format_seconds(elapsed)} elapsed · ETA {eta}{paused}"
+
+
+def seconds_left(history: Sequence[EpochRecord], epochs: int) -> float:
+    """Training seconds still to go at the pace so far (infinite before the first epoch)."""
+    if not history:
+        return float("inf")
+    return history[-1].elapsed_seconds / len(history) * max(epochs - len(history), 0)
 
 
 def summary(record: state.RunRecord) -> None:

@@ -1,0 +1,55 @@
+"""When the Train page's live charts redraw: at most every interval, never right before the end."""
+
+import pytest
+
+from linecnn.train import EpochRecord
+from linecnn.ui.train_view import LiveCharts, seconds_left
+
+
+class Slot:
+    """Stands in for an ``st.empty()`` slot and counts what is drawn into it."""
+
+    def __init__(self) -> None:
+        self.draws = 0
+
+    def progress(self, *args, **kwargs) -> None:
+        self.draws += 1
+
+    def plotly_chart(self, *args, **kwargs) -> None:
+        self.draws += 1
+
+
+def history(done: int, seconds_per_epoch: float) -> list[EpochRecord]:
+    """``done`` epochs of a run, each ``seconds_per_epoch`` long."""
+    return [
+        EpochRecord(e, 120, 1.0, 0.5, 1.0, 0.5, seconds_per_epoch, e * seconds_per_epoch, "cpu")
+        for e in range(1, done + 1)
+    ]
+
+
+def charts_due_now() -> tuple[LiveCharts, Slot, Slot]:
+    """LiveCharts whose progress bar and charts were last drawn long ago."""
+    progress, loss = Slot(), Slot()
+    charts = LiveCharts(progress, loss, Slot())
+    charts.progress_at = charts.charts_at = 0.0
+    return charts, progress, loss
+
+
+def test_seconds_left_extrapolates_the_pace_so_far():
+    assert seconds_left(history(30, 0.01), 120) == pytest.approx(0.9)
+    assert seconds_left(history(120, 0.01), 120) == 0
+    assert seconds_left([], 120) == float("inf")
+
+
+def test_a_due_redraw_happens_while_the_end_is_far():
+    charts, progress, loss = charts_due_now()
+    charts.update(history(10, 0.1), 120, live=None)  # 11 s to go
+    assert (progress.draws, loss.draws) == (1, 1)
+    charts.update(history(11, 0.1), 120, live=None)  # drawn just now: nothing is due yet
+    assert (progress.draws, loss.draws) == (1, 1)
+
+
+def test_no_redraw_in_the_last_moments_of_a_run():
+    charts, progress, loss = charts_due_now()
+    charts.update(history(110, 0.002), 120, live=None)  # 0.02 s to go: the final draw is next
+    assert (progress.draws, loss.draws) == (0, 0)
