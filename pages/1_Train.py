@@ -3,7 +3,6 @@
 import streamlit as st
 
 from linecnn.device import cpu_threads
-from linecnn.train import cpu_threads_for
 from linecnn.ui import setup_page, state
 from linecnn.ui import train_view as view
 
@@ -29,7 +28,7 @@ live_charts.show(shown, epochs, live)
 summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 
 if live is not None and not state.is_paused() and not live.done:
-    with cpu_threads(live.device, cpu_threads_for(live.config)):
+    with cpu_threads(live.device, state.training_threads(live.config)):
         for _ in live.run():
             live_charts.update(live.history, epochs, live)
     record = state.finish_run()

@@ -1,6 +1,7 @@
 """Train page in a real browser vs the bare core, same config, measured side by side in one run.
 
     python scripts/bench_train_page.py [--repeats 5] [--epochs 120] [--device cpu] [--settle 1]
+                                       [--page-threads N]
 
 Page time: from the pointer going down on Start until the final metrics (the summary) are in
 the page, measured with the page's own clock, in
@@ -8,7 +9,8 @@ Debian's Chromium driven by Playwright against a fresh `streamlit run app.py`.
 Core time: building the Trainer (data and model) plus its whole run, in this process, twice:
 with torch's default CPU threads (what `python -m linecnn train` uses) and with the thread
 count the page trains on (`train.cpu_threads_for`: one thread for small steps, because the
-browser and the server share the machine). The second ratio isolates what the page itself adds.
+browser and the server share the machine; `--page-threads` sets the page's count instead, through
+$LINECNN_TRAIN_THREADS). The second ratio isolates what the page itself adds.
 Runs alternate page, core, core, page, ... after an idle pause each, so that machine noise and
 the browser's leftover drawing hit all three alike.
 """
@@ -16,6 +18,7 @@ the browser's leftover drawing hit all three alike.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -27,7 +30,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from linecnn.config import RunConfig  # noqa: E402
 from linecnn.device import cpu_threads, environment, resolve, synchronize  # noqa: E402
-from linecnn.train import Trainer, cpu_threads_for  # noqa: E402
+from linecnn.train import Trainer  # noqa: E402
+from linecnn.ui.state import TRAIN_THREADS_ENV, training_threads  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 
@@ -77,6 +81,7 @@ def main() -> int:
     parser.add_argument("--epochs", type=int, default=120)
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--settle", type=float, default=1.0, help="idle seconds before each measurement")
+    parser.add_argument("--page-threads", type=int, help="CPU threads the page trains on (default: policy)")
     args = parser.parse_args()
     device = resolve(args.device)
     config = RunConfig.from_flat(epochs=args.epochs)
@@ -85,8 +90,10 @@ def main() -> int:
         print("Chromium not found: apt-get install -y chromium", file=sys.stderr)
         return 1
 
-    page_threads = cpu_threads_for(config) if device.type == "cpu" else None
-    server = StreamlitServer().start()
+    server_env = {TRAIN_THREADS_ENV: str(args.page_threads)} if args.page_threads else {}
+    os.environ.pop(TRAIN_THREADS_ENV, None)  # this process's value would leak into the server's
+    page_threads = (args.page_threads or training_threads(config)) if device.type == "cpu" else None
+    server = StreamlitServer(env=server_env).start()
     page_times, core_times, same_thread_times = [], [], []
     try:
         with sync_playwright() as playwright:

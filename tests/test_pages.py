@@ -79,6 +79,17 @@ def test_train_tiny_config_shows_charts_and_summary():
     assert any("Summary" in s.value for s in at.subheader)
 
 
+def test_a_host_can_set_the_train_threads(monkeypatch):
+    """$LINECNN_TRAIN_THREADS sets the CPU threads a run trains on, and the summary says so."""
+    monkeypatch.setenv("LINECNN_TRAIN_THREADS", "2")
+    at = app_test(TRAIN)
+    at.number_input(key="train.epochs").set_value(3)
+    at.run()
+    click(at, "Start")
+    assert at.session_state["train.runs"][0].threads == 2
+    assert "(2 threads)" in " ".join(m.value for m in at.markdown)
+
+
 def test_step_then_stop_keeps_the_partial_run():
     """Step runs single epochs of a paused run; Stop files it in the history as stopped."""
     at = app_test(TRAIN)

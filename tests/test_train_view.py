@@ -1,8 +1,10 @@
-"""When the Train page's live charts redraw: at most every interval, never right before the end."""
+"""The Train page's live charts redraw at most every interval, never right before the end; its threads."""
 
 import pytest
 
+from linecnn.config import RunConfig
 from linecnn.train import EpochRecord
+from linecnn.ui.state import TRAIN_THREADS_ENV, training_threads
 from linecnn.ui.train_view import LiveCharts, seconds_left
 
 
@@ -53,3 +55,9 @@ def test_no_redraw_in_the_last_moments_of_a_run():
     charts, progress, loss = charts_due_now()
     charts.update(history(110, 0.002), 120, live=None)  # 0.02 s to go: the final draw is next
     assert (progress.draws, loss.draws) == (0, 0)
+
+
+@pytest.mark.parametrize(("value", "expected"), [("3", 3), ("", 1), ("0", 1), ("two", 1), ("-2", 1)])
+def test_train_threads_come_from_the_host_when_valid(monkeypatch, value, expected):
+    monkeypatch.setenv(TRAIN_THREADS_ENV, value)
+    assert training_threads(RunConfig()) == expected  # the default run's own policy is 1 thread

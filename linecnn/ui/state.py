@@ -5,6 +5,7 @@ Keeping them here avoids session-state flags scattered across pages.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import streamlit as st
@@ -21,6 +22,9 @@ RUNS = "train.runs"  # list[RunRecord] of finished or stopped runs, oldest first
 RUN_COUNT = "train.run_count"  # runs filed so far in this session; numbers never repeat
 
 MAX_RUNS = 20  # older runs drop off the session history beyond this
+# A host whose students' browsers run elsewhere (a GPU cloud machine with many cores) can give
+# Train-page runs more CPU threads than the default policy, which assumes a browser on the same cores.
+TRAIN_THREADS_ENV = "LINECNN_TRAIN_THREADS"
 
 
 @dataclass(frozen=True, eq=False)
@@ -45,6 +49,15 @@ class RunRecord:
         """Short name for pickers and legends, e.g. 'Run 2 · cuda:0 · 120 ep'."""
         end = f"stopped at {len(self.history)}" if self.stopped else f"{len(self.history)} ep"
         return f"Run {self.number} · {self.device} · {end}"
+
+
+def training_threads(config: RunConfig) -> int | None:
+    """CPU threads a Train-page run of ``config`` uses: $LINECNN_TRAIN_THREADS when the host set
+    a whole number of at least 1, else ``train.cpu_threads_for`` (None means torch's default)."""
+    value = os.environ.get(TRAIN_THREADS_ENV, "").strip()
+    if value.isdigit() and int(value) >= 1:
+        return int(value)
+    return cpu_threads_for(config)
 
 
 def _file_if_finished() -> None:
@@ -99,7 +112,7 @@ def finish_run() -> RunRecord | None:
         history=tuple(trainer.history),
         confusion=trainer.confusion_matrix(),
         model=trainer.model.to("cpu").eval(),
-        threads=(cpu_threads_for(trainer.config) or DEFAULT_CPU_THREADS)
+        threads=(training_threads(trainer.config) or DEFAULT_CPU_THREADS)
         if trainer.device.type == "cpu"
         else None,
     )

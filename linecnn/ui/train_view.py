@@ -11,7 +11,7 @@ import torch
 from linecnn.config import RunConfig
 from linecnn.data import CLASS_NAMES
 from linecnn.device import cpu_threads, describe
-from linecnn.train import EpochRecord, Trainer, cpu_threads_for, step_memory_bytes
+from linecnn.train import EpochRecord, Trainer, step_memory_bytes
 from linecnn.ui import charts, state
 from linecnn.ui.format import format_bytes, format_seconds
 
@@ -164,7 +164,7 @@ def _step(device: str) -> None:
     trainer = state.live_trainer() or _start(device, paused=True)
     if trainer is None:
         return
-    with cpu_threads(trainer.device, cpu_threads_for(trainer.config)):
+    with cpu_threads(trainer.device, state.training_threads(trainer.config)):
         for _ in trainer.run(max_epochs=1):
             pass
     if trainer.done:
