@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import statistics
 import sys
 import time
@@ -35,8 +36,9 @@ from linecnn.ui.state import TRAIN_THREADS_ENV, training_threads  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 
-def core_seconds(config: RunConfig, device, threads: int | None = None) -> float:
-    """Wall time of building the run and training it to the end (on ``threads`` CPU threads)."""
+def core_seconds(config: RunConfig, device, threads: int | None = None) -> tuple[float, float]:
+    """Wall time of building the run and training it to the end (on ``threads`` CPU threads),
+    and the training loop's own time as the run's records report it."""
     with cpu_threads(device, threads):
         synchronize(device)
         start = time.perf_counter()
@@ -44,7 +46,7 @@ def core_seconds(config: RunConfig, device, threads: int | None = None) -> float
         for _ in trainer.run():
             pass
         synchronize(device)
-        return time.perf_counter() - start
+        return time.perf_counter() - start, trainer.history[-1].elapsed_seconds
 
 
 # Both marks use the page's own clock: from the pointer going down on Start to the run's
@@ -63,15 +65,18 @@ MARK_SCRIPT = """(heading) => { window.__summaryShown = new Promise((resolve) =>
 }); }"""
 
 
-def page_seconds(tab, run_number: int) -> float:
-    """Click Start; seconds from the click until this run's summary is in the page."""
+def page_seconds(tab, run_number: int) -> tuple[float, float]:
+    """Click Start; seconds from the click until this run's summary is in the page, and the
+    training loop's own time, read back from the summary's "ms per epoch over N epochs" line."""
     heading = f"Summary · Run {run_number} "
     tab.evaluate(MARK_SCRIPT, heading)  # arms the marks; the promise settles on the summary
     tab.get_by_role("button", name="Start").click()
     tab.get_by_text(heading).wait_for(timeout=120_000)
     elapsed = tab.evaluate("() => window.__summaryShown")
+    line = tab.get_by_text("ms per epoch over").inner_text()
+    ms_per_epoch, epochs = re.search(r"([\d.]+) ms per epoch over (\d+) epochs", line).groups()
     wait_for_app(tab)  # let the rerun after the last epoch settle before the next click
-    return elapsed
+    return elapsed, float(ms_per_epoch) * int(epochs) / 1000
 
 
 def main() -> int:
@@ -123,20 +128,34 @@ def main() -> int:
     print(f"{env.cpu_model}, {env.cpu_count} CPUs, torch {env.torch_version} ({env.torch_threads} threads)")
     print(f"config: {config.as_dict()} on {device}")
     page_label = f"{page_threads} thread(s)" if page_threads else "default threads"
-    rows = (
-        ("page click->summary", page_times),
-        (f"core, {env.torch_threads} threads (CLI)", core_times),
-        (f"core, {page_label} (as the page)", same_thread_times),
-    )
-    for name, times in rows:
+    totals = {
+        name: [t[0] for t in times]
+        for name, times in (
+            ("page click->summary", page_times),
+            (f"core, {env.torch_threads} threads (CLI)", core_times),
+            (f"core, {page_label} (as the page)", same_thread_times),
+        )
+    }
+    page_total = totals["page click->summary"]
+    for name, times in totals.items():
         print(f"{name:34}: median {statistics.median(times):.3f} s  {[round(t, 3) for t in times]}")
-    for name, times in rows[1:]:
-        ratios = [p / c for p, c in zip(page_times, times, strict=True)]
+    for name, times in list(totals.items())[1:]:
+        ratios = [p / c for p, c in zip(page_total, times, strict=True)]
         print(
             f"page / {name}: median of pairs {statistics.median(ratios):.2f} "
             f"({min(ratios):.2f}-{max(ratios):.2f}), ratio of medians "
-            f"{statistics.median(page_times) / statistics.median(times):.2f}"
+            f"{statistics.median(page_total) / statistics.median(times):.2f}"
         )
+    # Where the page's time goes: its training loop (as its summary reports it) against the
+    # same loop in the core on the same threads, and everything outside the loop.
+    page_loop = statistics.median(t[1] for t in page_times)
+    core_loop = statistics.median(t[1] for t in same_thread_times)
+    outside = statistics.median(total - loop for total, loop in page_times)
+    print(
+        f"training loop, page vs core on the page's threads: median {page_loop:.3f} s "
+        f"vs {core_loop:.3f} s ({page_loop / core_loop:.2f}x)"
+    )
+    print(f"page outside its loop (click, reruns, drawing): median {1000 * outside:.0f} ms")
     return 0
 
 
