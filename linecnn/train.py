@@ -167,6 +167,7 @@ class Trainer:
         self.optimizer = make_optimizer(self.model, config.train.lr, self.device)
         self.order = torch.Generator().manual_seed(config.seed + 1)
         self.history: list[EpochRecord] = []
+        self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
 
     @property
     def epoch(self) -> int:
@@ -189,6 +190,8 @@ class Trainer:
         stop = planned if max_epochs is None else min(planned, self.epoch + max_epochs)
         data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
         while self.epoch < stop:
+            if self.device.type == "cpu":
+                self.cpu_threads = torch.get_num_threads()
             synchronize(self.device)
             start = time.perf_counter()
             loss_sum, correct = train_epoch(

@@ -6,6 +6,7 @@ import math
 import pytest
 
 from linecnn.config import RunConfig
+from linecnn.device import DEFAULT_CPU_THREADS, cpu_threads
 from linecnn.train import Trainer, batch_slices, cpu_threads_for, fit
 
 
@@ -73,6 +74,17 @@ def test_confusion_matrix_counts_the_validation_set():
     """Rows sum to the validation images per class."""
     matrix = fit(RunConfig.from_flat(epochs=3, val_per_class=7)).confusion_matrix()
     assert [sum(row) for row in matrix] == [7, 7, 7]
+
+
+def test_a_cpu_run_records_the_threads_it_ran_on():
+    """The record is what the loop used, not what a policy meant it to use."""
+    trainer = Trainer(RunConfig.from_flat(epochs=2, per_class=10), "cpu")
+    assert trainer.cpu_threads is None  # nothing ran yet
+    with cpu_threads("cpu", 1):
+        next(trainer.run())
+    assert trainer.cpu_threads == 1
+    next(trainer.run())
+    assert trainer.cpu_threads == DEFAULT_CPU_THREADS
 
 
 def test_small_steps_train_on_one_cpu_thread_big_ones_on_the_default():

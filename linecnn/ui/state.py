@@ -12,7 +12,6 @@ import streamlit as st
 from torch import nn
 
 from linecnn.config import RunConfig
-from linecnn.device import DEFAULT_CPU_THREADS
 from linecnn.train import EpochRecord, Trainer, cpu_threads_for
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
@@ -112,9 +111,7 @@ def finish_run() -> RunRecord | None:
         history=tuple(trainer.history),
         confusion=trainer.confusion_matrix(),
         model=trainer.model.to("cpu").eval(),
-        threads=(training_threads(trainer.config) or DEFAULT_CPU_THREADS)
-        if trainer.device.type == "cpu"
-        else None,
+        threads=trainer.cpu_threads,
     )
     history.append(record)
     del history[:-MAX_RUNS]
