@@ -45,7 +45,7 @@ class Environment:
     platform: str
     cpu_model: str
     cpu_count: int  # logical CPUs the OS reports
-    torch_threads: int  # intra-op threads torch uses on the CPU
+    torch_threads: int  # intra-op CPU threads torch starts with (benchmarks and the CLI use them)
     devices: tuple[DeviceInfo, ...]
     cuda_note: str | None  # why CUDA is not offered, or None when it is
 
@@ -117,7 +117,7 @@ def environment() -> Environment:
         platform=platform.platform(terse=True),
         cpu_model=cpu_model(),
         cpu_count=os.cpu_count() or 1,
-        torch_threads=torch.get_num_threads(),
+        torch_threads=DEFAULT_CPU_THREADS,  # not this thread's count, which a page may have lowered
         devices=list_devices(),
         cuda_note=cuda_unavailable_reason(),
     )

@@ -57,6 +57,12 @@ def test_environment_has_the_facts_benchmarks_print():
     assert env["torch_version"] == torch.__version__ and env["torch_threads"] >= 1
 
 
+def test_environment_reports_the_start_up_threads_even_inside_a_one_thread_block():
+    """A Train run elsewhere may have lowered this thread's count; benchmarks still use the default."""
+    with dev.cpu_threads("cpu", 1):
+        assert dev.environment().torch_threads == dev.DEFAULT_CPU_THREADS
+
+
 def test_only_device_module_asks_torch_about_cuda():
     """Nothing but device.py calls torch.cuda.is_available() (the device is resolved once)."""
     from pathlib import Path
