@@ -35,7 +35,7 @@ class Prediction:
     conv1: torch.Tensor  # (C1, 8, 8) post-ReLU maps of the first convolution, on the CPU
     conv2: torch.Tensor  # (C2, 4, 4) post-ReLU maps of the second convolution, on the CPU
     device: str  # where the forward pass ran, e.g. "cpu" or "cuda:0"
-    seconds: float  # forward pass time after a warm-up, device synchronised (the model copy excluded)
+    seconds: float  # one forward pass and softmax, read back; after a warm-up, feature maps excluded
 
     @property
     def label(self) -> int:
@@ -72,11 +72,10 @@ def predict(model: nn.Module, image: torch.Tensor, device: torch.device | str = 
             runner(x)  # warm-up: first-call costs (allocations, kernel choice) are not the model's speed
             synchronize(device)
             start = time.perf_counter()
-            logits = runner(x)
-            conv1, conv2 = runner.activations(x)
-            probabilities = torch.softmax(logits, dim=1)[0].tolist()  # .tolist() waits for the device
+            probabilities = torch.softmax(runner(x), dim=1)[0].tolist()  # .tolist() waits for the device
             synchronize(device)
             seconds = time.perf_counter() - start
+            conv1, conv2 = runner.activations(x)  # for the feature-map view; not the model's speed
     return Prediction(
         probabilities=tuple(probabilities),
         conv1=conv1[0].cpu(),

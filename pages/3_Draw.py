@@ -101,7 +101,7 @@ def show_prediction(drawing: Drawing, prediction: Prediction) -> None:
             "line gets a confident-looking answer. The network cannot say *none of these*."
         )
     st.caption(
-        f"Ran on **{describe(prediction.device)}** in {prediction.seconds * 1000:.2f} ms, "
+        f"Ran on **{describe(prediction.device)}**: one forward pass in {prediction.seconds * 1000:.2f} ms, "
         f"with `model.eval()` and `torch.inference_mode()`."
     )
 
