@@ -114,10 +114,14 @@ with st.form("bench.settings", border=True):
         notes.append(f"AMP and CUDA graphs need CUDA, which is not here: {cuda_unavailable_reason()[:-1]}")
     if compile_model:
         notes.append("torch.compile compiles every cell anew: tens of seconds per cell on a small CPU")
+    time_cap = (
+        "has no time cap"
+        if caps.max_seconds is None
+        else f"stops a benchmark after {format_seconds(caps.max_seconds)}"
+    )
     notes.append(
         f"this server leaves out cells above {caps.max_images:,} images or whose training step would "
-        f"keep more than {format_bytes(caps.max_step_bytes)} of activations, and stops a benchmark after "
-        f"{format_seconds(caps.max_seconds or 0)}"
+        f"keep more than {format_bytes(caps.max_step_bytes)} of activations, and {time_cap}"
     )
     st.caption(". ".join(note[0].upper() + note[1:] for note in notes) + ".")
     submitted = st.form_submit_button("Run benchmark", type="primary", icon=":material/play_arrow:")

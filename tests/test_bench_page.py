@@ -185,3 +185,33 @@ def test_every_shown_run_can_be_downloaded_and_summaries_load_once(monkeypatch):
     assert labels == ["Download CSV", f"Download JSON of run #{first}", f"Download JSON of run #{second}"]
     assert any("training epoch only" in c.value for c in at.caption)
     assert len(listings) == 2  # shown_runs once, the history list once: not once per shown run
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("LINECNN_BENCH_MAX_IMAGES", "300"),
+        ("LINECNN_BENCH_MAX_IMAGES", "inf"),
+        ("LINECNN_BENCH_MAX_IMAGES", "lots"),
+        ("LINECNN_BENCH_MAX_SECONDS", "-1"),
+        ("LINECNN_BENCH_MAX_SECONDS", "nan"),
+        ("LINECNN_BENCH_MAX_STEP_BYTES", "inf"),
+        ("LINECNN_BENCH_MAX_STEP_BYTES", "10"),
+    ],
+)
+def test_a_host_cap_the_page_cannot_use_falls_back_to_the_default(monkeypatch, name, value):
+    """Caps that are not numbers, not finite or too small for the seed's set are ignored, not fatal."""
+    default = server_caps()
+    monkeypatch.setenv(name, value)
+    assert server_caps() == default
+    at = app_test(PAGE)
+    assert not at.exception
+
+
+def test_an_infinite_time_cap_means_none(monkeypatch):
+    """LINECNN_BENCH_MAX_SECONDS=inf lifts the time cap, and the page says so."""
+    monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "inf")
+    assert server_caps().max_seconds is None
+    at = app_test(PAGE)
+    assert not at.exception
+    assert any("has no time cap" in c.value for c in at.caption)

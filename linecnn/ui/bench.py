@@ -6,6 +6,8 @@ The timing itself is ``linecnn.sweep``; this module only drives it and draws wha
 from __future__ import annotations
 
 import json
+import logging
+import math
 import os
 import time
 import uuid
@@ -21,6 +23,8 @@ from linecnn.ui.bench_charts import sweep_figure
 from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame, run_problem
 from linecnn.ui.format import format_bytes, format_seconds
 
+_LOG = logging.getLogger(__name__)
+
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
 RUNNING = "bench.running"  # {"plan", "results", "started"} while a benchmark is in flight in this session
 MESSAGE = "bench.message"  # (kind, text) shown once after a run ends or is stopped
@@ -31,6 +35,8 @@ CANCEL = "bench.cancel"  # key of the Cancel button
 MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's wall time (default 300 s)
 MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
 MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
+MIN_CAP_IMAGES = 360  # a host's image cap below the seed's 3 x 120 images would leave nothing to time
+MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the seed's full batch needs ~5 MiB)
 MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer, server and all
 PROGRESS_SECONDS = 0.15  # progress bar update period; each update is also where a Cancel lands
 
@@ -41,18 +47,32 @@ def history() -> History:
 
 
 def server_caps() -> Caps:
-    """This server's limits, from the environment where the host set them."""
+    """This server's limits, from the environment where the host set them.
 
-    def number(name: str, default: float) -> float:
-        try:
-            return float(os.environ.get(name, default))
-        except ValueError:
+    A value that is not a number, or is below what the page needs, falls back to the default
+    with a warning in the server's log; a time cap of "inf" or "none" means no time cap.
+    """
+
+    def number(name: str, default: float, minimum: float) -> float:
+        raw = os.environ.get(name, "").strip()
+        if not raw:
             return default
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value >= minimum):
+            _LOG.warning(
+                "Ignoring %s=%r: it must be a number of at least %g; using %g.", name, raw, minimum, default
+            )
+            return default
+        return value
 
+    no_time_cap = os.environ.get(MAX_SECONDS_ENV, "").strip().lower() in ("inf", "none")
     return Caps(
-        max_images=int(number(MAX_IMAGES_ENV, MAX_IMAGES)),
-        max_seconds=number(MAX_SECONDS_ENV, 300.0),
-        max_step_bytes=int(number(MAX_STEP_BYTES_ENV, MAX_STEP_BYTES)),
+        max_images=int(number(MAX_IMAGES_ENV, MAX_IMAGES, minimum=MIN_CAP_IMAGES)),
+        max_seconds=None if no_time_cap else number(MAX_SECONDS_ENV, 300.0, minimum=0),
+        max_step_bytes=int(number(MAX_STEP_BYTES_ENV, MAX_STEP_BYTES, minimum=MIN_CAP_STEP_BYTES)),
     )
 
 
