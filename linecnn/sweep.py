@@ -286,6 +286,7 @@ class Crossover:
     kind: str  # "crosses", "always" (accelerator faster at every point), "never", or "unclear"
     x: float | None  # the interpolated crossing point for "crosses", else None
     verdict: str  # a sentence for the page, e.g. "GPU faster above ≈ 12,000 images"
+    measured_up_to: float  # the largest point both series were timed at: the verdict says nothing beyond
 
 
 def crossover(
@@ -304,21 +305,27 @@ def crossover(
     faster = [r < 1 for r in ratio]
     if all(faster):
         return Crossover(
-            "always", None, f"{name} faster at every {unit} tried (from {format_x(factor, xs[0])})"
+            "always",
+            None,
+            f"{name} faster at every {unit} tried (from {format_x(factor, xs[0])})",
+            xs[-1],
         )
     if not any(faster):
         return Crossover(
-            "never", None, f"CPU faster at every {unit} tried (up to {format_x(factor, xs[-1])})"
+            "never",
+            None,
+            f"CPU faster at every {unit} tried (up to {format_x(factor, xs[-1])})",
+            xs[-1],
         )
     last_slower = max(i for i, f in enumerate(faster) if not f)
     if last_slower == len(xs) - 1:
         return Crossover(
-            "unclear", None, f"No clear crossover: the CPU is faster at the largest {unit} tried"
+            "unclear", None, f"No clear crossover: the CPU is faster at the largest {unit} tried", xs[-1]
         )
     lo, hi = xs[last_slower], xs[last_slower + 1]
     t = math.log(ratio[last_slower]) / (math.log(ratio[last_slower]) - math.log(ratio[last_slower + 1]))
     x = math.exp(math.log(lo) + t * (math.log(hi) - math.log(lo)))
-    return Crossover("crosses", x, f"{name} faster above ≈ {format_x(factor, x)}")
+    return Crossover("crosses", x, f"{name} faster above ≈ {format_x(factor, x)}", xs[-1])
 
 
 def format_x(factor: str, x: float) -> str:

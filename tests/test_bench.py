@@ -154,6 +154,8 @@ def test_crossover_is_interpolated_on_log_axes():
     assert crossover(cpu, {x: 1e6 for x in xs}, "data").verdict.startswith("CPU faster at every data size")
     assert crossover(cpu, {x: (0.5 if x < 5_000 else 1e6) for x in xs}, "data").kind == "unclear"
     assert crossover(cpu, {}, "data") is None
+    further = crossover(cpu, {**gpu, 1e6: 30.0}, "data")  # the GPU also timed where the CPU was not
+    assert further.x == pytest.approx(3_000) and further.measured_up_to == 100_000
 
 
 def test_the_lock_serialises_benchmarks_and_reports_the_queue():

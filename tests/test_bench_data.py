@@ -41,6 +41,17 @@ def test_figure_is_log_log_with_the_crossover_marked():
     assert any("GPU faster above" in note.text for note in figure.layout.annotations)
 
 
+def test_the_win_shading_stops_where_the_cpu_stops():
+    """Past the CPU's largest point the chart shows the GPU alone, so the 'GPU wins' band ends there."""
+    frame = results_frame([ShownRun(1, "import", fake_gpu_document(gpu_only=False))])
+    frame = frame[frame["status"] == "ok"]
+    cpu_max = frame[frame["kind"] == "cpu"]["x"].max()
+    frame = frame[(frame["kind"] != "cpu") | (frame["x"] < cpu_max)]  # the CPU stopped a size earlier
+    figure = sweep_figure(frame, "data", crossings(frame, "data"))
+    [band] = [shape for shape in figure.layout.shapes if shape.type == "rect"]
+    assert band.x1 == frame[frame["kind"] == "cpu"]["x"].max() < frame["x"].max()
+
+
 def test_milliseconds_read_well():
     """Short, three-significant-figure labels."""
     assert [format_ms(v) for v in (0.4123, 8.42, 123.4, 12_345.0, None)] == [

@@ -71,14 +71,16 @@ def sweep_figure(
                 "<br>%{customdata[2]:,.0f} images/s<extra></extra>"
             ),
         )
-    x_max = frame["x"].max() if len(frame) else 1
     for index, (series, found) in enumerate((crossings or {}).items()):
         if found.x is None:
             continue
         color = colors.get(series, GPU_COLORS[0])
         if index == 0:
-            # Shade where the accelerator wins: the answer to "when does the GPU start to win?" at a glance.
-            fig.add_vrect(x0=found.x, x1=x_max, fillcolor=WIN_FILL, line_width=0, layer="below")
+            # Shade where the accelerator wins: the answer to "when does the GPU start to win?" at a glance;
+            # only as far as both were timed, since past that the chart shows one device alone.
+            fig.add_vrect(
+                x0=found.x, x1=found.measured_up_to, fillcolor=WIN_FILL, line_width=0, layer="below"
+            )
         fig.add_vline(x=found.x, line={"color": color, "dash": "dash", "width": 2})
         fig.add_annotation(
             x=math.log10(found.x),  # annotations on a log axis take the exponent
