@@ -215,3 +215,23 @@ def test_an_infinite_time_cap_means_none(monkeypatch):
     at = app_test(PAGE)
     assert not at.exception
     assert any("has no time cap" in c.value for c in at.caption)
+
+
+def test_a_benchmark_where_every_cell_failed_says_so(monkeypatch):
+    """A host without a C++ compiler cannot torch.compile: the page says the run failed, and why."""
+    import torch
+
+    def no_compiler(model, **kwargs):
+        raise RuntimeError("InvalidCxxCompiler: No working C++ compiler found")
+
+    monkeypatch.setattr(torch, "compile", no_compiler)
+    at = app_test(PAGE, timeout=60)
+    at.segmented_control(key="bench.factor").set_value("none").run()
+    at.number_input(key="bench.warmup").set_value(1)
+    at.number_input(key="bench.repeats").set_value(1)
+    at.toggle(key="bench.compile").set_value(True)
+    at.toggle(key="bench.compare").set_value(False)
+    run_button(at).click().run()
+    assert not at.exception and not at.success
+    assert any("No cell was timed" in e.value and "InvalidCxxCompiler" in e.value for e in at.error)
+    assert any("No timing: failed: RuntimeError: InvalidCxxCompiler" in w.value for w in at.warning)

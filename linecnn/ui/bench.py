@@ -144,7 +144,7 @@ def show_message() -> None:
     message = st.session_state.pop(MESSAGE, None)
     if message is not None:
         kind, text = message
-        {"success": st.success, "warning": st.warning}.get(kind, st.info)(text)
+        {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text)
 
 
 def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
@@ -192,6 +192,7 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
         return  # nothing to show; _save left its message
     skipped = sum(r["status"].startswith(("skipped", "stopped")) for r in results)
     oom = sum(r["status"] == "out of memory" for r in results)
+    failed = [r["status"] for r in results if r["status"].startswith("failed")]
     took = format_seconds(time.monotonic() - started)
     text = f"Benchmark done in {took}: run #{run_id}, {len(results)} cells."
     kind = "success"
@@ -204,9 +205,15 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
     if oom:
         kind = "warning"
         text += f" {oom} cells ran out of memory; they are marked so and the sweep went on."
+    if failed:
+        kind = "warning"
+        text += f" {len(failed)} cells failed, the first with {failed[0].removeprefix('failed: ')}"
     if plan.notes:
         kind = "warning"
         text += " " + " ".join(plan.notes)
+    if not any(r["status"] == OK for r in results):
+        kind = "error"
+        text += " No cell was timed; the table below says why for each."
     st.session_state[MESSAGE] = (kind, text)
 
 
@@ -314,9 +321,11 @@ def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float |
     st.markdown(f"**{name}**")
     rows = timed[(timed["series"] == name) & (timed["x"] == x)]
     if rows.empty:
-        failed = group[(group["series"] == name) & (group["x"] == x)]
-        text = failed["status"].iat[0] if len(failed) else "not measured at this size"
-        st.warning(f"No timing: {text}.", icon=":material/warning:")
+        # Nothing timed here: say what happened to this series' cells at this size, or at all
+        # when no cell of the shown runs was timed (then there is no size to pick).
+        untimed = group[(group["series"] == name) & ((group["x"] == x) | (x is None))]
+        statuses = list(dict.fromkeys(untimed["status"])) or ["not measured at this size"]
+        st.warning(f"No timing: {'; '.join(statuses)}.", icon=":material/warning:")
         return
     row = rows.iloc[0]
     left, right = st.columns(2)
