@@ -20,7 +20,7 @@ from functools import partial
 import torch
 from torch import nn
 
-from linecnn.config import DataConfig, ModelConfig, TrainConfig, check_int
+from linecnn.config import MAX_SEED, DataConfig, ModelConfig, TrainConfig, check_int
 from linecnn.data import make_lines
 from linecnn.device import (
     bf16_supported,
@@ -67,6 +67,7 @@ class BenchConfig:
         TrainConfig(lr=self.lr, batch_size=self.batch_size)
         check_int("Warm-up epochs", self.warmup, 1, 1000)
         check_int("Timed repeats", self.repeats, 1, 1000)
+        check_int("Seed", self.seed, 0, MAX_SEED)
         if self.amp not in AMP_MODES:
             raise ValueError(f"AMP must be one of {', '.join(AMP_MODES)}; got {self.amp!r}.")
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
-from linecnn.bench import AMP_MODES, BenchConfig
+from linecnn.bench import AMP_MODES, BenchConfig, is_out_of_memory
 from linecnn.config import DATA_MODES, RunConfig
 from linecnn.device import describe, environment, list_devices, resolve, synchronize
 from linecnn.sweep import FACTORS, SweepPlan, crossover
@@ -173,6 +176,10 @@ def bench_command(args: argparse.Namespace) -> int:
         seed=args.seed,
     )
     devices = devices_arg(args.devices)
+    if args.max_seconds is not None and not (math.isfinite(args.max_seconds) and args.max_seconds > 0):
+        raise ValueError(f"--max-seconds must be a number of seconds above 0; got {args.max_seconds}.")
+    if args.out:
+        check_writable(args.out)  # now, not after a sweep that may take minutes
     caps = Caps(max_seconds=args.max_seconds)
     plan = plan_sweep(base, args.sweep, devices, up_to=args.up_to, caps=caps, compare_eager=not args.no_eager)
     progress = None
@@ -200,6 +207,8 @@ def bench_command(args: argparse.Namespace) -> int:
     else:
         bar.close()
         print_results(results, plan)
+    if not args.no_save:
+        save_to_history(document, quiet=args.json)
     if args.out:
         try:
             with open(args.out, "w", encoding="utf-8") as out:
@@ -208,9 +217,19 @@ def bench_command(args: argparse.Namespace) -> int:
             raise ValueError(f"Cannot write {args.out}: {error.strerror}.") from None
         if not args.json:
             print(f"JSON written to {args.out}; import it on the Benchmark page to compare machines.")
-    if not args.no_save:
-        save_to_history(document, quiet=args.json)
     return 0
+
+
+def check_writable(path: str) -> None:
+    """Raise ValueError unless a file can be written at ``path`` (its folder exists and is writable)."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise ValueError(f"Cannot write {path}: it is a folder; give a file name.")
+    if not folder.is_dir():
+        raise ValueError(f"Cannot write {path}: the folder {folder} does not exist.")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ValueError(f"Cannot write {path}: permission denied.")
 
 
 def save_to_history(document: dict, quiet: bool) -> None:
@@ -288,6 +307,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return args.handler(args)
     except ValueError as error:
         print(f"linecnn {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except RuntimeError as error:
+        if not is_out_of_memory(error):
+            raise
+        first_line = str(error).strip().splitlines()[0]
+        print(
+            f"linecnn {args.command}: error: out of memory ({first_line}). "
+            "Try fewer images per class, a smaller batch size or a smaller width.",
+            file=sys.stderr,
+        )
         return 2
     except KeyboardInterrupt:
         print("linecnn: interrupted", file=sys.stderr)

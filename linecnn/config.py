@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 DATA_MODES = ("seed", "varied")
+MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
 
 # Bounds the core accepts. Pages and the CLI may cap lower for responsiveness.
 MAX_PER_CLASS = 2_000_000
@@ -87,7 +88,7 @@ class RunConfig:
     seed: int = 24  # seeds the images, the initial weights and the batch order (the seed: 24)
 
     def __post_init__(self) -> None:
-        check_int("Seed", self.seed, 0, 2**63 - 1)
+        check_int("Seed", self.seed, 0, MAX_SEED)
 
     @property
     def step_size(self) -> int:

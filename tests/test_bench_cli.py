@@ -94,3 +94,24 @@ def test_the_cli_progress_bar_redraws_once_per_epoch_not_per_step(tmp_path, monk
     captured = capsys.readouterr()
     assert "median ms" in captured.out
     assert captured.err.count("cpu · 1,200 images") < 20  # 75 steps per epoch, a handful of redraws
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--out", "/nonexistent-folder/run.json"], "the folder /nonexistent-folder does not exist"),
+        (["--seed", "99999999999999999999999"], "Seed must be a whole number"),
+        (["--max-seconds", "-1"], "--max-seconds must be a number of seconds above 0"),
+        (["--max-seconds", "nan"], "--max-seconds must be a number of seconds above 0"),
+    ],
+)
+def test_bad_bench_options_fail_at_once_in_one_line(tmp_path, monkeypatch, capsys, option, message):
+    """Checked before the sweep runs: nothing is timed, nothing is saved, one line on stderr."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    import linecnn.sweep
+
+    monkeypatch.setattr(linecnn.sweep, "run_sweep", lambda *a, **k: pytest.fail("the sweep ran"))
+    assert main(["bench", "--devices", "cpu", *option]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("linecnn bench: error:") and message in line
+    assert not (tmp_path / "bench.sqlite3").exists()

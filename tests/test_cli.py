@@ -102,3 +102,16 @@ def test_bad_options_exit_2_with_one_line(args, words):
     assert result.returncode == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and words in lines[0] and "Traceback" not in result.stderr
+
+
+def test_running_out_of_memory_is_one_line_with_advice(monkeypatch, capsys):
+    """An allocation the machine refuses ends in one line that says what to shrink, exit status 2."""
+    import linecnn.cli as cli
+
+    def refuse(*args, **kwargs):
+        raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 78 GB")
+
+    monkeypatch.setattr(cli, "Trainer", refuse)
+    assert main(["train", "--device", "cpu", "--per-class", "200000", "--width", "64", "--json"]) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert line.startswith("linecnn train: error: out of memory") and "smaller width" in line
