@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 
 from linecnn.ui.bench_charts import sweep_figure
-from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame, run_problem
+from linecnn.ui.bench_data import (
+    ShownRun,
+    baseline_series,
+    crossings,
+    format_ms,
+    incomparable,
+    results_frame,
+    run_problem,
+)
 from tests.bench_fixture import bad_documents, fake_gpu_document
 
 
@@ -50,6 +58,22 @@ def test_the_win_shading_stops_where_the_cpu_stops():
     figure = sweep_figure(frame, "data", crossings(frame, "data"))
     [band] = [shape for shape in figure.layout.shapes if shape.type == "rect"]
     assert band.x1 == frame[frame["kind"] == "cpu"]["x"].max() < frame["x"].max()
+
+
+def test_runs_of_other_settings_get_no_speed_up_or_crossover():
+    """A GPU run at width 16, batch 64 is not compared with a CPU run at width 1, full batch."""
+    cpu_document = fake_gpu_document(gpu_only=False)
+    cpu_document["results"] = [r for r in cpu_document["results"] if r["device"] == "cpu"]
+    gpu_document = fake_gpu_document(gpu_only=True)
+    for result in gpu_document["results"]:
+        result["config"].update(width=16, batch_size=64, step_size=64)
+    frame = results_frame([ShownRun(1, "page", cpu_document), ShownRun(2, "import", gpu_document)])
+    gpu = frame[frame["kind"] == "cuda"]
+    assert gpu["speedup"].isna().all() and crossings(frame, "data") == {}
+    [(series, how)] = incomparable(frame, "data").items()
+    assert series == gpu["series"].iat[0] and how == "batch 64 vs 4,096, width 16 vs 1"
+    same = results_frame([ShownRun(1, "import", fake_gpu_document(gpu_only=False))])
+    assert incomparable(same, "data") == {} and same["speedup"].notna().all()
 
 
 def test_milliseconds_read_well():

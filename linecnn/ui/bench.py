@@ -20,7 +20,15 @@ from linecnn.device import cuda_unavailable_reason, list_devices
 from linecnn.store import History, RunSummary
 from linecnn.sweep import FACTOR_TITLES, MAX_IMAGES, Caps, SweepPlan, format_x, make_document, run_sweep
 from linecnn.ui.bench_charts import sweep_figure
-from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, format_ms, results_frame, run_problem
+from linecnn.ui.bench_data import (
+    ShownRun,
+    baseline_series,
+    crossings,
+    format_ms,
+    incomparable,
+    results_frame,
+    run_problem,
+)
 from linecnn.ui.format import format_bytes, format_seconds
 
 _LOG = logging.getLogger(__name__)
@@ -207,12 +215,13 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
         text += f" {oom} cells ran out of memory; they are marked so and the sweep went on."
     if failed:
         kind = "warning"
-        text += f" {len(failed)} cells failed, the first with {failed[0].removeprefix('failed: ')}"
+        first = failed[0].removeprefix("failed: ").rstrip(".")
+        text += f" {len(failed)} cells failed, the first with {first}."
     if plan.notes:
         kind = "warning"
         text += " " + " ".join(plan.notes)
     if not any(r["status"] == OK for r in results):
-        kind = "error"
+        kind = "error" if failed else "warning"
         text += " No cell was timed; the table below says why for each."
     st.session_state[MESSAGE] = (kind, text)
 
@@ -237,6 +246,12 @@ def render_results(runs: list[ShownRun]) -> None:
         "ms/epoch here is a training epoch only: no validation pass and no per-epoch metrics, so it is "
         "lower than the Train page's ms/epoch for the same settings."
     )
+    for series, how in incomparable(frame, factor).items():
+        st.warning(
+            f"**{series}** was timed with other settings than **{baseline_series(timed)}** ({how}), "
+            "so no speed-up or crossover is computed between them. Compare runs of the same settings.",
+            icon=":material/compare_arrows:",
+        )
     x = _pick_x(timed, factor, key="bench.at." + "-".join(str(run.id) for run in runs))
     _device_columns(group, timed, x, factor)
 

@@ -5,6 +5,7 @@ A *series* is one line on the sweep chart: one device of one run with one set of
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass
 
 import pandas as pd
@@ -149,17 +150,33 @@ def baseline_series(frame: pd.DataFrame) -> str | None:
     return None if pick.empty else pick["series"].iat[0]
 
 
+# A cell's shape. Two cells are compared (speed-up, crossover) only when they share all of it:
+# a GPU run at width 16 says nothing about a CPU run at width 1 of the same image count.
+SETTINGS = ("images", "batch", "width", "conv_layers")
+
+
+def _settings(rows: pd.DataFrame) -> list[tuple]:
+    """Each row's SETTINGS as a tuple, for matching cells across runs."""
+    return [tuple(values) for values in rows[list(SETTINGS)].itertuples(index=False)]
+
+
+def _baseline_medians(group: pd.DataFrame) -> dict[tuple, float]:
+    """The baseline CPU series' median ms by cell settings, within one factor's rows."""
+    base = baseline_series(group)
+    rows = group[(group["series"] == base) & (group["status"] == OK)]
+    return dict(zip(_settings(rows), rows["median_ms"], strict=True))
+
+
 def _speedups(frame: pd.DataFrame) -> pd.Series:
-    """Baseline CPU median over each cell's median at the same factor and x (above 1: faster than the CPU)."""
+    """Baseline CPU median over each cell's median, for cells with the same settings (above 1: faster)."""
     speedup = pd.Series([None] * len(frame), index=frame.index, dtype="float64")
     for _, group in frame.groupby("factor", sort=False):
-        base = baseline_series(group)
-        if base is None:
-            continue
-        reference = group[(group["series"] == base) & (group["status"] == OK)].set_index("x")["median_ms"]
+        reference = _baseline_medians(group)
         timed = group[group["status"] == OK]
-        matched = timed["x"].map(reference)
-        speedup.loc[timed.index] = matched / timed["median_ms"]
+        if timed.empty:
+            continue
+        matched = [reference.get(key) for key in _settings(timed)]
+        speedup.loc[timed.index] = pd.Series(matched, index=timed.index, dtype="float64") / timed["median_ms"]
     return speedup
 
 
@@ -177,21 +194,55 @@ def _vs_eager(frame: pd.DataFrame) -> pd.Series:
 
 
 def crossings(frame: pd.DataFrame, factor: str) -> dict[str, Crossover]:
-    """Each accelerator series' crossover with the baseline CPU series, for one factor."""
+    """Each accelerator series' crossover with the baseline CPU series, for one factor, over the
+    cells both timed with the same settings."""
     group = frame[(frame["factor"] == factor) & (frame["status"] == OK)]
-    base = baseline_series(group)
-    if base is None:
+    reference = _baseline_medians(group)
+    if not reference:
         return {}
-    cpu = group[group["series"] == base].set_index("x")["median_ms"].to_dict()
     others = group[group["kind"] != "cpu"]["series"].unique()
     found = {}
     for series in others:
         points = group[group["series"] == series]
+        cpu, other = {}, {}
+        for key, x, median in zip(_settings(points), points["x"], points["median_ms"], strict=True):
+            if key in reference:
+                cpu[x], other[x] = reference[key], median
         name = "GPU" if len(others) == 1 else series
-        result = crossover(cpu, points.set_index("x")["median_ms"].to_dict(), factor, name=name)
+        result = crossover(cpu, other, factor, name=name)
         if result is not None:
             found[series] = result
     return found
+
+
+def incomparable(frame: pd.DataFrame, factor: str) -> dict[str, str]:
+    """Series with no cell sharing its settings with the baseline CPU's: series -> how they differ."""
+    group = frame[(frame["factor"] == factor) & (frame["status"] == OK)]
+    base = baseline_series(group)
+    reference = _baseline_medians(group)
+    if base is None:
+        return {}
+    base_row = group[group["series"] == base].iloc[-1]
+    found = {}
+    for series, rows in group[group["series"] != base].groupby("series", sort=False):
+        if any(key in reference for key in _settings(rows)):
+            continue
+        row = rows.iloc[-1]
+        differences = [
+            f"{name.replace('_', ' ')} {_number(row[name])} vs {_number(base_row[name])}"
+            for name in SETTINGS
+            if name != _SWEPT[factor] and row[name] != base_row[name]
+        ]
+        found[series] = ", ".join(differences) or "different sizes"
+    return found
+
+
+_SWEPT = {"data": "images", "batch": "batch", "width": "width", "conv": "conv_layers", "none": None}
+
+
+def _number(value: object) -> str:
+    """A setting for a sentence: 4096 -> '4,096'."""
+    return f"{value:,.0f}" if isinstance(value, numbers.Number) and not pd.isna(value) else str(value)
 
 
 def format_ms(ms: float | None) -> str:
