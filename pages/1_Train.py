@@ -28,9 +28,13 @@ live_charts.show(shown, epochs, live)
 summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 
 if live is not None and not state.is_paused() and not live.done:
-    with cpu_threads(live.device, state.training_threads(live.config)):
-        for _ in live.run():
-            live_charts.update(live.history, epochs, live)
+    try:
+        with cpu_threads(live.device, state.training_threads(live.config)):
+            for _ in live.run():
+                live_charts.update(live.history, epochs, live)
+    except RuntimeError as error:
+        view.stop_on_error(live, error)  # out of memory: files the run and leaves a message
+        st.rerun()
     record = state.finish_run()
     # The final metrics go out first: they are small, while the browser spends a while on
     # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.

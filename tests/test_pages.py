@@ -125,6 +125,29 @@ def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
     assert "train.live" not in at.session_state
 
 
+@pytest.mark.parametrize("button", ["Start", "Step"])
+def test_running_out_of_memory_mid_run_stops_it_and_keeps_the_finished_epochs(monkeypatch, button):
+    """A GPU shared by a class can fill up mid-run: the run is filed as stopped and the page says why."""
+    from linecnn.train import Trainer
+
+    real_run = Trainer.run
+
+    def run_then_fill_up(self, max_epochs=None):
+        for record in real_run(self, max_epochs):
+            yield record
+            if record.epoch == 2:
+                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    monkeypatch.setattr(Trainer, "run", run_then_fill_up)
+    at = app_test(TRAIN)
+    for _ in range(2 if button == "Step" else 1):
+        click(at, button)
+    assert not at.exception
+    assert any("ran out of memory in epoch 3" in e.value and "2 finished epochs" in e.value for e in at.error)
+    [run] = at.session_state["train.runs"]
+    assert run.stopped and len(run.history) == 2 and "train.live" not in at.session_state
+
+
 def test_a_step_too_big_for_memory_is_refused_with_a_suggestion():
     """Full batch of 60,000 images at width 16 would need GBs per step: the page says what to pick instead."""
     at = app_test(TRAIN)

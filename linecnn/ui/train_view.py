@@ -8,6 +8,7 @@ from collections.abc import Sequence
 import streamlit as st
 import torch
 
+from linecnn.bench import is_out_of_memory
 from linecnn.config import RunConfig
 from linecnn.data import CLASS_NAMES
 from linecnn.device import cpu_threads, describe
@@ -164,11 +165,32 @@ def _step(device: str) -> None:
     trainer = state.live_trainer() or _start(device, paused=True)
     if trainer is None:
         return
-    with cpu_threads(trainer.device, state.training_threads(trainer.config)):
-        for _ in trainer.run(max_epochs=1):
-            pass
+    try:
+        with cpu_threads(trainer.device, state.training_threads(trainer.config)):
+            for _ in trainer.run(max_epochs=1):
+                pass
+    except RuntimeError as error:
+        stop_on_error(trainer, error)
+        return
     if trainer.done:
         state.finish_run()
+
+
+def stop_on_error(trainer: Trainer, error: RuntimeError) -> None:
+    """End a run the device could not hold any more, keeping its finished epochs, and say so.
+
+    Only out-of-memory is expected mid-run (a GPU shared by a class fills up); anything else
+    is a bug and is raised again.
+    """
+    if not is_out_of_memory(error):
+        raise error
+    state.finish_run()
+    _flash(
+        "error",
+        f"{describe(trainer.device)} ran out of memory in epoch {trainer.epoch + 1}, so the run was "
+        f"stopped; its {trainer.epoch} finished epochs are kept in the history. Try a smaller batch "
+        "size or width, or the CPU.",
+    )
 
 
 def _stop() -> None:
