@@ -43,3 +43,12 @@ def test_importing_the_core_loads_no_streamlit():
     code = "import sys\n" + "".join(f"import {m}\n" for m in modules) + "print('streamlit' in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False", modules
+
+
+def test_the_ui_package_loads_pandas_before_any_page_can_race_plotly_for_it():
+    """Plotly reads pandas from sys.modules; a half-imported one there crashed a live Train run."""
+    import subprocess
+    import sys
+
+    code = "import sys, linecnn.ui; assert 'pandas' in sys.modules and sys.modules['pandas'].Series"
+    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
