@@ -3,6 +3,7 @@
 import pytest
 
 from tests.draw_helpers import (
+    CANVAS,
     EMPTY_WARNING,
     PREDICTION,
     Stroke,
@@ -11,8 +12,9 @@ from tests.draw_helpers import (
     draw,
     open_draw_page,
     read_prediction,
+    stroke_landed,
 )
-from tests.helpers import ROOT
+from tests.helpers import ROOT, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -56,3 +58,23 @@ def test_empty_canvas_warns_and_the_page_keeps_working(server, page):
     draw(page, Stroke("h", "horizontal", ((20, 60), (260, 60))))
     assert read_prediction(page)[0] == "horizontal"
     assert no_exception(page)
+
+
+def test_switching_the_model_keeps_the_drawing(server, page):
+    """With a run trained on the lesson's lines, switching models shows or hides a hint above the
+    canvas; the canvas must keep its stroke, and the new model classifies that same stroke."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text("Summary · Run 1 ").wait_for(timeout=60_000)
+    wait_for_app(page)
+    page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Draw").click()
+    page.locator(CANVAS).wait_for(timeout=120_000)
+    wait_for_app(page, 120_000)
+    assert page.get_by_text("learned from the lesson's exact lines").is_visible()
+    classify_on_page(page, Stroke("v", "vertical", ((140, 20), (140, 260)), 24))
+    page.get_by_text("Default model", exact=True).click()
+    page.get_by_text("learned from the lesson's exact lines").wait_for(state="detached", timeout=120_000)
+    wait_for_app(page, 120_000)
+    assert stroke_landed(page), "the canvas was remounted blank"
+    assert read_prediction(page)[0] == "vertical" and no_exception(page)
