@@ -150,10 +150,13 @@ def _within_step_memory(
         )
     smallest = min(left, key=step_bytes)
     per_image = step_memory_bytes(ModelConfig(smallest.width, smallest.extra_convs), 1)
+    largest = max(1, cap // per_image)
+    listed = [size for size in BATCH_SIZES if size <= largest]  # the page's choices
+    example = f" (of the usual sizes, {listed[-1]:,})" if listed else ""
     raise ValueError(
         f"One training step would keep ≈ {_gib(step_bytes(smallest))} of activations, above this "
-        f"server's cap of {_gib(cap)} per step. Choose a batch size of {max(1, cap // per_image):,} or "
-        "less, a smaller width or fewer extra conv layers."
+        f"server's cap of {_gib(cap)} per step. Choose a batch size of at most {largest:,}{example}, "
+        "a smaller width or fewer extra conv layers."
     )
 
 

@@ -260,7 +260,8 @@ def test_steps_above_the_memory_cap_are_left_out_or_refused():
     huge = BenchConfig(width=64, extra_convs=16, per_class=333_334)  # ≈ 35 GiB per 4,096-image step
     assert step_bytes(huge) > 30 * 2**30
     with pytest.raises(
-        ValueError, match=r"≈ 35.4 GiB .* cap of 1.0 GiB per step\. Choose a batch size of 115"
+        ValueError,
+        match=r"≈ 35.4 GiB .* 1.0 GiB per step\. Choose a batch size of at most 115 \(of the usual sizes, 64",
     ):
         plan_sweep(huge, "none", ["cpu"], caps=cap)
     batches = plan_sweep(BenchConfig(width=64, extra_convs=16), "batch", ["cpu"], caps=cap)

@@ -136,11 +136,16 @@ def check_memory(config: RunConfig) -> None:
     needed = step_memory_bytes(config.model, config.step_size)
     if needed > MAX_STEP_BYTES:
         largest = MAX_STEP_BYTES // step_memory_bytes(config.model, 1)
+        fitting = [size for size in BATCH_CHOICES if size != "full" and size <= largest]
+        advice = (
+            f"Choose batch size {fitting[-1]:,} or smaller, or a smaller width."
+            if fitting
+            else ("Choose a smaller width.")
+        )
         raise ValueError(
             f"A step of {config.step_size:,} images at width {config.model.width} needs "
             f"about {format_bytes(needed)} of memory, more than this page allows "
-            f"({format_bytes(MAX_STEP_BYTES)}). Choose a batch size of {largest:,} or less, "
-            "or a smaller width."
+            f"({format_bytes(MAX_STEP_BYTES)}). {advice}"
         )
 
 
