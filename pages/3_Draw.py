@@ -179,10 +179,12 @@ with st.container(horizontal=True, gap="small"):
     with st.container(width=PANEL_PX[2]):
         st.subheader("Prediction")
         if drawing.empty:
-            st.warning(
-                "The canvas is empty. Draw a line with the mouse or a finger to see what the model thinks.",
-                icon=":material/draw:",
+            empty = (
+                "The grid is empty. Click cells to paint a line"
+                if mode == "cells"
+                else "The canvas is empty. Draw a line with the mouse or a finger"
             )
+            st.warning(f"{empty} to see what the model thinks.", icon=":material/draw:")
         else:
             try:
                 prediction = predict(choice.model, drawing.image, device)

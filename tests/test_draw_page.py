@@ -122,6 +122,7 @@ def test_clear_empties_the_canvas(page):
 def test_cell_grid_input(page):
     """Clicking the cells of one row paints a horizontal line, as in the lesson's grid."""
     page.segmented_control(key="draw.mode").set_value("cells").run()
+    assert "The grid is empty. Click cells" in texts(page.warning)
     for column in range(8):
         page.button(key=f"draw.cell.{3 * 8 + column}").click().run()
     assert not page.exception
