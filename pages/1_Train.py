@@ -9,8 +9,9 @@ from linecnn.ui import train_view as view
 device = setup_page("Train", ":material/model_training:")
 st.title("Train")
 st.caption(
-    "Train the lesson's CNN on the device chosen in the sidebar. Metrics are computed every epoch; "
-    "leaving the page pauses a run, and it carries on when you come back."
+    "Train the lesson's CNN on the device chosen in the sidebar. Metrics are computed every epoch. "
+    "Going to another page pauses a run, and it carries on when you come back; runs live in this "
+    "browser tab's session, so reloading the page starts afresh."
 )
 
 live = state.live_trainer()

@@ -235,3 +235,20 @@ def test_a_benchmark_where_every_cell_failed_says_so(monkeypatch):
     assert not at.exception and not at.success
     assert any("No cell was timed" in e.value and "InvalidCxxCompiler" in e.value for e in at.error)
     assert any("No timing: failed: RuntimeError: InvalidCxxCompiler" in w.value for w in at.warning)
+
+
+def test_a_gpu_as_fast_as_the_cpu_is_not_called_faster():
+    """Within 5 % of the CPU the card says 'about the same' instead of a green 'faster'."""
+    document = fake_gpu_document(gpu_only=False, largest=400)
+    by_size = {r["config"]["images"]: r for r in document["results"] if r["device"] == "cpu"}
+    for result in document["results"]:
+        if result["device"] != "cpu":
+            cpu = by_size[result["config"]["images"]]
+            for key in ("times_ms", "median_ms", "p25_ms", "p75_ms", "samples_per_s"):
+                result[key] = cpu[key]
+    run_id = History().import_json(json.dumps(document))
+    at = app_test(PAGE)
+    at.session_state["bench.shown"] = [run_id]
+    at.run()
+    deltas = [m.proto.delta for m in at.metric if m.label == "speed-up vs CPU"]
+    assert "about the same" in deltas and "faster" not in deltas

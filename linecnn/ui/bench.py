@@ -46,6 +46,7 @@ MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's 
 MIN_CAP_IMAGES = 360  # a host's image cap below the seed's 3 x 120 images would leave nothing to time
 MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the seed's full batch needs ~5 MiB)
 MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer, server and all
+SAME_SPEED = 0.05  # speed-ups within 5 % of 1x are shown as "about the same", not as a win or a loss
 PROGRESS_SECONDS = 0.15  # progress bar update period; each update is also where a Cancel lands
 
 
@@ -350,6 +351,10 @@ def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float |
         right.metric("speed-up vs CPU", "n/a")
     elif row["series"] == baseline_series(group):
         right.metric("speed-up vs CPU", "1.0×", help="This is the CPU line the others are compared with.")
+    elif abs(speedup - 1) < SAME_SPEED:
+        right.metric(
+            "speed-up vs CPU", f"{speedup:.2g}×", delta="about the same", delta_color="off", delta_arrow="off"
+        )
     else:
         right.metric(
             "speed-up vs CPU",

@@ -411,6 +411,8 @@ def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
                 "images": run.config.data.train_size,
                 "batch": run.config.train.batch_size or "full",
                 "width": run.config.model.width,
+                "lr": run.config.train.lr,
+                "seed": run.config.seed,
                 "data": run.config.data.mode,
                 "val acc": round(last.val_acc, 4),
                 "val loss": float(f"{last.val_loss:.4g}"),
