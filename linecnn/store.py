@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from linecnn.bench import OK
+from linecnn.bench import OK, OUT_OF_MEMORY
 from linecnn.paths import data_dir
 from linecnn.sweep import FACTORS, FORMAT
 
 DB_NAME = "bench.sqlite3"
 SOURCES = ("page", "cli", "import")
+NOT_TIMED = ("failed", "stopped", "skipped")  # how the statuses of cells that have no timing begin
+MAX_EPOCH_MS = 86_400_000.0  # a day: any epoch time above it in an imported file is a typo or a forgery
 REQUIRED = ("device", "config", "status", "median_ms", "p25_ms", "p75_ms", "samples_per_s")
 CONFIG_KEYS = ("images", "step_size", "width", "conv_layers", "variant")  # what the page reads of a config
 TIMES = (  # a result's numbers: at least 0, or null for a cell that was not timed
@@ -162,6 +164,8 @@ def _result_problem(result: object, number: int) -> str | None:
     for key in ("device", "status"):
         if not isinstance(result[key], str) or not result[key]:
             return f"{where} has a {key} that is not text ({result[key]!r})"
+    if result["status"] not in (OK, OUT_OF_MEMORY) and not result["status"].startswith(NOT_TIMED):
+        return f"{where} has status {result['status']!r}, not ok, out of memory, failed, stopped or skipped"
     if result.get("device_name") is not None and not isinstance(result["device_name"], str):
         return f"{where} has a device_name that is not text"
     problem = _config_problem(result["config"], where)
@@ -175,6 +179,11 @@ def _result_problem(result: object, number: int) -> str | None:
             return f"{where} is 'ok' but lacks its timings"
         if result["median_ms"] <= 0:
             return f"{where} is 'ok' but its median is not above 0 ms"
+        if not result["p25_ms"] <= result["median_ms"] <= result["p75_ms"] <= MAX_EPOCH_MS:
+            return (
+                f"{where} has p25, median and p75 of {result['p25_ms']:g}, {result['median_ms']:g} and "
+                f"{result['p75_ms']:g} ms; they must rise in that order and stay under a day"
+            )
     times = result.get("times_ms", [])
     if not isinstance(times, list | tuple) or not all(t is not None and _is_amount(t) for t in times):
         return f"{where} has times_ms that are not a list of numbers of at least 0"

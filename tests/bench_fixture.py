@@ -131,6 +131,12 @@ def bad_documents() -> dict[str, tuple[dict, str]]:
         "status is a number": (_bad(_set("status", 1)), "status that is not text"),
         "times are text": (_bad(_set("times_ms", "1, 2")), "times_ms"),
         "created is a list": (_bad(_set("created", ["2026"], "document")), "'created' is not a date"),
+        "p25 above the median": (_bad(_set("p25_ms", 1e300)), "must rise in that order"),
+        "an epoch of two days": (
+            _bad(lambda d: d["results"][0].update(median_ms=1.7e8, p25_ms=1.7e8, p75_ms=1.8e8)),
+            "stay under a day",
+        ),
+        "unknown status": (_bad(_set("status", "weird")), "status 'weird', not ok"),
         "a cell repeated": (
             _bad(lambda d: d["results"].append(dict(d["results"][0]))),
             "result 5 repeats the cell of result 1",
