@@ -310,14 +310,14 @@ def crossover(
         return Crossover(
             "always",
             None,
-            f"{name} faster at every {unit} tried (from {format_x(factor, xs[0])})",
+            f"{name} faster at every {unit} tried (from {format_x(factor, xs[0], exact=True)})",
             xs[-1],
         )
     if not any(faster):
         return Crossover(
             "never",
             None,
-            f"CPU faster at every {unit} tried (up to {format_x(factor, xs[-1])})",
+            f"CPU faster at every {unit} tried (up to {format_x(factor, xs[-1], exact=True)})",
             xs[-1],
         )
     last_slower = max(i for i, f in enumerate(faster) if not f)
@@ -331,11 +331,12 @@ def crossover(
     return Crossover("crosses", x, f"{name} faster above ≈ {format_x(factor, x)}", xs[-1])
 
 
-def format_x(factor: str, x: float) -> str:
-    """A swept value for a sentence, rounded to what the sweep can tell apart."""
+def format_x(factor: str, x: float, exact: bool = False) -> str:
+    """A swept value for a sentence, rounded to what the sweep can tell apart (an interpolated
+    crossover), or ``exact`` for a value that was set or measured."""
     if factor in ("width", "conv"):
         text = f"{x:.1f}".removesuffix(".0")
         return f"width {text}" if factor == "width" else f"{text} conv layers"
-    rounded = float(f"{x:.2g}") if x >= 100 else round(x)
+    rounded = round(x) if exact or x < 100 else float(f"{x:.2g}")
     text = f"{rounded:,.0f}"
     return f"a batch of {text}" if factor == "batch" else f"{text} images"

@@ -59,7 +59,7 @@ with st.form("bench.settings", border=True):
             f"Sweep {FACTOR_TITLES[factor].lower()} up to",
             options,
             index=options.index(default) if default in options else len(options) - 1,
-            format_func=lambda v: format_x(factor, v),
+            format_func=lambda v: format_x(factor, v, exact=True),
             key=f"bench.up_to.{factor}",
             persist_state="session",
         )

@@ -252,3 +252,11 @@ def test_a_gpu_as_fast_as_the_cpu_is_not_called_faster():
     at.run()
     deltas = [m.proto.delta for m in at.metric if m.label == "speed-up vs CPU"]
     assert "about the same" in deltas and "faster" not in deltas
+
+
+def test_the_sweep_range_lists_exact_sizes():
+    """Batch sizes read 256 and 4,096, not the two-digit roundings a crossover sentence uses."""
+    at = app_test(PAGE)
+    at.segmented_control(key="bench.factor").set_value("batch").run()
+    options = at.selectbox(key="bench.up_to.batch").options
+    assert "a batch of 256" in options and "a batch of 4,096" in options

@@ -229,7 +229,7 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
 
 def cell_line(result: dict, done: int, total: int) -> str:
     """'Cell 3 of 14 · cpu · 1,200 images: 7.7 ms/epoch' (or the cell's status)."""
-    what = f"{result['device']} · {format_x(result['factor'], result['x'])}"
+    what = f"{result['device']} · {format_x(result['factor'], result['x'], exact=True)}"
     outcome = f"{result['median_ms']:.3g} ms/epoch" if result["status"] == OK else result["status"]
     return f"Cell {done} of {total} · {what}: {outcome}"
 
@@ -289,7 +289,7 @@ def _pick_x(timed: pd.DataFrame, factor: str, key: str) -> float | None:
         "Compare the devices at",
         options=values,
         value=base.max() if len(base) else values[-1],
-        format_func=lambda v: format_x(factor, v),
+        format_func=lambda v: format_x(factor, v, exact=True),
         key=key,  # one per set of runs shown: a new set starts at its own default
     )
 
