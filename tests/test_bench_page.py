@@ -260,3 +260,19 @@ def test_the_sweep_range_lists_exact_sizes():
     at.segmented_control(key="bench.factor").set_value("batch").run()
     options = at.selectbox(key="bench.up_to.batch").options
     assert "a batch of 256" in options and "a batch of 4,096" in options
+
+
+def test_a_cell_disturbed_while_timed_is_flagged():
+    """p75 far above p25 means the machine was busy: the card says so instead of showing it as normal."""
+    document = fake_gpu_document(gpu_only=False, largest=400)
+    for result in document["results"]:
+        result.update(p25_ms=result["median_ms"] / 2, p75_ms=result["median_ms"] * 3)
+    run_id = History().import_json(json.dumps(document))
+    at = app_test(PAGE)
+    at.session_state["bench.shown"] = [run_id]
+    at.run()
+    assert any(w.value.startswith("Wide spread") for w in at.warning)
+    calm = app_test(PAGE)
+    calm.session_state["bench.shown"] = [History().import_json(json.dumps(fake_gpu_document(largest=400)))]
+    calm.run()
+    assert not any(w.value.startswith("Wide spread") for w in calm.warning)

@@ -46,6 +46,7 @@ MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's 
 MIN_CAP_IMAGES = 360  # a host's image cap below the seed's 3 x 120 images would leave nothing to time
 MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the seed's full batch needs ~5 MiB)
 MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer, server and all
+WIDE_SPREAD = 1.5  # a cell whose p75 exceeds its p25 by more than this factor was disturbed while timed
 SAME_SPEED = 0.05  # speed-ups within 5 % of 1x are shown as "about the same", not as a win or a loss
 PROGRESS_SECONDS = 0.15  # progress bar update period; each update is also where a Cancel lands
 
@@ -214,6 +215,13 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
     if oom:
         kind = "warning"
         text += f" {oom} cells ran out of memory; they are marked so and the sweep went on."
+    noisy = sum(r["status"] == OK and r["p75_ms"] > WIDE_SPREAD * r["p25_ms"] for r in results)
+    if noisy:
+        kind = "warning"
+        text += (
+            f" {noisy} cells had a wide spread (p75 over {WIDE_SPREAD:g}× p25): the machine was busy, "
+            "so take their medians with care or rerun them."
+        )
     if failed:
         kind = "warning"
         first = failed[0].removeprefix("failed: ").rstrip(".")
@@ -365,6 +373,12 @@ def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float |
         )
     if not pd.isna(row["vs_eager"]):
         st.markdown(f"**{row['vs_eager']:.2g}×** the speed of plain eager on this device ({row['variant']})")
+    if row["p75_ms"] > WIDE_SPREAD * row["p25_ms"]:
+        st.warning(
+            "Wide spread: the slow and fast epochs differ by more than half, so something else was using "
+            "the machine. Rerun it with more timed epochs when the machine is quiet.",
+            icon=":material/ssid_chart:",
+        )
     st.markdown(
         f"spread p25–p75: **{format_ms(row['p25_ms'])} – {format_ms(row['p75_ms'])}** "
         f"({row['repeats']} epochs)  \n**{row['samples_per_s']:,.0f}** images/s · "
