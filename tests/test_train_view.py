@@ -5,7 +5,7 @@ import pytest
 from linecnn.config import RunConfig
 from linecnn.train import EpochRecord
 from linecnn.ui.state import TRAIN_THREADS_ENV, training_threads
-from linecnn.ui.train_view import LiveCharts, seconds_left
+from linecnn.ui.train_view import LiveCharts, seconds_left, thinned
 
 
 class Slot:
@@ -61,3 +61,18 @@ def test_no_redraw_in_the_last_moments_of_a_run():
 def test_train_threads_come_from_the_host_when_valid(monkeypatch, value, expected):
     monkeypatch.setenv(TRAIN_THREADS_ENV, value)
     assert training_threads(RunConfig()) == expected  # the default run's own policy is 1 thread
+
+
+def test_long_runs_are_thinned_for_live_redraws_but_keep_their_last_epoch():
+    records = history(5_003, 0.001)
+    kept = thinned(records, 500)
+    assert len(kept) <= 501 and kept[0] is records[0] and kept[-1] is records[-1]
+    assert thinned(records[:400], 500) == records[:400]
+
+
+def test_a_live_redraw_of_a_long_run_plots_a_thinned_history():
+    drawn = []
+    charts, _, _ = charts_due_now()
+    charts.loss_slot.plotly_chart = lambda figure, **kwargs: drawn.append(len(figure.data[0].x))
+    charts.update(history(5_000, 0.001), 20_000, live=None)  # 15 s to go
+    assert drawn and drawn[0] <= LiveCharts.LIVE_POINTS + 1
