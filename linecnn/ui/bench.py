@@ -330,7 +330,7 @@ def _device_columns(group: pd.DataFrame, timed: pd.DataFrame, x: float | None, f
     extra = [] if has_gpu or absent is None else ["cuda-absent"]
     if not series:
         series = [info.label for info in list_devices()]
-    columns = st.columns(max(1, min(4, len(series) + len(extra))))
+    columns = st.columns(max(1, min(3, len(series) + len(extra))))  # 4 across cut the numbers short
     for index, name in enumerate(series + extra):
         with columns[index % len(columns)].container(border=True):
             if name == "cuda-absent":
