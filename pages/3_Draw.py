@@ -173,7 +173,9 @@ with st.container(horizontal=True, gap="small"):
         st.subheader("What the model sees")
         st.plotly_chart(input_figure(drawing.image), config=CHART_CONFIG, width="content", key="draw.input")
         st.caption(
-            "Each cell is the average ink of a 35×35-pixel block of the canvas, scaled so the darkest "
+            "A painted cell is 1 and the others 0: these 64 numbers are all the network gets."
+            if mode == "cells"
+            else "Each cell is the average ink of a 35×35-pixel block of the canvas, scaled so the darkest "
             "cell is 1: these 64 numbers are all the network gets."
         )
     with st.container(width=PANEL_PX[2]):

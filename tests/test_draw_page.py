@@ -123,6 +123,7 @@ def test_cell_grid_input(page):
     """Clicking the cells of one row paints a horizontal line, as in the lesson's grid."""
     page.segmented_control(key="draw.mode").set_value("cells").run()
     assert "The grid is empty. Click cells" in texts(page.warning)
+    assert "A painted cell is 1" in texts(page.caption) and "35×35" not in texts(page.caption)
     for column in range(8):
         page.button(key=f"draw.cell.{3 * 8 + column}").click().run()
     assert not page.exception
