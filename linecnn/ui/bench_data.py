@@ -153,6 +153,13 @@ def baseline_series(frame: pd.DataFrame) -> str | None:
 # A cell's shape. Two cells are compared (speed-up, crossover) only when they share all of it:
 # a GPU run at width 16 says nothing about a CPU run at width 1 of the same image count.
 SETTINGS = ("images", "batch", "width", "conv_layers")
+_SWEPT = {
+    "data": "images",
+    "batch": "batch",
+    "width": "width",
+    "conv": "conv_layers",
+    "none": None,
+}  # per factor
 
 
 def _settings(rows: pd.DataFrame) -> list[tuple]:
@@ -219,9 +226,9 @@ def incomparable(frame: pd.DataFrame, factor: str) -> dict[str, str]:
     """Series with no cell sharing its settings with the baseline CPU's: series -> how they differ."""
     group = frame[(frame["factor"] == factor) & (frame["status"] == OK)]
     base = baseline_series(group)
-    reference = _baseline_medians(group)
     if base is None:
         return {}
+    reference = _baseline_medians(group)
     base_row = group[group["series"] == base].iloc[-1]
     found = {}
     for series, rows in group[group["series"] != base].groupby("series", sort=False):
@@ -235,9 +242,6 @@ def incomparable(frame: pd.DataFrame, factor: str) -> dict[str, str]:
         ]
         found[series] = ", ".join(differences) or "different sizes"
     return found
-
-
-_SWEPT = {"data": "images", "batch": "batch", "width": "width", "conv": "conv_layers", "none": None}
 
 
 def _number(value: object) -> str:
