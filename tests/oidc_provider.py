@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import secrets
 import shutil
 import subprocess
@@ -30,10 +31,10 @@ def node_missing_reason() -> str | None:
 class OidcProvider:
     """``node tests/oidc/provider.js`` on a free loopback port, stopped by its PID."""
 
-    def __init__(self, app_url: str) -> None:
+    def __init__(self, app_urls: list[str]) -> None:
         self.port = free_port()
         self.issuer = f"http://127.0.0.1:{self.port}"
-        self.app_url = app_url
+        self.app_urls = app_urls
         self.log_path = ROOT / "artifacts" / f"oidc-{self.port}.log"
         self.process: subprocess.Popen | None = None
 
@@ -45,7 +46,9 @@ class OidcProvider:
         """Start node and wait until the discovery document answers."""
         self.log_path.parent.mkdir(exist_ok=True)
         script = str(PROVIDER_DIR / "provider.js")
-        command = ["node", script, "--port", str(self.port), "--app-url", self.app_url]
+        command = ["node", script, "--port", str(self.port)]
+        for url in self.app_urls:
+            command += ["--app-url", url]
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(command, cwd=ROOT, stdout=log, stderr=log)
         deadline = time.monotonic() + START_TIMEOUT
@@ -72,11 +75,11 @@ class OidcProvider:
             self.process.kill()
             self.process.wait(timeout=10)
 
-    def secrets_toml(self, allowed_emails: list[str] | None = None) -> str:
-        """A secrets.toml whose [auth] section signs in to this provider and returns to the app."""
+    def secrets_toml(self, app_url: str, allowed_emails: list[str] | None = None) -> str:
+        """A secrets.toml whose [auth] section signs in to this provider and returns to ``app_url``."""
         lines = [
             "[auth]",
-            f'redirect_uri = "{self.app_url}/oauth2callback"',
+            f'redirect_uri = "{app_url}/oauth2callback"',
             f'cookie_secret = "{secrets.token_hex(32)}"',
             f'client_id = "{CLIENT_ID}"',
             f'client_secret = "{CLIENT_SECRET}"',
@@ -85,6 +88,6 @@ class OidcProvider:
             'client_kwargs = { prompt = "login" }',
         ]
         if allowed_emails is not None:
-            lines += ["", "[linecnn]", f"allowed_emails = {allowed_emails!r}".replace("'", '"')]
+            lines += ["", "[linecnn]", f"allowed_emails = {json.dumps(allowed_emails)}"]
         return "\n".join(lines) + "\n"
 

@@ -1,18 +1,20 @@
 // A real OpenID Connect provider (panva/oidc-provider) for the login browser tests.
 // One static client, one test account, and the library's built-in login and consent forms.
-// Usage: node tests/oidc/provider.js --port N --app-url http://127.0.0.1:M
-// The issuer is http://127.0.0.1:N; the client may return to M/oauth2callback only.
+// Usage: node tests/oidc/provider.js --port N --app-url http://127.0.0.1:M [--app-url ...]
+// The issuer is http://127.0.0.1:N; the client may return to each app's /oauth2callback only.
 import { parseArgs } from 'node:util';
 
 import Provider from 'oidc-provider';
 
-const { values } = parseArgs({ options: { port: { type: 'string' }, 'app-url': { type: 'string' } } });
+const { values } = parseArgs({
+  options: { port: { type: 'string' }, 'app-url': { type: 'string', multiple: true } },
+});
 const port = Number(values.port);
 if (!Number.isInteger(port) || port <= 0 || !values['app-url']) {
-  console.error('usage: node provider.js --port N --app-url http://127.0.0.1:M');
+  console.error('usage: node provider.js --port N --app-url http://127.0.0.1:M [--app-url ...]');
   process.exit(2);
 }
-const callback = `${values['app-url'].replace(/\/$/, '')}/oauth2callback`;
+const callbacks = values['app-url'].map((url) => `${url.replace(/\/$/, '')}/oauth2callback`);
 
 // The client and the account the tests sign in with; the built-in login form accepts any
 // password, so the login name alone picks the account.
@@ -26,9 +28,9 @@ const provider = new Provider(issuer, {
   clients: [{
     client_id: CLIENT.id,
     client_secret: CLIENT.secret,
-    redirect_uris: [callback],
+    redirect_uris: callbacks,
     // Streamlit's logout sends the user back through its callback URL.
-    post_logout_redirect_uris: [callback],
+    post_logout_redirect_uris: callbacks,
   }],
   claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
   // Streamlit reads the user from the ID token alone, so the scopes' claims must be in it.
@@ -42,5 +44,5 @@ const provider = new Provider(issuer, {
 });
 
 provider.listen(port, '127.0.0.1', () => {
-  console.log(`oidc provider listening on ${issuer}, client ${CLIENT.id} returns to ${callback}`);
+  console.log(`oidc provider listening on ${issuer}, client ${CLIENT.id} returns to ${callbacks.join(', ')}`);
 });
