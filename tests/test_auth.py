@@ -49,6 +49,15 @@ def test_with_auth_a_visitor_sees_only_the_sign_in_screen():
     assert not at.title and not at.sidebar.radio, "nothing of the page is drawn before sign-in"
 
 
+def test_a_login_that_streamlit_refuses_shows_a_message_not_a_traceback():
+    # AppTest's secrets do not reach st.login's own check, so st.login refuses here as it does on a
+    # server whose [auth] section is incomplete.
+    at = home({"auth": AUTH}, {})
+    at.button(key="auth_login_default").click().run()
+    assert not at.exception
+    assert at.error[0].value.startswith("Sign-in is not set up correctly on this server:")
+
+
 def test_named_providers_get_one_button_each():
     auth = {"redirect_uri": AUTH["redirect_uri"], "cookie_secret": AUTH["cookie_secret"]}
     auth["google"] = {key: AUTH[key] for key in ("client_id", "client_secret", "server_metadata_url")}
