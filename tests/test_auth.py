@@ -49,6 +49,16 @@ def test_with_auth_a_visitor_sees_only_the_sign_in_screen():
     assert not at.title and not at.sidebar.radio, "nothing of the page is drawn before sign-in"
 
 
+@pytest.mark.parametrize("page_path", ["pages/1_Train.py", "pages/2_Benchmark.py", "pages/3_Draw.py"])
+def test_every_other_page_is_behind_the_same_gate(page_path):
+    at = home({"auth": AUTH}, {})
+    at.switch_page(page_path).run()
+    assert not at.exception
+    assert labels(at.button) == ["Log in"]
+    assert [element.value for element in at.header] == ["Sign in to linecnn"]
+    assert not at.title and not at.sidebar.radio
+
+
 def test_a_login_that_streamlit_refuses_shows_a_message_not_a_traceback():
     # AppTest's secrets do not reach st.login's own check, so st.login refuses here as it does on a
     # server whose [auth] section is incomplete.
