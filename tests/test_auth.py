@@ -116,6 +116,7 @@ def test_the_allow_list_keeps_other_accounts_out_with_a_message():
         ("bob@school.edu", ["ada@school.edu"], False),
         (None, ["school.edu"], False),
         ("not-an-address", ["school.edu"], False),
+        ("ada@school.edu", [""], False),
     ],
 )
 def test_email_allowed(email, allowed, expected):

@@ -28,9 +28,11 @@ def provider_names(auth: Mapping[str, Any]) -> list[str | None]:
 
 def email_allowed(email: object, allowed: Iterable[str]) -> bool:
     """True when the allow-list is empty or names this address or its domain ("school.edu", "@school.edu")."""
-    entries = [entry.strip().lower() for entry in allowed if entry.strip()]
-    if not entries:
+    allowed = list(allowed)
+    if not allowed:
         return True
+    # A blank entry matches nobody: a half-filled setting keeps the class closed rather than open.
+    entries = [entry.strip().lower() for entry in allowed if entry.strip()]
     if not isinstance(email, str) or "@" not in email:
         return False
     address = email.strip().lower()
