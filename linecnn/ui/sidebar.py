@@ -7,6 +7,7 @@ import torch
 
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
+from linecnn.ui.auth import require_login
 
 # (script path, label, icon). Paths are relative to app.py, as st.page_link wants them.
 PAGES = (
@@ -20,6 +21,7 @@ PAGES = (
 def setup_page(title: str, icon: str) -> torch.device:
     """Configure the page, draw the shared sidebar, and return the chosen device."""
     st.set_page_config(page_title=f"{title} · linecnn", page_icon=icon, layout="wide")
+    require_login()
     with st.sidebar:
         st.markdown("**linecnn** · a tiny CNN on any device")
         for path, label, page_icon in PAGES:

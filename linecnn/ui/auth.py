@@ -1,0 +1,122 @@
+"""Optional sign-in for hosted classes: Streamlit's OIDC login, active only when secrets have [auth]."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import streamlit as st
+from streamlit.errors import StreamlitAuthError
+
+# Keys of [auth] (or of one [auth.<name>] table) that make up one OIDC provider.
+PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
+
+
+def auth_configured() -> bool:
+    """True when the host's secrets have an [auth] section, so every page asks for a sign-in."""
+    return st.secrets.load_if_toml_exists() and "auth" in st.secrets
+
+
+def provider_names(auth: Mapping[str, Any]) -> list[str | None]:
+    """The providers [auth] configures: None for the keys at its top level, else each [auth.<name>]."""
+    names: list[str | None] = [None] if any(key in auth for key in PROVIDER_KEYS) else []
+    names += [
+        name for name, value in auth.items() if isinstance(value, Mapping) and "client_id" in value
+    ]
+    return names or [None]
+
+
+def email_allowed(email: object, allowed: Iterable[str]) -> bool:
+    """True when the allow-list is empty or names this address or its domain ("school.edu", "@school.edu")."""
+    allowed = list(allowed)
+    if not allowed:
+        return True
+    # A blank entry matches nobody: a half-filled setting keeps the class closed rather than open.
+    entries = [entry.strip().lower() for entry in allowed if entry.strip()]
+    if not isinstance(email, str) or "@" not in email:
+        return False
+    address = email.strip().lower()
+    domain = address.rsplit("@", 1)[1]
+    return any(_entry_matches(entry, address, domain) for entry in entries)
+
+
+def _entry_matches(entry: str, address: str, domain: str) -> bool:
+    """One allow-list entry: a whole address ("ada@school.edu") or a domain ("school.edu", "@school.edu")."""
+    bare = entry.removeprefix("@")
+    return address == bare if "@" in bare else domain == bare
+
+
+def user_allowed(user: Mapping[str, Any], allowed: Iterable[str]) -> bool:
+    """The allow-list check on a signed-in user; an address the provider marks unverified never passes."""
+    allowed = list(allowed)
+    if not allowed:
+        return True
+    return user.get("email_verified") is not False and email_allowed(user.get("email"), allowed)
+
+
+def allowed_emails() -> list[str]:
+    """The allow-list `[linecnn] allowed_emails` from secrets (a list or one string); empty allows all."""
+    value = st.secrets.get("linecnn", {}).get("allowed_emails", [])
+    # Anything but a list counts as one entry, so a mistyped setting lets nobody in rather than everyone.
+    return [str(entry) for entry in value] if isinstance(value, list) else [str(value)]
+
+
+def display_name(user: Mapping[str, Any]) -> str:
+    """What the sidebar calls the user: the name the provider gives, else the e-mail, else the subject."""
+    for key in ("name", "email", "sub"):
+        if user.get(key):
+            return str(user[key])
+    return "signed in"
+
+
+def require_login() -> None:
+    """Stop the page at a sign-in screen until a permitted user is signed in; does nothing without [auth]."""
+    if not auth_configured():
+        return
+    user = st.user.to_dict()
+    if not user.get("is_logged_in"):
+        sign_in_screen()
+        st.stop()
+    if not user_allowed(user, allowed_emails()):
+        not_allowed_screen(user)
+        st.stop()
+    with st.sidebar:
+        st.markdown(f"Signed in as **{display_name(user)}**")
+        log_out_button()
+        st.divider()
+
+
+def sign_in_screen() -> None:
+    """The only thing a visitor sees before signing in: what this is and a Log in button per provider."""
+    st.header("Sign in to linecnn")
+    st.markdown("This dashboard is open to the members of its class. Sign in with your account to continue.")
+    for name in provider_names(st.secrets["auth"]):
+        label = "Log in" if name is None else f"Log in with {name.replace('-', ' ').title()}"
+        if st.button(label, key=f"auth_login_{name or 'default'}", type="primary", icon=":material/login:"):
+            log_in(name)
+
+
+def log_in(provider: str | None) -> None:
+    """Send the browser to the provider; a broken [auth] section becomes a message, not a traceback."""
+    try:
+        st.login(provider)
+    except StreamlitAuthError as error:
+        st.error(f"Sign-in is not set up correctly on this server: {error}", icon=":material/error:")
+
+
+def not_allowed_screen(user: Mapping[str, Any]) -> None:
+    """Tell a signed-in user outside the allow-list why they cannot go on, and let them switch accounts."""
+    st.header("This account has no access")
+    email = user.get("email") or "an account without an e-mail address"
+    st.error(
+        f"You are signed in as {email}, which is not on this class's list of allowed accounts. "
+        "Log out and sign in with your school account, or ask your teacher to add this address.",
+        icon=":material/block:",
+    )
+    log_out_button()
+
+
+def log_out_button() -> None:
+    """A Log out button that ends the Streamlit session and the provider's one, where it supports that."""
+    if st.button("Log out", key="auth_logout", icon=":material/logout:"):
+        st.logout()
