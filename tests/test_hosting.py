@@ -100,6 +100,7 @@ def test_hosting_profile_has_the_safe_values():
     server = profile["server"]
     assert server["address"] == "127.0.0.1"
     assert profile["client"]["showErrorDetails"] in ("type", "none")
+    assert profile["client"]["showErrorLinks"] is False
     assert server["maxUploadSize"] <= 5
     assert server["enableCORS"] is True and server["enableXsrfProtection"] is True
     assert server["allowedHosts"] and "*" not in server["allowedHosts"]
@@ -111,7 +112,8 @@ def test_hosting_profile_has_the_safe_values():
 def test_hosting_profile_looks_like_the_laptop_config():
     laptop, profile = load(LAPTOP), load(PROFILE)
     assert profile["theme"] == laptop["theme"]
-    assert {k: v for k, v in profile["client"].items() if k != "showErrorDetails"} == laptop["client"]
+    hosting_only = ("showErrorDetails", "showErrorLinks")
+    assert {k: v for k, v in profile["client"].items() if k not in hosting_only} == laptop["client"]
     for key in ("headless", "runOnSave"):
         assert profile["server"][key] == laptop["server"][key]
 
