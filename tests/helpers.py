@@ -46,10 +46,18 @@ def free_port() -> int:
 
 
 class StreamlitServer:
-    """``streamlit run app.py`` on a free loopback port, stopped by its PID."""
+    """``streamlit run app.py`` on a free loopback port, stopped by its PID.
 
-    def __init__(self, env: dict[str, str] | None = None) -> None:
+    ``app_dir`` is where app.py lies and the server runs (its .streamlit/config.toml applies);
+    ``pin_address=False`` leaves the bind address to that config instead of the command line.
+    """
+
+    def __init__(
+        self, env: dict[str, str] | None = None, app_dir: Path = ROOT, pin_address: bool = True
+    ) -> None:
         self.port = free_port()
+        self.app_dir = app_dir
+        self.pin_address = pin_address
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = ROOT / "artifacts" / f"streamlit-{self.port}.log"
         self.env = {**os.environ, **(env or {})}
@@ -64,8 +72,7 @@ class StreamlitServer:
             "streamlit",
             "run",
             "app.py",
-            "--server.address",
-            "127.0.0.1",
+            *(["--server.address", "127.0.0.1"] if self.pin_address else []),
             "--server.port",
             str(self.port),
             "--server.headless",
@@ -74,7 +81,7 @@ class StreamlitServer:
             "false",
         ]
         with open(self.log_path, "w") as log:
-            self.process = subprocess.Popen(command, cwd=ROOT, env=self.env, stdout=log, stderr=log)
+            self.process = subprocess.Popen(command, cwd=self.app_dir, env=self.env, stdout=log, stderr=log)
         deadline = time.monotonic() + SERVER_START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
