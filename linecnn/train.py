@@ -7,19 +7,20 @@ Data, model and optimizer stay on one device. Each epoch ends with a single sync
 from __future__ import annotations
 
 import copy
+import math
 import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from linecnn.config import ModelConfig, RunConfig
+from linecnn.config import ModelConfig, RunConfig, TrainLimits
 from linecnn.data import Dataset, make_dataset
 from linecnn.device import preferred_memory_format, synchronize
-from linecnn.model import NUM_CLASSES, build_model
+from linecnn.model import NUM_CLASSES, build_model, count_parameters
 
 EVAL_CHUNK = 65_536  # images per forward pass when evaluating, to bound memory
 
@@ -66,6 +67,124 @@ def step_memory_bytes(model: ModelConfig, batch: int) -> int:
     c1, c2 = 8 * model.width, 16 * model.width
     floats = 2 * c1 * 64 * (1 + model.extra_convs) + c1 * 16 + 2 * c2 * 16 + c2 * 4
     return 2 * 4 * floats * batch
+
+
+def format_size(count: int) -> str:
+    """Bytes for a sentence, e.g. '35.2 GiB' (MiB below 1 GiB)."""
+    return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+
+
+def run_memory_bytes(config: RunConfig) -> int:
+    """Rough bytes a run holds on its device: images and labels (plus the shuffled copy mini-batches
+    take each epoch), the model with its gradients and Adam's two moments, and one step's activations."""
+    per_image = 8 * 8 * 4 + 8  # float32 pixels and an int64 label
+    data = per_image * (config.data.train_size + config.data.val_size)
+    if config.step_size < config.data.train_size:
+        data += per_image * config.data.train_size
+    model = 4 * 4 * count_parameters(build_model(config.model))
+    return data + model + step_memory_bytes(config.model, config.step_size)
+
+
+def largest_batch(config: RunConfig, fits: Callable[[RunConfig], bool], choices: Sequence[int]) -> int | None:
+    """The largest of ``choices`` (below the full set) whose config ``fits``, or None."""
+    for size in sorted(choices, reverse=True):
+        if size < config.data.train_size and fits(
+            replace(config, train=replace(config.train, batch_size=size))
+        ):
+            return size
+    return None
+
+
+POWERS_OF_TWO = tuple(2**k for k in range(23))  # batch sizes suggested when the caller has no list
+
+
+def check_step_memory(
+    config: RunConfig, max_bytes: int, batch_choices: Sequence[int] = POWERS_OF_TWO
+) -> None:
+    """Raise ValueError when one training step of ``config`` would keep more than ``max_bytes``."""
+    needed = step_memory_bytes(config.model, config.step_size)
+    if needed <= max_bytes:
+        return
+    size = largest_batch(
+        config, lambda c: step_memory_bytes(c.model, c.step_size) <= max_bytes, batch_choices
+    )
+    advice = (
+        f"Choose batch size {size:,} or smaller, or a smaller width." if size else "Choose a smaller width."
+    )
+    raise ValueError(
+        f"A step of {config.step_size:,} images at width {config.model.width} needs about "
+        f"{format_size(needed)} of memory, more than allowed ({format_size(max_bytes)}). {advice}"
+    )
+
+
+def check_limits(
+    config: RunConfig, limits: TrainLimits, batch_choices: Sequence[int] = POWERS_OF_TWO
+) -> None:
+    """Raise ValueError, naming a setting that fits, when ``config`` is over the work or memory budget."""
+    images, epochs = config.data.train_size, config.train.epochs
+    work = epochs * images
+    if work > limits.max_image_epochs:
+        options = []
+        if limits.max_image_epochs // images >= 1:
+            options.append(f"at most {limits.max_image_epochs // images:,} epochs")
+        if limits.max_image_epochs // (3 * epochs) >= 1:
+            options.append(f"at most {limits.max_image_epochs // (3 * epochs):,} images per class")
+        raise ValueError(
+            f"{epochs:,} epochs of {images:,} images is {work:,} image-epochs, more than this server "
+            f"allows per run ({limits.max_image_epochs:,}). Choose {' or '.join(options)}."
+        )
+    needed = run_memory_bytes(config)
+    if needed <= limits.max_bytes:
+        return
+
+    def fits(candidate: RunConfig) -> bool:
+        return run_memory_bytes(candidate) <= limits.max_bytes
+
+    size = largest_batch(config, fits, batch_choices)
+    if size is not None:
+        advice = f"Choose batch size {size:,} or smaller."
+    else:
+        per_class = largest_per_class(config, fits)
+        advice = f"Choose at most {per_class:,} images per class." if per_class else "Choose a smaller width."
+    raise ValueError(
+        f"This run needs about {format_size(needed)} of memory (images, model and one training step), "
+        f"more than this server allows per run ({format_size(limits.max_bytes)}). {advice}"
+    )
+
+
+def largest_per_class(config: RunConfig, fits: Callable[[RunConfig], bool]) -> int:
+    """The most training images per class (up to the config's own) that ``fits``; 0 if none."""
+    low, high = 0, config.data.per_class
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(replace(config, data=replace(config.data, per_class=middle))):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+CHANCE_MARGIN = 0.05  # within this of 1/3, the model does no better than guessing
+
+
+def diagnose(history: Sequence[EpochRecord], lr: float) -> str | None:
+    """A sentence when a run ended no better than chance or its loss diverged, with advice; else None."""
+    if not history:
+        return None
+    last = history[-1]
+    smaller = f"try a smaller learning rate than {lr:g}, such as {min(lr / 10, 0.01):g}"
+    losses = (last.train_loss, last.val_loss)
+    if not all(math.isfinite(loss) for loss in losses):
+        return f"The loss became {'NaN' if any(math.isnan(x) for x in losses) else 'infinite'}: {smaller}."
+    if last.train_loss > 2 * history[0].train_loss:
+        return f"The loss diverged (from {history[0].train_loss:.3g} to {last.train_loss:.3g}): {smaller}."
+    if last.val_acc <= 1 / NUM_CLASSES + CHANCE_MARGIN:
+        cause = smaller if lr > 0.01 else "train for more epochs, or try a smaller learning rate"
+        return (
+            f"Validation accuracy ended at {last.val_acc:.1%}, no better than guessing one of three "
+            f"classes: {cause}."
+        )
+    return None
 
 
 SMALL_STEP_BYTES = 32 << 20  # steps under ~32 MiB of activations train on one CPU thread
