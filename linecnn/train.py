@@ -7,6 +7,7 @@ Data, model and optimizer stay on one device. Each epoch ends with a single sync
 from __future__ import annotations
 
 import copy
+import hashlib
 import math
 import threading
 import time
@@ -162,6 +163,15 @@ def largest_per_class(config: RunConfig, fits: Callable[[RunConfig], bool]) -> i
         else:
             high = middle - 1
     return low
+
+
+def weights_fingerprint(model: nn.Module) -> str:
+    """Twelve hex digits that change whenever any weight changes (layout and device do not count)."""
+    digest = hashlib.sha256()
+    for name, tensor in model.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().to("cpu").contiguous().numpy().tobytes())
+    return digest.hexdigest()[:12]
 
 
 CHANCE_MARGIN = 0.05  # within this of 1/3, the model does no better than guessing

@@ -12,7 +12,7 @@ from linecnn.bench import is_out_of_memory
 from linecnn.config import RunConfig, TrainLimits
 from linecnn.data import CLASS_NAMES
 from linecnn.device import cpu_threads, describe
-from linecnn.train import EpochRecord, Trainer, check_limits, diagnose
+from linecnn.train import EpochRecord, Trainer, check_limits, diagnose, weights_fingerprint
 from linecnn.ui import charts, state
 from linecnn.ui.format import format_bytes, format_seconds
 
@@ -394,6 +394,10 @@ def summary(record: state.RunRecord) -> None:
             f"**{ms_per_epoch:.2f} ms per epoch** over {last.epoch} epochs on {where(record)}, "
             f"{record.config.data.train_size} training images, batch "
             f"{record.config.train.batch_size or 'full'}. Times include the validation pass."
+        )
+        st.caption(
+            f"Weights fingerprint `{weights_fingerprint(record.model)}`: the weights of epoch "
+            f"{last.epoch}, which the Draw page uses while this is your last run."
         )
     with right:
         st.plotly_chart(charts.confusion_figure(record.confusion), key="train.confusion")
