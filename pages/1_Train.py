@@ -38,14 +38,16 @@ if live is not None and not live.paused and not live.ended:
         view.stop_on_error(live, error)  # out of memory: files the run and leaves a message
         st.rerun()
     record = view.file_ended_run(live) if live.ended else None
-    if record is None:  # paused or stopped by a click, or filed by another script run
+    # None: a click paused, stopped or filed the run, and its newer script run draws the page. This
+    # stale run just carries on to its next st.* call, which ends it: st.rerun here would restart
+    # the newer run, and st.stop, ending a stale run as if finished, reset the settings' values.
+    if record is not None:
+        # The final metrics go out first: they are small, while the browser spends a while on
+        # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
+        with summary_slot.container():
+            view.summary(record)
+        live_charts.show(record.history, epochs, None)
         st.rerun()
-    # The final metrics go out first: they are small, while the browser spends a while on
-    # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
-    with summary_slot.container():
-        view.summary(record)
-    live_charts.show(record.history, epochs, None)
-    st.rerun()
 
 if live is None and state.latest_run() is not None:
     with summary_slot.container():
