@@ -18,7 +18,9 @@ from linecnn.bench import AMP_MODES, BenchConfig, is_out_of_memory
 from linecnn.config import DATA_MODES, RunConfig
 from linecnn.device import describe, environment, list_devices, resolve, synchronize
 from linecnn.sweep import FACTORS, SweepPlan, crossover
-from linecnn.train import Trainer
+from linecnn.train import Trainer, check_step_memory
+
+MAX_STEP_BYTES = 1 << 30  # as the Train page's default: a CPU step far above this meets the OOM killer
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -71,6 +73,11 @@ def train_command(args: argparse.Namespace) -> int:
     """Train once and report, as a table with a progress bar or as one JSON object."""
     config = run_config_from(args)
     device = resolve(args.device)
+    if not args.no_memory_check:
+        try:
+            check_step_memory(config, MAX_STEP_BYTES)
+        except ValueError as error:
+            raise ValueError(f"{error} Or pass --no-memory-check to try anyway.") from None
     setup_start = time.perf_counter()
     trainer = Trainer(config, device)
     setup_seconds = time.perf_counter() - setup_start
@@ -291,6 +298,11 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train once and report metrics and time")
     add_run_options(train)
     train.add_argument("--json", action="store_true", help="print one JSON object instead of a table")
+    train.add_argument(
+        "--no-memory-check",
+        action="store_true",
+        help="train even when one step would keep more than 1 GiB of activations",
+    )
     train.set_defaults(handler=train_command)
 
     bench = commands.add_parser("bench", help="time training epochs on each device; sweep one factor")
@@ -304,7 +316,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        return args.handler(args)
+        status = args.handler(args)
+        sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit
+        return status
     except ValueError as error:
         print(f"linecnn {args.command}: error: {error}", file=sys.stderr)
         return 2
@@ -321,3 +335,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("linecnn: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        return quiet_broken_pipe()
+
+
+def quiet_broken_pipe() -> int:
+    """The reader of stdout went away (e.g. ``| head``): end quietly with the shell's SIGPIPE status.
+
+    stdout is pointed at /dev/null first, so flushing it at exit cannot raise again.
+    """
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141

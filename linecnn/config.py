@@ -79,6 +79,21 @@ class TrainConfig:
 
 
 @dataclass(frozen=True)
+class TrainLimits:
+    """What one training run may use on a shared server; the Train page refuses or stops a run past them."""
+
+    max_seconds: float | None = 300.0  # training seconds per run (pauses excluded); None = no cap
+    max_image_epochs: int = 10_000_000  # epochs x training images: the run's work, known before it starts
+    max_bytes: int = 512 << 20  # data set + model + one step's activations, as train.run_memory_bytes counts
+
+    def __post_init__(self) -> None:
+        if self.max_seconds is not None and not self.max_seconds > 0:
+            raise ValueError(f"The time cap must be a number of seconds above 0; got {self.max_seconds!r}.")
+        check_int("The work budget", self.max_image_epochs, 1, 10**15)
+        check_int("The memory budget", self.max_bytes, 1, 1 << 50)
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """Everything one training run needs, plus the seed that makes it repeatable."""
 

@@ -6,18 +6,22 @@ Data, model and optimizer stay on one device. Each epoch ends with a single sync
 
 from __future__ import annotations
 
+import copy
+import hashlib
+import math
+import threading
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import asdict, dataclass, replace
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from linecnn.config import ModelConfig, RunConfig
+from linecnn.config import ModelConfig, RunConfig, TrainLimits
 from linecnn.data import Dataset, make_dataset
 from linecnn.device import preferred_memory_format, synchronize
-from linecnn.model import NUM_CLASSES, build_model
+from linecnn.model import NUM_CLASSES, build_model, count_parameters
 
 EVAL_CHUNK = 65_536  # images per forward pass when evaluating, to bound memory
 
@@ -64,6 +68,133 @@ def step_memory_bytes(model: ModelConfig, batch: int) -> int:
     c1, c2 = 8 * model.width, 16 * model.width
     floats = 2 * c1 * 64 * (1 + model.extra_convs) + c1 * 16 + 2 * c2 * 16 + c2 * 4
     return 2 * 4 * floats * batch
+
+
+def format_size(count: int) -> str:
+    """Bytes for a sentence, e.g. '35.2 GiB' (MiB below 1 GiB)."""
+    return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+
+
+def run_memory_bytes(config: RunConfig) -> int:
+    """Rough bytes a run holds on its device: images and labels (plus the shuffled copy mini-batches
+    take each epoch), the model with its gradients and Adam's two moments, and one step's activations."""
+    per_image = 8 * 8 * 4 + 8  # float32 pixels and an int64 label
+    data = per_image * (config.data.train_size + config.data.val_size)
+    if config.step_size < config.data.train_size:
+        data += per_image * config.data.train_size
+    model = 4 * 4 * count_parameters(build_model(config.model))
+    return data + model + step_memory_bytes(config.model, config.step_size)
+
+
+def largest_batch(config: RunConfig, fits: Callable[[RunConfig], bool], choices: Sequence[int]) -> int | None:
+    """The largest of ``choices`` (below the full set) whose config ``fits``, or None."""
+    for size in sorted(choices, reverse=True):
+        if size < config.data.train_size and fits(
+            replace(config, train=replace(config.train, batch_size=size))
+        ):
+            return size
+    return None
+
+
+POWERS_OF_TWO = tuple(2**k for k in range(23))  # batch sizes suggested when the caller has no list
+
+
+def check_step_memory(
+    config: RunConfig, max_bytes: int, batch_choices: Sequence[int] = POWERS_OF_TWO
+) -> None:
+    """Raise ValueError when one training step of ``config`` would keep more than ``max_bytes``."""
+    needed = step_memory_bytes(config.model, config.step_size)
+    if needed <= max_bytes:
+        return
+    size = largest_batch(
+        config, lambda c: step_memory_bytes(c.model, c.step_size) <= max_bytes, batch_choices
+    )
+    advice = (
+        f"Choose batch size {size:,} or smaller, or a smaller width." if size else "Choose a smaller width."
+    )
+    raise ValueError(
+        f"A step of {config.step_size:,} images at width {config.model.width} needs about "
+        f"{format_size(needed)} of memory, more than allowed ({format_size(max_bytes)}). {advice}"
+    )
+
+
+def check_limits(
+    config: RunConfig, limits: TrainLimits, batch_choices: Sequence[int] = POWERS_OF_TWO
+) -> None:
+    """Raise ValueError, naming a setting that fits, when ``config`` is over the work or memory budget."""
+    images, epochs = config.data.train_size, config.train.epochs
+    work = epochs * images
+    if work > limits.max_image_epochs:
+        options = []
+        if limits.max_image_epochs // images >= 1:
+            options.append(f"at most {limits.max_image_epochs // images:,} epochs")
+        if limits.max_image_epochs // (3 * epochs) >= 1:
+            options.append(f"at most {limits.max_image_epochs // (3 * epochs):,} images per class")
+        raise ValueError(
+            f"{epochs:,} epochs of {images:,} images is {work:,} image-epochs, more than this server "
+            f"allows per run ({limits.max_image_epochs:,}). Choose {' or '.join(options)}."
+        )
+    needed = run_memory_bytes(config)
+    if needed <= limits.max_bytes:
+        return
+
+    def fits(candidate: RunConfig) -> bool:
+        return run_memory_bytes(candidate) <= limits.max_bytes
+
+    size = largest_batch(config, fits, batch_choices)
+    if size is not None:
+        advice = f"Choose batch size {size:,} or smaller."
+    else:
+        per_class = largest_per_class(config, fits)
+        advice = f"Choose at most {per_class:,} images per class." if per_class else "Choose a smaller width."
+    raise ValueError(
+        f"This run needs about {format_size(needed)} of memory (images, model and one training step), "
+        f"more than this server allows per run ({format_size(limits.max_bytes)}). {advice}"
+    )
+
+
+def largest_per_class(config: RunConfig, fits: Callable[[RunConfig], bool]) -> int:
+    """The most training images per class (up to the config's own) that ``fits``; 0 if none."""
+    low, high = 0, config.data.per_class
+    while low < high:
+        middle = (low + high + 1) // 2
+        if fits(replace(config, data=replace(config.data, per_class=middle))):
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def weights_fingerprint(model: nn.Module) -> str:
+    """Twelve hex digits that change whenever any weight changes (layout and device do not count)."""
+    digest = hashlib.sha256()
+    for name, tensor in model.state_dict().items():
+        digest.update(name.encode())
+        digest.update(tensor.detach().to("cpu").contiguous().numpy().tobytes())
+    return digest.hexdigest()[:12]
+
+
+CHANCE_MARGIN = 0.05  # within this of 1/3, the model does no better than guessing
+
+
+def diagnose(history: Sequence[EpochRecord], lr: float) -> str | None:
+    """A sentence when a run ended no better than chance or its loss diverged, with advice; else None."""
+    if not history:
+        return None
+    last = history[-1]
+    smaller = f"try a smaller learning rate than {lr:g}, such as {min(lr / 10, 0.01):g}"
+    losses = (last.train_loss, last.val_loss)
+    if not all(math.isfinite(loss) for loss in losses):
+        return f"The loss became {'NaN' if any(math.isnan(x) for x in losses) else 'infinite'}: {smaller}."
+    if last.train_loss > 2 * history[0].train_loss:
+        return f"The loss diverged (from {history[0].train_loss:.3g} to {last.train_loss:.3g}): {smaller}."
+    if last.val_acc <= 1 / NUM_CLASSES + CHANCE_MARGIN:
+        cause = smaller if lr > 0.01 else "train for more epochs, or try a smaller learning rate"
+        return (
+            f"Validation accuracy ended at {last.val_acc:.1%}, no better than guessing one of three "
+            f"classes: {cause}."
+        )
+    return None
 
 
 SMALL_STEP_BYTES = 32 << 20  # steps under ~32 MiB of activations train on one CPU thread
@@ -145,16 +276,40 @@ def confusion_matrix(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> list
     return counts.view(NUM_CLASSES, NUM_CLASSES).tolist()
 
 
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """A stopped run as it was at the end of its last whole epoch; training on never changes it."""
+
+    history: tuple[EpochRecord, ...]  # every finished epoch, oldest first
+    model: nn.Module  # a CPU copy of the weights after the last of those epochs, in eval mode
+    confusion: list[list[int]]  # validation [true][predicted] of those weights
+    cpu_threads: int | None  # CPU threads the last epoch ran on; None on other devices
+    out_of_time: bool  # True when the run ended at its time cap
+
+
 class Trainer:
     """A model, its optimizer and its data on one device, trained one epoch at a time.
 
-    The state lives here, not in the generator, so a run can be paused, stepped or
-    stopped between epochs and picked up again by a fresh ``run()``.
+    The state lives here, not in the generator, so a run can be paused, stepped or stopped
+    between epochs and picked up again by a fresh ``run()``.
+
+    Several threads may drive one Trainer: a page's loop can keep running in an old thread
+    after a click has asked, from another thread, to pause, stop or step. So every epoch trains
+    under ``_lock``, and just before each one, under that lock, the loop checks that it still
+    owns the trainer (the latest ``run()`` or ``step()`` call claimed it), that the run is not
+    paused or stopped, and that the time cap leaves room for another epoch. ``pause()`` and
+    ``stop()`` set their flag, then take the lock, so they return only once the epoch in flight
+    has ended, and no other starts. ``stop()`` copies the history and the model under the lock,
+    so a filed run's epochs and weights match and never change. ``step()`` claims the trainer,
+    so an older loop ends before its next epoch, and trains exactly one epoch.
     """
 
-    def __init__(self, config: RunConfig, device: torch.device | str) -> None:
+    def __init__(
+        self, config: RunConfig, device: torch.device | str, max_seconds: float | None = None
+    ) -> None:
         self.config = config
         self.device = torch.device(device)
+        self.max_seconds = max_seconds  # training seconds a run may take; None = no cap
         memory_format = preferred_memory_format(self.device)
         data = make_dataset(config.data, config.seed, self.device)
         self.data = Dataset(
@@ -168,6 +323,11 @@ class Trainer:
         self.order = torch.Generator().manual_seed(config.seed + 1)
         self.history: list[EpochRecord] = []
         self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
+        self.paused = False  # a paused run trains only when stepped
+        self.stopped = False  # a stopped run never trains again
+        self.out_of_time = False  # set when the time cap ended the run
+        self._lock = threading.Lock()  # held while an epoch trains or the run is copied
+        self._owner: object | None = None  # token of the run() or step() call allowed to train
 
     @property
     def epoch(self) -> int:
@@ -184,42 +344,104 @@ class Trainer:
         """Training time so far, pauses excluded."""
         return self.history[-1].elapsed_seconds if self.history else 0.0
 
+    @property
+    def ended(self) -> bool:
+        """True once the run will train no more: every epoch done, or the time cap reached."""
+        return self.done or self.out_of_time
+
     def run(self, max_epochs: int | None = None) -> Iterator[EpochRecord]:
-        """Train until done (or for ``max_epochs`` more), yielding one record per epoch."""
-        planned = self.config.train.epochs
-        stop = planned if max_epochs is None else min(planned, self.epoch + max_epochs)
-        data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
-        while self.epoch < stop:
-            if self.device.type == "cpu":
-                self.cpu_threads = torch.get_num_threads()
-            synchronize(self.device)
-            start = time.perf_counter()
-            loss_sum, correct = train_epoch(
-                self.model,
-                data.train_x,
-                data.train_y,
-                self.optimizer,
-                self.config.train.batch_size,
-                self.order,
-            )
-            val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
-            sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])
-            train_loss, train_right, val_loss, val_right = sums.tolist()  # the epoch's one sync
-            synchronize(self.device)
-            seconds = time.perf_counter() - start
-            record = EpochRecord(
-                epoch=self.epoch + 1,
-                epochs=planned,
-                train_loss=train_loss / n_train,
-                train_acc=train_right / n_train,
-                val_loss=val_loss / n_val,
-                val_acc=val_right / n_val,
-                epoch_seconds=seconds,
-                elapsed_seconds=self.elapsed_seconds + seconds,
-                device=str(self.device),
-            )
-            self.history.append(record)
+        """Train until done, paused, stopped, out of time or claimed by a later call (or for
+        ``max_epochs`` more), yielding one record per epoch."""
+        token = self._owner = object()
+        stop = self.config.train.epochs if max_epochs is None else self.epoch + max_epochs
+        while True:
+            with self._lock:
+                if self.paused or not self._may_train(token) or self.epoch >= stop:
+                    return
+                record = self._train_one_epoch()
             yield record
+
+    def step(self) -> EpochRecord | None:
+        """Pause the run and train exactly one epoch now; None when the run has ended."""
+        token = self._owner = object()
+        self.paused = True
+        with self._lock:
+            return self._train_one_epoch() if self._may_train(token) else None
+
+    def pause(self) -> None:
+        """Stop training after the epoch in flight (waiting for it) until ``resume``, ``step`` or ``run``."""
+        self.paused = True
+        with self._lock:
+            pass
+
+    def resume(self) -> None:
+        """Let the next ``run()`` train again."""
+        self.paused = False
+
+    def stop(self) -> Snapshot | None:
+        """End the run for good after the epoch in flight and return a copy of it; None if it was
+        already stopped (a run is filed once) or never finished an epoch."""
+        self._owner = None
+        with self._lock:
+            if self.stopped:
+                return None
+            self.stopped = True
+            if not self.history:
+                return None
+            return Snapshot(
+                history=tuple(self.history),
+                model=copy.deepcopy(self.model).to("cpu").eval(),
+                confusion=self.confusion_matrix(),
+                cpu_threads=self.cpu_threads,
+                out_of_time=self.out_of_time,
+            )
+
+    def _may_train(self, token: object) -> bool:
+        """Whether the holder of ``token`` may train another epoch now (call under the lock).
+
+        The time cap ends a run before an epoch that, at the last epoch's pace, would end past it:
+        an epoch is never cut short, so the weights always match the history."""
+        if self._owner is not token or self.stopped or self.done:
+            return False
+        cap = self.max_seconds
+        if cap is not None and self.history and self.elapsed_seconds + self.history[-1].epoch_seconds > cap:
+            self.out_of_time = True
+            return False
+        return True
+
+    def _train_one_epoch(self) -> EpochRecord:
+        """Train and validate one epoch (under the lock) and append its record."""
+        data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
+        if self.device.type == "cpu":
+            self.cpu_threads = torch.get_num_threads()
+        synchronize(self.device)
+        start = time.perf_counter()
+        loss_sum, correct = train_epoch(
+            self.model,
+            data.train_x,
+            data.train_y,
+            self.optimizer,
+            self.config.train.batch_size,
+            self.order,
+        )
+        val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
+        sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])
+        train_loss, train_right, val_loss, val_right = sums.tolist()  # the epoch's one sync
+        synchronize(self.device)
+        seconds = time.perf_counter() - start
+        record = EpochRecord(
+            epoch=self.epoch + 1,
+            epochs=self.config.train.epochs,
+            train_loss=train_loss / n_train,
+            train_acc=train_right / n_train,
+            val_loss=val_loss / n_val,
+            val_acc=val_right / n_val,
+            epoch_seconds=seconds,
+            elapsed_seconds=self.elapsed_seconds + seconds,
+            device=str(self.device),
+        )
+        self.history.append(record)
+        return record
 
     def confusion_matrix(self) -> list[list[int]]:
         """Validation confusion matrix [true][predicted] of the current weights."""

@@ -17,6 +17,7 @@ st.caption(
 live = state.live_trainer()
 view.config_controls(locked=live is not None)
 view.run_buttons(device)
+view.limits_caption(state.server_limits())
 view.show_flash()
 
 live = state.live_trainer()
@@ -28,21 +29,25 @@ live_charts = view.LiveCharts(progress, loss_slot, acc_slot)
 live_charts.show(shown, epochs, live)
 summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 
-if live is not None and not state.is_paused() and not live.done:
+if live is not None and not live.paused and not live.ended:
     try:
         with cpu_threads(live.device, state.training_threads(live.config)):
-            for _ in live.run():
+            for _ in live.run():  # ends early when paused, stopped or taken over by a newer script run
                 live_charts.update(live.history, epochs, live)
     except RuntimeError as error:
         view.stop_on_error(live, error)  # out of memory: files the run and leaves a message
         st.rerun()
-    record = state.finish_run()
-    # The final metrics go out first: they are small, while the browser spends a while on
-    # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
-    with summary_slot.container():
-        view.summary(record)
-    live_charts.show(record.history, epochs, None)
-    st.rerun()
+    record = view.file_ended_run(live) if live.ended else None
+    # None: a click paused, stopped or filed the run, and its newer script run draws the page. This
+    # stale run just carries on to its next st.* call, which ends it: st.rerun here would restart
+    # the newer run, and st.stop, ending a stale run as if finished, reset the settings' values.
+    if record is not None:
+        # The final metrics go out first: they are small, while the browser spends a while on
+        # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
+        with summary_slot.container():
+            view.summary(record)
+        live_charts.show(record.history, epochs, None)
+        st.rerun()
 
 if live is None and state.latest_run() is not None:
     with summary_slot.container():

@@ -99,3 +99,42 @@ def test_stop_mid_run_keeps_the_partial_history(server, page):
     assert page.get_by_role("button", name="Start").is_enabled()
     assert page.get_by_text(f"Finished {stopped_at} epochs in").count() == 1
     assert_no_exception(page)
+
+
+def test_a_count_typed_in_scientific_notation_is_refused_not_truncated(server, page):
+    """'1e9' epochs is above the page's maximum: the input says so and keeps its value, never 1."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page)
+    epochs = page.get_by_label("Epochs")
+    epochs.fill("1e9")
+    epochs.press("Enter")
+    expect(page.get_by_text("Number is outside the allowed range")).to_be_visible()
+    epochs.fill("2e3")
+    epochs.press("Enter")
+    wait_for_app(page)
+    expect(epochs).to_have_value("2000")
+    page.get_by_role("button", name="Step").click()
+    expect(page.get_by_text(re.compile(r"^Epoch 1 / 2000"))).to_be_visible(timeout=60_000)
+    assert_no_exception(page)
+
+
+def test_pause_then_stop_files_the_epoch_the_page_showed(server, page):
+    """After Pause the page shows epoch P; Stop files exactly P epochs, however long it waits."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page)
+    epochs = page.get_by_label("Epochs")
+    epochs.fill("5000")
+    epochs.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text(re.compile(r"^Epoch \d+ / 5000")).first.wait_for(timeout=60_000)
+    page.get_by_role("button", name="Pause").click()
+    paused = page.get_by_text(re.compile(r"^Epoch \d+ / 5000.*paused$"))
+    paused.wait_for(timeout=60_000)
+    wait_for_app(page)
+    shown = int(re.match(r"Epoch (\d+)", paused.inner_text()).group(1))
+    page.get_by_role("button", name="Stop").click()
+    summary = page.get_by_text(re.compile(r"Summary · Run \d+ · \w+ · stopped at \d+"))
+    summary.wait_for(timeout=60_000)
+    assert int(re.search(r"stopped at (\d+)", summary.inner_text()).group(1)) == shown
+    assert_no_exception(page)

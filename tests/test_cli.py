@@ -115,3 +115,35 @@ def test_running_out_of_memory_is_one_line_with_advice(monkeypatch, capsys):
     assert main(["train", "--device", "cpu", "--per-class", "200000", "--width", "64", "--json"]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("linecnn train: error: out of memory") and "smaller width" in line
+
+
+def test_a_step_too_big_for_memory_is_refused_unless_the_check_is_turned_off(monkeypatch, capsys):
+    """Two million images per class in one full batch would need ~77 GiB: one line, exit status 2."""
+    result = run_cli("train", "--device", "cpu", "--per-class", "2000000")
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert "needs about 77." in line and "Choose batch size 65,536 or smaller" in line
+    assert "--no-memory-check" in line
+    import linecnn.cli as cli
+
+    built = []
+    monkeypatch.setattr(cli, "Trainer", lambda config, device: built.append(config) or exit_early())
+    with pytest.raises(SystemExit):
+        main(["train", "--device", "cpu", "--per-class", "2000000", "--no-memory-check", "--json"])
+    assert built and built[0].data.per_class == 2_000_000
+
+
+def exit_early():
+    raise SystemExit(0)
+
+
+def test_a_reader_that_went_away_gets_no_traceback():
+    """`train --json | head -c 10`: the reader can close before the JSON is written; exit quietly.
+
+    ``true`` exits at once, long before training ends, so the write always meets a closed pipe.
+    """
+    command = f"{sys.executable} -m linecnn train --device cpu --epochs 3 --json"
+    shell = f"{command} | true; echo ${{PIPESTATUS[0]}}"
+    result = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=120)
+    assert result.stderr == ""
+    assert result.stdout.strip() in ("0", "141")

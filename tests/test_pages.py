@@ -96,7 +96,7 @@ def test_step_then_stop_keeps_the_partial_run():
     click(at, "Step")
     click(at, "Step")
     live = at.session_state["train.live"]
-    assert live.epoch == 2 and at.session_state["train.paused"]
+    assert live.epoch == 2 and live.paused
     assert next(b for b in at.button if b.label == "Resume")
     click(at, "Stop")
     runs = at.session_state["train.runs"]
@@ -130,17 +130,16 @@ def test_running_out_of_memory_mid_run_stops_it_and_keeps_the_finished_epochs(mo
     """A GPU shared by a class can fill up mid-run: the run is filed as stopped and the page says why."""
     from linecnn.train import Trainer
 
-    real_run = Trainer.run
+    real_epoch = Trainer._train_one_epoch
 
-    def run_then_fill_up(self, max_epochs=None):
-        for record in real_run(self, max_epochs):
-            yield record
-            if record.epoch == 2:
-                raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+    def fill_up_in_epoch_3(self):
+        if self.epoch == 2:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+        return real_epoch(self)
 
-    monkeypatch.setattr(Trainer, "run", run_then_fill_up)
+    monkeypatch.setattr(Trainer, "_train_one_epoch", fill_up_in_epoch_3)
     at = app_test(TRAIN)
-    for _ in range(2 if button == "Step" else 1):
+    for _ in range(3 if button == "Step" else 1):
         click(at, button)
     assert not at.exception
     assert any("ran out of memory in epoch 3" in e.value and "2 finished epochs" in e.value for e in at.error)
@@ -168,7 +167,6 @@ def test_a_run_interrupted_after_its_last_epoch_is_still_filed():
 
     at = app_test(TRAIN)
     at.session_state["train.live"] = fit(RunConfig.from_flat(epochs=3, per_class=20))  # done, not filed
-    at.session_state["train.paused"] = False
     at.run()
     assert not at.exception
     runs = at.session_state["train.runs"]
@@ -185,3 +183,66 @@ def test_run_numbers_never_repeat_after_clearing_the_history():
     click(at, "Step")
     click(at, "Stop")
     assert [run.number for run in at.session_state["train.runs"]] == [2]
+
+
+def test_the_page_states_the_limits_and_a_host_can_change_them(monkeypatch, caplog):
+    """The caption near the controls names each limit; a bad value falls back with a log warning."""
+    monkeypatch.setenv("LINECNN_TRAIN_MAX_SECONDS", "90")
+    monkeypatch.setenv("LINECNN_TRAIN_MAX_IMAGE_EPOCHS", "lots")
+    at = app_test(TRAIN)
+    caption = " ".join(c.value for c in at.caption)
+    assert "Limits per run on this server: 1 min 30 s of training, 10,000,000 image-epochs" in caption
+    assert "512.0 MiB of memory" in caption and "LINECNN_TRAIN_MAX_BYTES" in caption
+    assert "Ignoring LINECNN_TRAIN_MAX_IMAGE_EPOCHS='lots'" in caplog.text
+
+
+def test_a_start_over_the_work_budget_is_refused_naming_a_setting_that_fits(monkeypatch):
+    monkeypatch.setenv("LINECNN_TRAIN_MAX_IMAGE_EPOCHS", "100000")
+    at = app_test(TRAIN)
+    at.number_input(key="train.epochs").set_value(5000)
+    at.run()
+    click(at, "Start")
+    assert not at.exception and "train.live" not in at.session_state
+    message = " ".join(e.value for e in at.error)
+    assert "1,800,000 image-epochs" in message and "Choose at most 277 epochs" in message
+
+
+def test_a_run_that_reaches_the_time_cap_is_filed_with_its_epochs_and_says_so(monkeypatch):
+    monkeypatch.setenv("LINECNN_TRAIN_MAX_SECONDS", "0.001")  # the first epoch alone takes longer
+    at = app_test(TRAIN)
+    at.number_input(key="train.epochs").set_value(50)
+    at.run()
+    click(at, "Start")
+    assert not at.exception
+    [run] = at.session_state["train.runs"]
+    assert run.out_of_time and len(run.history) == 1 and "train.live" not in at.session_state
+    assert any("stopped at the time cap" in s.value for s in at.subheader)
+    assert any("so the run stopped after 1 of 50 epochs" in i.value for i in at.info)
+
+
+def test_a_run_at_chance_accuracy_suggests_a_smaller_learning_rate():
+    at = app_test(TRAIN)
+    at.number_input(key="train.lr").set_value(1.0)
+    at.number_input(key="train.epochs").set_value(30)
+    at.run()
+    click(at, "Start")
+    assert not at.exception
+    warning = " ".join(w.value for w in at.warning)
+    assert "no better than guessing" in warning and "smaller learning rate than 1" in warning
+
+
+def test_the_history_table_has_one_type_per_column():
+    """A full batch and a numeric batch in one table must not mix types (Arrow refuses that)."""
+    import pyarrow as pa
+
+    from linecnn.ui.train_view import history_table
+
+    at = app_test(TRAIN)
+    click(at, "Step")
+    click(at, "Stop")
+    at.selectbox(key="train.batch").set_value(32).run()
+    click(at, "Step")
+    click(at, "Stop")
+    rows = history_table(at.session_state["train.runs"])
+    assert [row["batch"] for row in rows] == ["full", "32"]
+    pa.Table.from_pylist(rows)  # raises ArrowTypeError on a mixed column

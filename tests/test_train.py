@@ -2,12 +2,23 @@
 
 import dataclasses
 import math
+import re
 
 import pytest
 
-from linecnn.config import RunConfig
+from linecnn.config import RunConfig, TrainLimits
 from linecnn.device import DEFAULT_CPU_THREADS, cpu_threads
-from linecnn.train import Trainer, batch_slices, cpu_threads_for, fit
+from linecnn.train import (
+    EpochRecord,
+    Trainer,
+    batch_slices,
+    check_limits,
+    check_step_memory,
+    cpu_threads_for,
+    diagnose,
+    fit,
+    run_memory_bytes,
+)
 
 
 def test_default_run_learns_the_lines():
@@ -92,3 +103,50 @@ def test_small_steps_train_on_one_cpu_thread_big_ones_on_the_default():
     assert cpu_threads_for(RunConfig()) == 1
     assert cpu_threads_for(RunConfig.from_flat(per_class=20_000, width=8)) is None
     assert cpu_threads_for(RunConfig.from_flat(per_class=20_000, width=8, batch_size=64)) == 1
+
+
+def test_a_run_over_the_work_budget_is_refused_with_settings_that_fit():
+    limits = TrainLimits(max_image_epochs=36_000)
+    check_limits(RunConfig.from_flat(epochs=100), limits)  # 100 x 360 = 36,000: just fits
+    with pytest.raises(ValueError, match=r"Choose at most 100 epochs or at most 100 images per class\."):
+        check_limits(RunConfig.from_flat(epochs=120), limits)
+
+
+def test_a_run_over_the_memory_budget_is_refused_with_a_batch_or_data_size_that_fits():
+    config = RunConfig.from_flat(per_class=20_000, width=16)  # a full batch of 60,000 at width 16
+    with pytest.raises(ValueError, match=r"Choose batch size 1,024 or smaller\.") as refused:
+        check_limits(config, TrainLimits(), batch_choices=(8, 64, 1024))
+    assert "GiB of memory" in str(refused.value)
+    fitting = dataclasses.replace(config, train=dataclasses.replace(config.train, batch_size=1024))
+    assert run_memory_bytes(fitting) <= TrainLimits().max_bytes
+    huge = RunConfig.from_flat(per_class=2_000_000, batch_size=8)  # the images alone are too many
+    with pytest.raises(ValueError, match=r"Choose at most [\d,]+ images per class\.") as refused:
+        check_limits(huge, TrainLimits(max_image_epochs=10**12))
+    per_class = int(re.search(r"at most ([\d,]+) images", str(refused.value)).group(1).replace(",", ""))
+    smaller = dataclasses.replace(huge, data=dataclasses.replace(huge.data, per_class=per_class))
+    assert run_memory_bytes(smaller) <= TrainLimits().max_bytes
+
+
+def test_the_step_guard_names_a_batch_that_fits():
+    check_step_memory(RunConfig(), 1 << 30)
+    with pytest.raises(ValueError, match=r"needs about 77\.\d GiB.*Choose batch size 65,536 or smaller"):
+        check_step_memory(RunConfig.from_flat(per_class=2_000_000), 1 << 30)
+
+
+def test_a_time_capped_run_stops_before_an_epoch_that_would_pass_the_cap():
+    trainer = Trainer(RunConfig.from_flat(epochs=50, per_class=10), "cpu", max_seconds=1e-9)
+    assert len(list(trainer.run())) == 1 and trainer.out_of_time and trainer.ended and not trainer.done
+    assert trainer.step() is None and trainer.epoch == 1
+
+
+def record(epoch: int, loss: float, acc: float) -> EpochRecord:
+    return EpochRecord(epoch, 10, loss, acc, loss, acc, 0.01, 0.01 * epoch, "cpu")
+
+
+def test_diagnosis_names_chance_accuracy_and_divergence_and_suggests_a_smaller_rate():
+    assert diagnose([record(1, 1.1, 0.4), record(2, 0.1, 0.99)], 0.01) is None
+    chance = diagnose([record(1, 1.1, 0.33), record(2, 1.09, 0.333)], 1.0)
+    assert "no better than guessing" in chance and "smaller learning rate than 1, such as 0.01" in chance
+    assert "NaN" in diagnose([record(1, 1.1, 0.4), record(2, math.nan, 0.333)], 5.0)
+    assert "diverged" in diagnose([record(1, 1.1, 0.4), record(2, 40.0, 0.6)], 0.5)
+    assert "more epochs" in diagnose([record(1, 1.1, 0.33)], 0.01)

@@ -5,18 +5,21 @@ Keeping them here avoids session-state flags scattered across pages.
 
 from __future__ import annotations
 
+import logging
+import math
 import os
 from dataclasses import dataclass
 
 import streamlit as st
 from torch import nn
 
-from linecnn.config import RunConfig
+from linecnn.config import RunConfig, TrainLimits
 from linecnn.train import EpochRecord, Trainer, cpu_threads_for
+
+_LOG = logging.getLogger(__name__)
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
 LIVE = "train.live"  # the Trainer of the run in progress (running or paused), if any
-PAUSED = "train.paused"  # True while the live run is paused
 RUNS = "train.runs"  # list[RunRecord] of finished or stopped runs, oldest first
 RUN_COUNT = "train.run_count"  # runs filed so far in this session; numbers never repeat
 
@@ -24,6 +27,12 @@ MAX_RUNS = 20  # older runs drop off the session history beyond this
 # A host whose students' browsers run elsewhere (a GPU cloud machine with many cores) can give
 # Train-page runs more CPU threads than the default policy, which assumes a browser on the same cores.
 TRAIN_THREADS_ENV = "LINECNN_TRAIN_THREADS"
+# A host's limits on each Train-page run (defaults: TrainLimits'); see server_limits.
+MAX_SECONDS_ENV = "LINECNN_TRAIN_MAX_SECONDS"  # training seconds per run; "inf" or "none" for no cap
+MAX_IMAGE_EPOCHS_ENV = "LINECNN_TRAIN_MAX_IMAGE_EPOCHS"  # epochs x training images per run
+MAX_BYTES_ENV = "LINECNN_TRAIN_MAX_BYTES"  # memory per run: data set + model + one step's activations
+MIN_IMAGE_EPOCHS = 3  # a cap below one epoch of the smallest data set would refuse every run
+MIN_BYTES = 8 << 20  # nor would a memory cap below what the lesson's own run needs (~5 MiB)
 
 
 @dataclass(frozen=True, eq=False)
@@ -37,6 +46,7 @@ class RunRecord:
     confusion: list[list[int]]  # validation [true][predicted] at the end
     model: nn.Module  # final weights, kept on the CPU; move a copy where you need it
     threads: int | None = None  # CPU threads it trained on; None for GPUs
+    out_of_time: bool = False  # True when the server's time cap ended it
 
     @property
     def stopped(self) -> bool:
@@ -59,11 +69,43 @@ def training_threads(config: RunConfig) -> int | None:
     return cpu_threads_for(config)
 
 
+def server_limits() -> TrainLimits:
+    """This server's limits on a run, from the environment where the host set them.
+
+    A value that is not a number, or is too small to train anything, falls back to the default
+    with a warning in the server's log; a time cap of "inf" or "none" means no time cap.
+    """
+    default = TrainLimits()
+
+    def number(name: str, fallback: float, minimum: float) -> float:
+        raw = os.environ.get(name, "").strip()
+        if not raw:
+            return fallback
+        try:
+            value = float(raw)
+        except ValueError:
+            value = math.nan
+        if not (math.isfinite(value) and value >= minimum):
+            _LOG.warning(
+                "Ignoring %s=%r: it must be a number of at least %g; using %g.", name, raw, minimum, fallback
+            )
+            return fallback
+        return value
+
+    no_time_cap = os.environ.get(MAX_SECONDS_ENV, "").strip().lower() in ("inf", "none")
+    seconds = None if no_time_cap else number(MAX_SECONDS_ENV, default.max_seconds, minimum=0.001)
+    return TrainLimits(
+        max_seconds=seconds,
+        max_image_epochs=int(number(MAX_IMAGE_EPOCHS_ENV, default.max_image_epochs, MIN_IMAGE_EPOCHS)),
+        max_bytes=int(number(MAX_BYTES_ENV, default.max_bytes, MIN_BYTES)),
+    )
+
+
 def _file_if_finished() -> None:
-    """File a live run whose last epoch is done: a click or page switch can land in between."""
+    """File a live run that has ended: a click or page switch can land before the page files it."""
     trainer = st.session_state.get(LIVE)
-    if trainer is not None and trainer.done:
-        finish_run()
+    if trainer is not None and trainer.ended:
+        finish_run(trainer)
 
 
 def live_trainer() -> Trainer | None:
@@ -74,7 +116,8 @@ def live_trainer() -> Trainer | None:
 
 def is_paused() -> bool:
     """True while the live run is paused."""
-    return bool(st.session_state.get(PAUSED, False))
+    trainer = st.session_state.get(LIVE)
+    return trainer is not None and trainer.paused
 
 
 def runs() -> list[RunRecord]:
@@ -83,24 +126,38 @@ def runs() -> list[RunRecord]:
     return st.session_state.setdefault(RUNS, [])
 
 
-def start_run(config: RunConfig, device: str) -> Trainer:
-    """Create the live run (data and model on ``device``) and mark it running."""
-    trainer = Trainer(config, device)
+def start_run(config: RunConfig, device: str, limits: TrainLimits, paused: bool = False) -> Trainer:
+    """Create the live run (data and model on ``device``), capped at the limits' training time."""
+    trainer = Trainer(config, device, max_seconds=limits.max_seconds)
+    trainer.paused = paused
     st.session_state[LIVE] = trainer
-    st.session_state[PAUSED] = False
     return trainer
 
 
 def set_paused(paused: bool) -> None:
-    """Pause or resume the live run."""
-    st.session_state[PAUSED] = paused
+    """Pause the live run (waiting for its epoch in flight to end) or let it resume."""
+    trainer = st.session_state.get(LIVE)
+    if trainer is None:
+        return
+    if paused:
+        trainer.pause()
+    else:
+        trainer.resume()
 
 
-def finish_run() -> RunRecord | None:
-    """Move the live run into the history (keeping its last whole epoch) and return it."""
-    trainer = st.session_state.pop(LIVE, None)
-    st.session_state[PAUSED] = False
-    if trainer is None or not trainer.history:
+def finish_run(trainer: Trainer | None = None) -> RunRecord | None:
+    """Stop ``trainer`` (default: the live run), file a copy of its whole epochs and return it.
+
+    A run is filed once: when an older script thread and a newer one both try, the second gets
+    None, as it does for a run that never finished an epoch.
+    """
+    trainer = trainer or st.session_state.get(LIVE)
+    if trainer is None:
+        return None
+    snapshot = trainer.stop()
+    if st.session_state.get(LIVE) is trainer:
+        st.session_state.pop(LIVE, None)
+    if snapshot is None:
         return None
     history = runs()
     st.session_state[RUN_COUNT] = st.session_state.get(RUN_COUNT, 0) + 1
@@ -108,10 +165,11 @@ def finish_run() -> RunRecord | None:
         number=st.session_state[RUN_COUNT],
         config=trainer.config,
         device=str(trainer.device),
-        history=tuple(trainer.history),
-        confusion=trainer.confusion_matrix(),
-        model=trainer.model.to("cpu").eval(),
-        threads=trainer.cpu_threads,
+        history=snapshot.history,
+        confusion=snapshot.confusion,
+        model=snapshot.model,
+        threads=snapshot.cpu_threads,
+        out_of_time=snapshot.out_of_time,
     )
     history.append(record)
     del history[:-MAX_RUNS]

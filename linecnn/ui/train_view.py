@@ -9,10 +9,10 @@ import streamlit as st
 import torch
 
 from linecnn.bench import is_out_of_memory
-from linecnn.config import RunConfig
+from linecnn.config import RunConfig, TrainLimits
 from linecnn.data import CLASS_NAMES
 from linecnn.device import cpu_threads, describe
-from linecnn.train import EpochRecord, Trainer, step_memory_bytes
+from linecnn.train import EpochRecord, Trainer, check_limits, diagnose, weights_fingerprint
 from linecnn.ui import charts, state
 from linecnn.ui.format import format_bytes, format_seconds
 
@@ -30,16 +30,13 @@ BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
 MODE_LABELS = {"seed": "Lesson's lines", "varied": "Hand-drawn-like"}
 VAL_PER_CLASS = 60  # the seed's validation size
-MAX_STEP_BYTES = 1 << 30  # one step may keep at most ~1 GiB of activations: the server is shared
 
 
 def config_controls(locked: bool) -> None:
     """The run settings, with the seed's defaults; locked while a run is in progress."""
     with st.container(border=True):
         top = st.columns(4)
-        top[0].number_input(
-            "Epochs", 1, MAX_EPOCHS_UI, 120, step=10, key=EPOCHS, persist_state="session", disabled=locked
-        )
+        whole_number_input(top[0], "Epochs", MAX_EPOCHS_UI, 120, key=EPOCHS, disabled=locked)
         top[1].number_input(
             "Learning rate (Adam)",
             0.0001,
@@ -51,14 +48,12 @@ def config_controls(locked: bool) -> None:
             persist_state="session",
             disabled=locked,
         )
-        top[2].number_input(
+        whole_number_input(
+            top[2],
             "Images per class",
-            1,
             MAX_PER_CLASS_UI,
             120,
-            step=10,
             key=PER_CLASS,
-            persist_state="session",
             disabled=locked,
             help=f"Training images of each class; validation uses {VAL_PER_CLASS} per class.",
         )
@@ -96,9 +91,52 @@ def config_controls(locked: bool) -> None:
             st.caption("Settings are locked while a run is in progress. Stop it to change them.")
 
 
+def whole_number_input(column, label: str, high: int, default: int, key: str, **kwargs) -> None:
+    """A number input for a count from 1 to ``high``.
+
+    It holds a float: the browser reads an int input with parseInt, so "1e9" would silently
+    become 1. As a float, "1e9" is refused by the input's own range check, "2e3" means 2,000,
+    and a fraction is rounded to a whole number when it arrives.
+    """
+    column.number_input(
+        label,
+        1.0,
+        float(high),
+        float(default),
+        step=10.0,
+        format="%.0f",
+        key=key,
+        persist_state="session",
+        on_change=_round_to_whole,
+        args=(key,),
+        **kwargs,
+    )
+
+
+def _round_to_whole(key: str) -> None:
+    """Callback: a count typed with a fraction becomes the nearest whole number (halves up)."""
+    value = st.session_state.get(key)
+    if value is not None and value != int(value):
+        st.session_state[key] = float(int(value + 0.5))
+
+
+def limits_caption(limits: TrainLimits) -> None:
+    """Say what a run may use on this server, and how a host changes it."""
+    seconds = (
+        "no time cap" if limits.max_seconds is None else f"{format_seconds(limits.max_seconds)} of training"
+    )
+    st.caption(
+        f"Limits per run on this server: {seconds}, {limits.max_image_epochs:,} image-epochs "
+        f"(epochs × training images) and {format_bytes(limits.max_bytes)} of memory (images, model and "
+        f"one training step). A run over a limit is refused before it starts; one that reaches the "
+        f"time cap stops and keeps its epochs. Hosts set them with `{state.MAX_SECONDS_ENV}`, "
+        f"`{state.MAX_IMAGE_EPOCHS_ENV}` and `{state.MAX_BYTES_ENV}`."
+    )
+
+
 def planned_epochs() -> int:
     """Epochs currently set in the controls."""
-    return int(st.session_state.get(EPOCHS, 120))
+    return round(st.session_state.get(EPOCHS, 120))
 
 
 def config_from_widgets() -> RunConfig:
@@ -106,9 +144,9 @@ def config_from_widgets() -> RunConfig:
     get = st.session_state.get
     batch = get(BATCH, "full")
     return RunConfig.from_flat(
-        epochs=int(get(EPOCHS, 120)),
+        epochs=round(get(EPOCHS, 120)),
         lr=float(get(LR, 0.01)),
-        per_class=int(get(PER_CLASS, 120)),
+        per_class=round(get(PER_CLASS, 120)),
         val_per_class=VAL_PER_CLASS,
         batch_size=None if batch == "full" else int(batch),
         width=int(get(WIDTH, 1)),
@@ -131,38 +169,18 @@ def show_flash() -> None:
         st.info(message, icon=":material/info:")
 
 
-def check_memory(config: RunConfig) -> None:
-    """Raise ValueError when one step of ``config`` would need more memory than the page allows."""
-    needed = step_memory_bytes(config.model, config.step_size)
-    if needed > MAX_STEP_BYTES:
-        largest = MAX_STEP_BYTES // step_memory_bytes(config.model, 1)
-        fitting = [size for size in BATCH_CHOICES if size != "full" and size <= largest]
-        advice = (
-            f"Choose batch size {fitting[-1]:,} or smaller, or a smaller width."
-            if fitting
-            else ("Choose a smaller width.")
-        )
-        raise ValueError(
-            f"A step of {config.step_size:,} images at width {config.model.width} needs "
-            f"about {format_bytes(needed)} of memory, more than this page allows "
-            f"({format_bytes(MAX_STEP_BYTES)}). {advice}"
-        )
-
-
 def _start(device: str, paused: bool = False) -> Trainer | None:
-    """Callback: build the run from the controls, on ``device``."""
+    """Callback: build the run from the controls, on ``device``, unless it is over this server's limits."""
+    limits = state.server_limits()
     try:
         config = config_from_widgets()
-        check_memory(config)
-        trainer = state.start_run(config, device)
+        check_limits(config, limits, [size for size in BATCH_CHOICES if size != "full"])
+        return state.start_run(config, device, limits, paused=paused)
     except ValueError as error:
         _flash("error", str(error))
-        return None
     except RuntimeError as error:  # e.g. the GPU ran out of memory while placing the data
         _flash("error", f"Could not start training on {device}: {error}")
-        return None
-    state.set_paused(paused)
-    return trainer
+    return None
 
 
 def _step(device: str) -> None:
@@ -172,13 +190,31 @@ def _step(device: str) -> None:
         return
     try:
         with cpu_threads(trainer.device, state.training_threads(trainer.config)):
-            for _ in trainer.run(max_epochs=1):
-                pass
+            trainer.step()
     except RuntimeError as error:
         stop_on_error(trainer, error)
         return
-    if trainer.done:
-        state.finish_run()
+    if trainer.ended:
+        file_ended_run(trainer)
+
+
+def file_ended_run(trainer: Trainer) -> state.RunRecord | None:
+    """File a run that trained its last epoch or reached the time cap; say so for the time cap."""
+    record = state.finish_run(trainer)
+    if record is not None and record.out_of_time:
+        _flash("info", time_cap_message(record))
+    return record
+
+
+def time_cap_message(record: state.RunRecord) -> str:
+    """The sentence shown when the server's time cap ended a run."""
+    cap = state.server_limits().max_seconds
+    limit = f"{format_seconds(cap)} of training per run" if cap is not None else "its time cap"
+    return (
+        f"This server allows {limit}, so the run stopped after {len(record.history)} of "
+        f"{record.config.train.epochs} epochs; they are kept in the history. For a longer run, "
+        "use fewer images, a smaller width or the command line."
+    )
 
 
 def stop_on_error(trainer: Trainer, error: RuntimeError) -> None:
@@ -189,7 +225,7 @@ def stop_on_error(trainer: Trainer, error: RuntimeError) -> None:
     """
     if not is_out_of_memory(error):
         raise error
-    state.finish_run()
+    state.finish_run(trainer)
     _flash(
         "error",
         f"{describe(trainer.device)} ran out of memory in epoch {trainer.epoch + 1}, so the run was "
@@ -336,8 +372,13 @@ def seconds_left(history: Sequence[EpochRecord], epochs: int) -> float:
 def summary(record: state.RunRecord) -> None:
     """Final metrics of a run, then its validation confusion matrix."""
     last = record.history[-1]
-    title = f"{record.label}" + (" (stopped early)" if record.stopped else "")
-    st.subheader(f"Summary · {title}")
+    ending = (
+        " (stopped at the time cap)" if record.out_of_time else " (stopped early)" if record.stopped else ""
+    )
+    st.subheader(f"Summary · {record.label}{ending}")
+    problem = diagnose(record.history, record.config.train.lr)
+    if problem:
+        st.warning(problem, icon=":material/warning:")
     left, right = st.columns([3, 2], gap="large")
     with left:
         row = st.columns(3)
@@ -353,6 +394,10 @@ def summary(record: state.RunRecord) -> None:
             f"**{ms_per_epoch:.2f} ms per epoch** over {last.epoch} epochs on {where(record)}, "
             f"{record.config.data.train_size} training images, batch "
             f"{record.config.train.batch_size or 'full'}. Times include the validation pass."
+        )
+        st.caption(
+            f"Weights fingerprint `{weights_fingerprint(record.model)}`: the weights of epoch "
+            f"{last.epoch}, which the Draw page uses while this is your last run."
         )
     with right:
         st.plotly_chart(charts.confusion_figure(record.confusion), key="train.confusion")
@@ -422,7 +467,7 @@ def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
                 "device": run.device if run.threads is None else f"{run.device} ×{run.threads}",
                 "epochs": f"{last.epoch}/{run.config.train.epochs}",
                 "images": run.config.data.train_size,
-                "batch": run.config.train.batch_size or "full",
+                "batch": str(run.config.train.batch_size or "full"),  # one type per column for Arrow
                 "width": run.config.model.width,
                 "lr": run.config.train.lr,
                 "seed": run.config.seed,
