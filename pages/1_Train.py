@@ -3,7 +3,7 @@
 import streamlit as st
 
 from linecnn.device import cpu_threads
-from linecnn.ui import setup_page, state
+from linecnn.ui import restore, setup_page, state
 from linecnn.ui import train_view as view
 
 device = setup_page("Train", ":material/model_training:")
@@ -49,3 +49,4 @@ if live is None and state.latest_run() is not None:
         view.summary(state.latest_run())
 
 view.history_section()
+restore.train_section()
