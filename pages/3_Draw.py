@@ -154,7 +154,6 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
     )
     with st.container(width="content"):
         choice = draw.pick_model()
-    restore.draw_uploader()
 # Always one element here, shown or empty: a hint appearing or vanishing with the model choice
 # would shift the canvas below to a new place in the page, remounting it blank.
 hint = st.empty()
@@ -196,6 +195,7 @@ with st.container(horizontal=True, gap="small"):
             else:
                 show_prediction(drawing, prediction)
         st.caption(f"**{choice.title}.** {choice.detail}")
+        restore.draw_uploader()
 
 if prediction is not None:
     st.divider()
