@@ -21,7 +21,7 @@ view.show_flash()
 
 live = state.live_trainer()
 shown = live.history if live else (state.latest_run().history if state.latest_run() else ())
-epochs = live.config.train.epochs if live else (len(shown) or view.planned_epochs())
+epochs = live.config.train.epochs if live else (shown[-1].epoch if shown else view.planned_epochs())
 progress = st.empty()
 loss_slot, acc_slot = (column.empty() for column in st.columns(2))
 live_charts = view.LiveCharts(progress, loss_slot, acc_slot)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from linecnn import checkpoint
@@ -68,6 +70,8 @@ def test_a_model_alone_restores_the_last_epoch_and_a_later_history_adds_the_curv
     assert restored.history == run.history[-1:] and restored.epochs_done == 3 and not restored.stopped
     assert "without its curves" in at.success[0].value
     assert "Finished 3 epochs" in at.get("progress")[0].proto.text
+    loss_chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert loss_chart["layout"]["xaxis"]["range"] == [0, 4]  # the one known epoch, 3, is on the chart
     at = upload(at, ("run1.json", history, JSON))
     [restored] = at.session_state[state.RUNS]
     assert restored.history == run.history
