@@ -140,7 +140,7 @@ def _int(value: object, what: str, low: int, high: int) -> int:
 
 def _float(value: object, what: str, low: float, high: float) -> float:
     number_ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not number_ok or not low <= float(value) <= high:  # NaN fails both comparisons
+    if not number_ok or not low <= value <= high:  # NaN fails both comparisons; huge ints compare exactly
         _fail(f"The {what} must be a number from {low:g} to {high:g}; the file has {str(value)[:40]}.")
     return float(value)
 

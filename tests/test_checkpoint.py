@@ -273,6 +273,8 @@ def set_path(*path_and_value):
         (set_path("runs", 0, "threads", 0), "thread count"),
         (set_path("runs", 0, "epochs", []), "no list of epochs"),
         (set_path("runs", 0, "extra", 1), "unknown extra"),
+        (set_path("runs", 0, "epochs", 0, "val_loss", 10**400), "validation loss must be a number"),
+        (set_path("runs", 0, "config", "lr", 10**400), "Learning rate must be a number"),
     ],
 )
 def test_bad_history_is_refused(run: Run, change, fragment: str):
