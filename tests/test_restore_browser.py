@@ -88,14 +88,18 @@ def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
     page.get_by_role("radio", name="Click cells").click()
     wait_for_app(page)
     for row in range(8):
-        page.locator(f".st-key-draw-cell-{row * 8 + COLUMN} button").click()
+        cell = page.locator(f".st-key-draw-cell-{row * 8 + COLUMN} button")
+        cell.click()
+        # Click the next cell only once this one shows painted, so no click lands on a grid being redrawn.
+        expect(cell).to_have_attribute("data-testid", "stBaseButton-primary", timeout=LOADED_MS)
         wait_for_app(page)
     page.locator(PREDICTION).wait_for()
     image = torch.zeros(8, 8)
     image[:, COLUMN] = 1.0
     expected = predict(model, from_cells(image).image)
     # The last click's rerun may still be on its way: wait for the page to show the whole line's answer.
-    expect(page.locator(PREDICTION)).to_have_text(expected.name)
-    expect(page.locator(CONFIDENCE)).to_have_text(re.compile(rf"^{expected.confidence:.0%} "))
-    assert page.get_by_text("Restored from linecnn-run1.safetensors").count() == 1
+    confidence = re.compile(rf"^{expected.confidence:.0%} ")
+    expect(page.locator(PREDICTION)).to_have_text(expected.name, timeout=LOADED_MS)
+    expect(page.locator(CONFIDENCE)).to_have_text(confidence, timeout=LOADED_MS)
+    expect(page.get_by_text("Restored from linecnn-run1.safetensors").first).to_be_visible()
     shot(page, "draw-restored")
