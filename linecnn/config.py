@@ -72,7 +72,7 @@ class TrainConfig:
     def __post_init__(self) -> None:
         check_int("Epochs", self.epochs, 1, MAX_EPOCHS)
         lr_ok = isinstance(self.lr, int | float) and not isinstance(self.lr, bool)
-        if not lr_ok or not 0.0 < float(self.lr) <= 10.0:
+        if not lr_ok or not 0.0 < self.lr <= 10.0:  # no float(): a huge int would overflow it
             raise ValueError(f"Learning rate must be a number above 0 and at most 10; got {self.lr!r}.")
         if self.batch_size is not None:
             check_int("Batch size", self.batch_size, 1, 3 * MAX_PER_CLASS)

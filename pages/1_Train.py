@@ -3,7 +3,7 @@
 import streamlit as st
 
 from linecnn.device import cpu_threads
-from linecnn.ui import setup_page, state
+from linecnn.ui import restore, setup_page, state
 from linecnn.ui import train_view as view
 
 device = setup_page("Train", ":material/model_training:")
@@ -22,7 +22,7 @@ view.show_flash()
 
 live = state.live_trainer()
 shown = live.history if live else (state.latest_run().history if state.latest_run() else ())
-epochs = live.config.train.epochs if live else (len(shown) or view.planned_epochs())
+epochs = live.config.train.epochs if live else (shown[-1].epoch if shown else view.planned_epochs())
 progress = st.empty()
 loss_slot, acc_slot = (column.empty() for column in st.columns(2))
 live_charts = view.LiveCharts(progress, loss_slot, acc_slot)
@@ -54,3 +54,4 @@ if live is None and state.latest_run() is not None:
         view.summary(state.latest_run())
 
 view.history_section()
+restore.train_section()

@@ -11,7 +11,7 @@ from linecnn.data import SIZE
 from linecnn.device import describe
 from linecnn.predict import Prediction, predict
 from linecnn.preprocess import Drawing, from_cells, preprocess
-from linecnn.ui import draw, setup_page
+from linecnn.ui import draw, restore, setup_page
 from linecnn.ui.draw_charts import INK, feature_maps_figure, input_figure, probability_figure
 
 CHART_CONFIG = {"displayModeBar": False}
@@ -157,7 +157,7 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
 # Always one element here, shown or empty: a hint appearing or vanishing with the model choice
 # would shift the canvas below to a new place in the page, remounting it blank.
 hint = st.empty()
-if choice.data_mode == "seed":
+if not restore.show_message(hint) and choice.data_mode == "seed":
     hint.info(
         "This run learned from the lesson's exact lines only (full-length, one pixel wide, never at the "
         "edges), so it misreads many hand-drawn strokes. Train on *varied* data to fix that.",
@@ -195,6 +195,7 @@ with st.container(horizontal=True, gap="small"):
             else:
                 show_prediction(drawing, prediction)
         st.caption(f"**{choice.title}.** {choice.detail}")
+        restore.draw_uploader()
 
 if prediction is not None:
     st.divider()

@@ -119,9 +119,14 @@ def cells_image() -> torch.Tensor:
 def _describe_config(record: state.RunRecord) -> str:
     """One sentence on how a session run was trained."""
     c = record.config
+    origin = (
+        f"Restored from {record.restored_from}"
+        if record.restored_from
+        else "Trained in this session on the Train page"
+    )
     return (
-        f"Trained in this session on the Train page: {c.data.mode} data, "
-        f"{c.data.per_class:,} images per class, {len(record.history)} epochs on {record.device}."
+        f"{origin}: {c.data.mode} data, "
+        f"{c.data.per_class:,} images per class, {record.epochs_done} epochs on {record.device}."
     )
 
 

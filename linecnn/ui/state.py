@@ -8,7 +8,7 @@ from __future__ import annotations
 import logging
 import math
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import streamlit as st
 from torch import nn
@@ -47,17 +47,23 @@ class RunRecord:
     model: nn.Module  # final weights, kept on the CPU; move a copy where you need it
     threads: int | None = None  # CPU threads it trained on; None for GPUs
     out_of_time: bool = False  # True when the server's time cap ended it
+    restored_from: str | None = None  # the file it was restored from; None when trained in this session
+
+    @property
+    def epochs_done(self) -> int:
+        """Epochs the model was trained for (a run restored without its curves keeps only the last)."""
+        return self.history[-1].epoch if self.history else 0
 
     @property
     def stopped(self) -> bool:
         """True when the run ended before its planned epochs."""
-        return len(self.history) < self.config.train.epochs
+        return self.epochs_done < self.config.train.epochs
 
     @property
     def label(self) -> str:
         """Short name for pickers and legends, e.g. 'Run 2 · cuda:0 · 120 ep'."""
-        end = f"stopped at {len(self.history)}" if self.stopped else f"{len(self.history)} ep"
-        return f"Run {self.number} · {self.device} · {end}"
+        end = f"stopped at {self.epochs_done}" if self.stopped else f"{self.epochs_done} ep"
+        return f"Run {self.number} · {self.device} · {end}" + (" · restored" if self.restored_from else "")
 
 
 def training_threads(config: RunConfig) -> int | None:
@@ -180,3 +186,13 @@ def latest_run() -> RunRecord | None:
     """The most recent finished or stopped run: the Draw page's default model."""
     history = runs()
     return history[-1] if history else None
+
+
+def file_run(record: RunRecord) -> RunRecord:
+    """File a run made elsewhere (e.g. restored from files) under the next run number; return it."""
+    history = runs()
+    st.session_state[RUN_COUNT] = st.session_state.get(RUN_COUNT, 0) + 1
+    filed = replace(record, number=st.session_state[RUN_COUNT])
+    history.append(filed)
+    del history[:-MAX_RUNS]
+    return filed

@@ -353,7 +353,7 @@ def progress_text(history: Sequence[EpochRecord], epochs: int, live: Trainer | N
     """'Epoch 40 / 120 · 0.2 s elapsed · ETA 0.4 s' for a live run; a short status otherwise."""
     if not history:
         return "Press Start (or Step) to train." if live is None else "Starting…"
-    done = len(history)
+    done = history[-1].epoch  # a run restored without its curves keeps only its last epoch
     elapsed = history[-1].elapsed_seconds
     if live is None:
         return f"Finished {done} epochs in {format_seconds(elapsed)} on {history[-1].device}."

@@ -1,0 +1,209 @@
+"""Keep runs beyond a session: download a run's model and history, and restore runs from those files.
+
+A session is gone when the page reloads. The files carry a run into the next one: the model
+(safetensors, its settings inside) brings back the weights and final metrics, and the history
+JSON the curves. Every upload is checked by ``linecnn.checkpoint``; a bad one gets a message.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+from functools import partial
+
+import streamlit as st
+
+from linecnn import checkpoint
+from linecnn.ui import draw, state
+
+VERSION = "restore.version"  # bumped after each upload, so the uploaders come back empty
+MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the next render
+# Per-file limit the uploaders give the browser, in MB; the core checks each kind of file again.
+UPLOAD_MB = math.ceil(max(checkpoint.MAX_MODEL_BYTES, checkpoint.MAX_HISTORY_BYTES) / (1 << 20))
+MODEL_TYPES, HISTORY_TYPES = ("safetensors",), ("json",)
+MAX_NAME = 60  # characters of an uploaded file's name kept for messages and labels
+
+File = tuple[str, bytes]  # an uploaded file: its name and its bytes
+
+
+def _uploader_key(where: str) -> str:
+    return f"restore.upload.{where}.{st.session_state.get(VERSION, 0)}"
+
+
+def shown_name(name: str) -> str:
+    """A file name safe to show in Markdown: letters, digits and . _ - ( ) only, shortened."""
+    return re.sub(r"[^\w.()-]", "_", name)[:MAX_NAME] or "file"
+
+
+def download_buttons(run: state.RunRecord) -> None:
+    """Download buttons for the run's model and history; each file is made when its button is clicked."""
+    stem = f"linecnn-run{run.number}"
+    files = (  # label, what makes the file, from what, extension, MIME type
+        (
+            "Download model (.safetensors)",
+            checkpoint.save_model,
+            run,
+            "safetensors",
+            "application/octet-stream",
+        ),
+        ("Download history (JSON)", checkpoint.history_json, [run], "json", "application/json"),
+        ("Download history (CSV)", checkpoint.history_csv, [run], "csv", "text/csv"),
+    )
+    with st.container(horizontal=True, gap="small"):
+        for label, make, what, extension, mime in files:
+            st.download_button(
+                label,
+                partial(make, what),
+                file_name=f"{stem}.{extension}",
+                mime=mime,
+                on_click="ignore",
+                icon=":material/download:",
+                key=f"restore.{extension}.{run.number}",
+            )
+
+
+def _split(files: Sequence[File]) -> tuple[File | None, File | None]:
+    """The uploaded model file and history file, each optional; anything else is refused."""
+    models = [file for file in files if file[0].lower().endswith(".safetensors")]
+    histories = [file for file in files if file[0].lower().endswith(".json")]
+    for name, _ in files:
+        if not name.lower().endswith((".safetensors", ".json")):
+            raise ValueError(f"{shown_name(name)} is not a model file (.safetensors) or a history (.json).")
+    if len(models) > 1 or len(histories) > 1:
+        raise ValueError("Upload one model file at a time, with at most one history file (.json).")
+    return (models[0] if models else None), (histories[0] if histories else None)
+
+
+def _read(file: File, reader: Callable[[bytes], object]):
+    """``reader`` applied to the file's bytes; its ValueError names the file."""
+    name, data = file
+    try:
+        return reader(data)
+    except ValueError as error:
+        raise ValueError(f"{shown_name(name)}: {error}") from None
+
+
+def _attach_curves(name: str, saved: Sequence[checkpoint.SavedRun]) -> str:
+    """Give a session run restored without its curves the curves of a matching history."""
+    runs = state.runs()
+    for index, run in enumerate(runs):
+        match = checkpoint.matching_run(saved, run.config, run.history[-1])
+        if match is not None:
+            if len(run.history) >= len(match.history):
+                return f"**{run.label}** already has these curves."
+            runs[index] = replace(run, history=match.history)
+            return f"Added the curves of {shown_name(name)} to **{runs[index].label}**."
+    raise ValueError(
+        f"{shown_name(name)} is a run history; it is restored with its model. Upload the model file "
+        "(.safetensors) as well: both at once, or the model first."
+    )
+
+
+def restore_files(files: Sequence[File]) -> str:
+    """Restore a run from a model file and, optionally, its history JSON; return what was done.
+
+    Raises ValueError, restoring nothing, when a file fails its checks or the history is not the model's.
+    """
+    model_file, history_file = _split(files)
+    saved = _read(history_file, checkpoint.load_history) if history_file else None
+    if model_file is None:
+        if history_file is None:
+            raise ValueError("No file was uploaded.")
+        return _attach_curves(history_file[0], saved)
+    config, model, info = _read(model_file, checkpoint.load_model)
+    curves = checkpoint.matching_run(saved, config, info.final) if saved is not None else None
+    if saved is not None and curves is None:
+        raise ValueError(
+            f"{shown_name(history_file[0])} holds no run with this model's settings and final epoch: it is "
+            "another run's history. Nothing was restored."
+        )
+    record = state.file_run(
+        state.RunRecord(
+            number=0,
+            config=config,
+            device=info.device,
+            history=curves.history if curves else (info.final,),
+            confusion=info.confusion,
+            model=model,
+            threads=info.threads,
+            restored_from=shown_name(model_file[0]),
+        )
+    )
+    how = (
+        f"with its curves ({len(curves.history):,} epochs)"
+        if curves
+        else "without its curves (upload its history JSON too to see them)"
+    )
+    return f"Restored **{record.label}** from {record.restored_from}, {how}. The Draw page now uses it."
+
+
+def _on_upload(key: str) -> None:
+    """Uploader callback: restore from the files just uploaded, then empty the uploader."""
+    files = st.session_state.get(key)
+    if not files:
+        return
+    files = files if isinstance(files, list) else [files]
+    st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
+    try:
+        message = restore_files([(file.name, file.getvalue()) for file in files])
+    except ValueError as error:
+        st.session_state[MESSAGE] = ("error", str(error))
+        return
+    st.session_state[MESSAGE] = ("success", message)
+    st.session_state[draw.MODEL] = "run"  # the Draw page classifies with the restored run
+
+
+def show_message(slot=None) -> bool:
+    """Show, once, what the last upload did (in ``slot`` if given); True if there was a message."""
+    kind, text = st.session_state.pop(MESSAGE, (None, None))
+    target = slot if slot is not None else st
+    if kind == "error":
+        target.error(text, icon=":material/error:")
+    elif kind == "success":
+        target.success(text, icon=":material/check_circle:")
+    return kind is not None
+
+
+def train_section() -> None:
+    """Train page: download a finished run's files, or restore a run from them."""
+    st.divider()
+    st.subheader("Save and restore")
+    st.caption(
+        "Runs live in this browser tab's session and are gone when the page reloads. Download a run's "
+        "model (its settings are inside) and its history to keep it; upload them here later to bring "
+        "the run back, to compare it here and to draw with it on the Draw page."
+    )
+    runs = state.runs()
+    if runs:
+        by_number = {run.number: run for run in runs}
+        number = st.selectbox(
+            "Run to download", list(by_number), index=len(runs) - 1, format_func=lambda n: by_number[n].label
+        )
+        download_buttons(by_number[number])
+    key = _uploader_key("train")
+    st.file_uploader(
+        "Restore a run: its model (.safetensors), with its history (.json) for the curves",
+        type=[*MODEL_TYPES, *HISTORY_TYPES],
+        accept_multiple_files=True,
+        key=key,
+        on_change=_on_upload,
+        args=(key,),
+        max_upload_size=UPLOAD_MB,
+    )
+    show_message()
+
+
+def draw_uploader() -> None:
+    """Draw page: a popover to classify with a model file saved from the Train page."""
+    with st.popover("Use a model file", icon=":material/upload_file:"):
+        key = _uploader_key("draw")
+        st.file_uploader(
+            "A model saved from the Train page (.safetensors)",
+            type=list(MODEL_TYPES),
+            key=key,
+            on_change=_on_upload,
+            args=(key,),
+            max_upload_size=UPLOAD_MB,
+        )

@@ -1,0 +1,105 @@
+"""In Chromium: download a run's files, lose the session by reloading, restore it, draw with it."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from playwright.sync_api import expect
+
+from linecnn.checkpoint import load_history, load_model
+from linecnn.predict import predict
+from linecnn.preprocess import from_cells
+from tests.draw_helpers import CANVAS, CONFIDENCE, PREDICTION
+from tests.helpers import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+EPOCHS = 3
+COLUMN = 3  # the cells painted on the Draw page: one vertical line in this column
+LOADED_MS = 90_000  # a long flow: on a busy 2-core machine one step can take tens of seconds
+SHOTS = os.environ.get("LINECNN_SHOTS")  # a folder for screenshots of the flow, when set
+
+
+def shot(tab, name: str, scroll_to: str | None = None) -> None:
+    """A screenshot into $LINECNN_SHOTS when set, after scrolling the text ``scroll_to`` into view."""
+    if SHOTS:
+        if scroll_to:
+            tab.get_by_text(scroll_to).first.scroll_into_view_if_needed()
+        tab.screenshot(path=str(Path(SHOTS) / f"{name}.png"))
+
+
+def download(tab, label: str, folder: Path) -> Path:
+    """Click a download button and save the file the browser receives."""
+    with tab.expect_download() as received:
+        tab.get_by_role("button", name=label).click()
+    path = folder / received.value.suggested_filename
+    received.value.save_as(path)
+    return path
+
+
+def go_to(tab, name: str) -> None:
+    """Follow the sidebar's page link, which keeps the session (a new URL would not)."""
+    tab.locator('[data-testid="stSidebar"]').get_by_role("link", name=name).click()
+    tab.get_by_role("heading", name=name, exact=True).first.wait_for()
+    wait_for_app(tab)
+
+
+def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
+    """Train 3 epochs, download model and history, reload, upload both, classify with the run."""
+    page.set_default_timeout(LOADED_MS)
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page, LOADED_MS)
+    epochs = page.get_by_label("Epochs")
+    epochs.fill(str(EPOCHS))
+    epochs.press("Enter")
+    wait_for_app(page)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text(f"Finished {EPOCHS} epochs in").wait_for()
+    page.get_by_role("button", name="Download model (.safetensors)").wait_for()
+    wait_for_app(page)
+    shot(page, "train-downloads", "Save and restore")
+    model_path = download(page, "Download model (.safetensors)", tmp_path)
+    history_path = download(page, "Download history (JSON)", tmp_path)
+    assert (model_path.name, history_path.name) == ("linecnn-run1.safetensors", "linecnn-run1.json")
+    config, model, info = load_model(model_path.read_bytes())
+    assert config.train.epochs == EPOCHS and info.epochs_done == EPOCHS
+    assert len(load_history(history_path.read_bytes())[0].history) == EPOCHS
+
+    page.reload()  # a new session: the run is gone
+    wait_for_app(page, LOADED_MS)
+    page.get_by_text("Press Start (or Step) to train.").wait_for()
+    assert page.get_by_role("button", name="Download model (.safetensors)").count() == 0
+
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files([model_path, history_path])
+    page.get_by_text(f"Run 1 · cpu · {EPOCHS} ep · restored from linecnn-run1.safetensors").wait_for()
+    wait_for_app(page)
+    assert page.get_by_text(f"with its curves ({EPOCHS} epochs)").count() == 1
+    assert page.get_by_text(f"Finished {EPOCHS} epochs in").count() == 1
+    shot(page, "train-restored", "Save and restore")
+
+    go_to(page, "Draw")
+    page.locator(CANVAS).wait_for(timeout=120_000)  # the first visit may train the default model
+    picker = page.get_by_role("radio", name=f"Your last run (Run 1 · cpu · {EPOCHS} ep · restored)")
+    assert picker.is_checked()
+    page.get_by_role("radio", name="Click cells").click()
+    wait_for_app(page)
+    for row in range(8):
+        cell = page.locator(f".st-key-draw-cell-{row * 8 + COLUMN} button")
+        cell.click()
+        # Click the next cell only once this one shows painted, so no click lands on a grid being redrawn.
+        expect(cell).to_have_attribute("data-testid", "stBaseButton-primary", timeout=LOADED_MS)
+        wait_for_app(page)
+    page.locator(PREDICTION).wait_for()
+    image = torch.zeros(8, 8)
+    image[:, COLUMN] = 1.0
+    expected = predict(model, from_cells(image).image)
+    # The last click's rerun may still be on its way: wait for the page to show the whole line's answer.
+    confidence = re.compile(rf"^{expected.confidence:.0%} ")
+    expect(page.locator(PREDICTION)).to_have_text(expected.name, timeout=LOADED_MS)
+    expect(page.locator(CONFIDENCE)).to_have_text(confidence, timeout=LOADED_MS)
+    expect(page.get_by_text("Restored from linecnn-run1.safetensors").first).to_be_visible()
+    shot(page, "draw-restored")

@@ -1,0 +1,157 @@
+"""AppTest: restoring runs from model and history files on the Train and Draw pages."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from linecnn import checkpoint
+from linecnn.config import RunConfig
+from linecnn.device import cpu_threads
+from linecnn.train import fit
+from linecnn.ui import state
+from tests.draw_helpers import synthetic_canvas
+from tests.helpers import app_test
+from tests.test_draw_page import TIMEOUT, as_session_run, draw, texts, verdict
+
+TRAIN, DRAW = "pages/1_Train.py", "pages/3_Draw.py"
+BINARY, JSON = "application/octet-stream", "application/json"
+
+
+@pytest.fixture(scope="module")
+def files() -> tuple[bytes, bytes, state.RunRecord]:
+    """A 3-epoch run's model file and history JSON, as the Train page's buttons make them."""
+    with cpu_threads("cpu", 1):
+        trainer = fit(RunConfig.from_flat(epochs=3, per_class=30, data_mode="varied", seed=5))
+    run = as_session_run(trainer)
+    return checkpoint.save_model(run), checkpoint.history_json([run]), run
+
+
+def upload(at, *files: tuple[str, bytes, str]):
+    """Put files in the page's (only) uploader and rerun, as a drop does."""
+    [uploader] = at.get("file_uploader")
+    uploader.set_value(list(files))
+    return at.run()
+
+
+def test_a_finished_run_offers_its_three_downloads():
+    at = app_test(TRAIN)
+    at.session_state[state.RUNS] = [run_record(RunConfig.from_flat(epochs=1, per_class=5))]
+    at.run()
+    labels = [button.label for button in at.get("download_button")]
+    assert labels == ["Download model (.safetensors)", "Download history (JSON)", "Download history (CSV)"]
+
+
+def run_record(config: RunConfig) -> state.RunRecord:
+    with cpu_threads("cpu", 1):
+        return as_session_run(fit(config))
+
+
+def test_model_and_history_restore_a_run_with_its_curves(files):
+    model, history, run = files
+    at = upload(app_test(TRAIN), ("run1.safetensors", model, BINARY), ("run1.json", history, JSON))
+    assert not at.exception and not at.error
+    [restored] = at.session_state[state.RUNS]
+    assert restored.label == "Run 1 · cpu · 3 ep · restored"
+    assert restored.config == run.config and restored.history == run.history
+    assert restored.confusion == run.confusion and restored.restored_from == "run1.safetensors"
+    assert "with its curves (3 epochs)" in at.success[0].value
+    assert "Finished 3 epochs" in at.get("progress")[0].proto.text
+    last = run.history[-1]
+    assert [m.value for m in at.metric][:2] == [f"{last.val_acc:.1%}", f"{last.val_loss:.4g}"]
+    assert not at.get("file_uploader")[0].value  # emptied for the next upload
+
+
+def test_a_model_alone_restores_the_last_epoch_and_a_later_history_adds_the_curves(files):
+    model, history, run = files
+    at = upload(app_test(TRAIN), ("run1.safetensors", model, BINARY))
+    [restored] = at.session_state[state.RUNS]
+    assert restored.history == run.history[-1:] and restored.epochs_done == 3 and not restored.stopped
+    assert "without its curves" in at.success[0].value
+    assert "Finished 3 epochs" in at.get("progress")[0].proto.text
+    loss_chart = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert loss_chart["layout"]["xaxis"]["range"] == [0, 4]  # the one known epoch, 3, is on the chart
+    at = upload(at, ("run1.json", history, JSON))
+    [restored] = at.session_state[state.RUNS]
+    assert restored.history == run.history
+    assert "Added the curves" in at.success[0].value
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "fragment"),
+    [
+        ("model.safetensors", b"not a model", "not in the safetensors format"),
+        ("model.safetensors", b"\0" * (checkpoint.MAX_MODEL_BYTES + 1), "at most 3.1 MB"),
+        ("history.json", b"{", "history file is not valid JSON"),
+    ],
+)
+def test_a_bad_upload_shows_an_error_and_the_page_keeps_working(name, data, fragment):
+    at = upload(app_test(TRAIN), (name, data, BINARY))
+    assert not at.exception
+    [error] = at.error
+    assert error.value.startswith(name) and fragment in error.value
+    assert not at.session_state[state.RUNS]
+    at.run()  # the message is shown once; the page renders cleanly after it
+    assert not at.exception and not at.error
+
+
+def test_a_history_alone_asks_for_its_model(files):
+    _, history, _ = files
+    at = upload(app_test(TRAIN), ("run1.json", history, JSON))
+    assert "Upload the model file (.safetensors) as well" in at.error[0].value
+    assert not at.session_state[state.RUNS]
+
+
+def test_another_runs_history_restores_nothing(files):
+    model, _, _ = files
+    other = run_record(RunConfig.from_flat(epochs=2, per_class=5))
+    at = upload(
+        app_test(TRAIN),
+        ("run1.safetensors", model, BINARY),
+        ("other.json", checkpoint.history_json([other]), JSON),
+    )
+    assert "it is another run's history. Nothing was restored." in at.error[0].value
+    assert not at.session_state[state.RUNS]
+
+
+def test_a_file_name_cannot_inject_markdown(files):
+    model, _, _ = files
+    at = upload(app_test(TRAIN), ("[click](http://x) **big**.safetensors", model, BINARY))
+    assert at.session_state[state.RUNS][0].restored_from == "_click_(http___x)___big__.safetensors"
+
+
+def test_a_run_restored_on_train_is_what_draw_classifies_with(files):
+    model, _, _ = files
+    at = upload(app_test(TRAIN), ("run1.safetensors", model, BINARY))
+    at.session_state["draw.model"] = "default"  # even after choosing the default model before
+    at = upload(at, ("run1.safetensors", model, BINARY))
+    at.switch_page(DRAW).run()
+    at = draw(at, synthetic_canvas(((140, 10), (140, 270))))
+    assert not at.exception
+    assert at.radio(key="draw.model").value == "run"
+    assert "Run 2 · cpu · 3 ep · restored" in texts(at.caption)
+    detail = "Restored from run1.safetensors: varied data, 30 images per class, 3 epochs on cpu."
+    assert detail in texts(at.caption)
+
+
+def test_draw_page_uploads_a_model_and_classifies_with_it(files):
+    model, _, run = files
+    at = app_test(DRAW, timeout=TIMEOUT)
+    at = draw(at, synthetic_canvas(((10, 140), (270, 140))))
+    assert "Default model" in texts(at.caption)
+    at = upload(at, ("saved.safetensors", model, BINARY))
+    assert not at.exception
+    assert "Restored **Run 1 · cpu · 3 ep · restored** from saved.safetensors" in at.success[0].value
+    assert at.radio(key="draw.model").value == "run"
+    assert "Restored from saved.safetensors" in texts(at.caption)
+    assert verdict(at) is not None
+    assert at.session_state[state.RUNS][0].config == run.config
+
+
+def test_draw_page_shows_a_bad_model_file_and_keeps_the_default(files):
+    at = app_test(DRAW, timeout=TIMEOUT)
+    at = upload(at, ("broken.safetensors", files[0][:-5], BINARY))
+    assert not at.exception
+    assert "broken.safetensors: The model file is damaged or cut short" in at.error[0].value
+    assert "Default model" in texts(at.caption)
