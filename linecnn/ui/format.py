@@ -23,3 +23,16 @@ def format_seconds(seconds: float) -> str:
         return f"{seconds:.1f} s"
     minutes, rest = divmod(int(round(seconds)), 60)
     return f"{minutes} min {rest:02d} s"
+
+
+# Characters that start markdown, HTML, LaTeX ($) or Streamlit's :color[...] and :icon: directives.
+_MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()<>#+-.!|~$:&")
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` as literal characters in Streamlit markdown: no links, images, HTML, LaTeX or headings.
+
+    For anything taken from a file or another machine; newlines become spaces, so a value stays one line.
+    """
+    flat = " ".join(str(text).splitlines())
+    return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in flat)
