@@ -39,6 +39,7 @@ MAX_DIGITS = len(str(MAX_NUMBER))  # longer integers are refused while parsing, 
 # never push a run measured here out of the list.
 MAX_LISTED = 500  # runs made by the page or the CLI, newest first
 MAX_IMPORTS = 100  # imported runs kept (at most MAX_FILE_BYTES each); more need a delete first
+LOCK_TIMEOUT = 10.0  # seconds a call waits for another writer's lock before it gives up with a sentence
 CONFIG_LIMITS = {  # the largest value of each config key a linecnn run can have
     "images": 3 * MAX_PER_CLASS,
     "step_size": 3 * MAX_PER_CLASS,
@@ -387,7 +388,7 @@ class History:
         """A connection with the table in place (the directory is made on first use)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=10)
+            connection = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT)
             connection.execute(SCHEMA)
             columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
         except (OSError, sqlite3.Error) as error:
