@@ -28,6 +28,7 @@ from linecnn.store import MAX_FILE_BYTES, History, RunSummary
 from linecnn.sweep import (
     FACTOR_TITLES,
     MAX_IMAGES,
+    MAX_STEP_BYTES,
     Caps,
     CellProgress,
     SweepPlan,
@@ -63,7 +64,6 @@ MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training
 MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
 MIN_CAP_IMAGES = 360  # a host's image cap below the seed's 3 x 120 images would leave nothing to time
 MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the seed's full batch needs ~5 MiB)
-MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer, server and all
 WIDE_SPREAD = 1.5  # a cell whose p75 exceeds its p25 by more than this factor was disturbed while timed
 SAME_SPEED = 0.05  # speed-ups within 5 % of 1x are shown as "about the same", not as a win or a loss
 POLL_SECONDS = 0.5  # how often the page redraws a running benchmark's progress
