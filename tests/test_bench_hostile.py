@@ -48,6 +48,7 @@ def test_markdown_and_html_in_every_string_field_render_as_text():
     assert sum(escape_markdown(HOSTILE) in text for text in shown) >= 5  # names, notes, env, verdict
     for text in shown:  # no link, image, tag or colour directive whose opening character is not escaped
         assert not re.search(r"(?<!\\)(\]\(|<img|<a |:red\[|!\[)", text), text
+        assert not re.search("://|www[.]", text.replace("\\", "")), text  # nor a bare URL GFM links
     [chart] = at.get("plotly_chart")
     spec = chart.proto.spec
     assert "evil.example" in spec  # the hostile series are drawn...
