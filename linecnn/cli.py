@@ -17,10 +17,8 @@ from pathlib import Path
 from linecnn.bench import AMP_MODES, BenchConfig, is_out_of_memory
 from linecnn.config import DATA_MODES, RunConfig
 from linecnn.device import describe, environment, list_devices, resolve, synchronize
-from linecnn.sweep import FACTORS, SweepPlan, crossover
+from linecnn.sweep import FACTORS, MAX_STEP_BYTES, SweepPlan, crossover
 from linecnn.train import Trainer, check_step_memory
-
-MAX_STEP_BYTES = 1 << 30  # as the Train page's default: a CPU step far above this meets the OOM killer
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -128,6 +126,19 @@ def train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def step_bytes_arg(text: str) -> int | None:
+    """Parse --max-step-bytes: a number of bytes above 0 (1e9 is fine), or 'none' for no cap."""
+    if text.strip().lower() in ("none", "inf"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1):
+        raise argparse.ArgumentTypeError(f"expected a number of bytes or 'none', got {text!r}")
+    return int(value)
+
+
 def devices_arg(text: str) -> list[str]:
     """Parse --devices: 'all' or a comma list such as 'cpu,cuda' (each must exist here)."""
     names = [name.strip() for name in text.split(",") if name.strip()]
@@ -159,6 +170,13 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
         "--no-eager", action="store_true", help="with faster paths on, skip the plain eager comparison"
     )
     parser.add_argument("--max-seconds", type=float, default=None, help="stop the sweep after this long")
+    parser.add_argument(
+        "--max-step-bytes",
+        type=step_bytes_arg,
+        default=MAX_STEP_BYTES,
+        help="leave out cells whose training step would keep more activations than this, as the page "
+        "does (default 2**30, 1 GiB; 'none' for no cap: a far bigger CPU step meets the OOM killer)",
+    )
     parser.add_argument("--seed", type=int, default=24, help="seed for data, weights and batch order (24)")
     parser.add_argument("--json", action="store_true", help="print the JSON document instead of a table")
     parser.add_argument("--out", default=None, help="also write the JSON document to this file")
@@ -167,7 +185,7 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
 
 def bench_command(args: argparse.Namespace) -> int:
     """Time epochs on each device (a sweep when asked); print a table or the JSON document."""
-    from linecnn.sweep import Caps, make_document, plan_sweep, run_sweep
+    from linecnn.sweep import Caps, StepMemoryError, make_document, plan_sweep, run_sweep
 
     base = BenchConfig(
         per_class=args.per_class,
@@ -187,8 +205,15 @@ def bench_command(args: argparse.Namespace) -> int:
         raise ValueError(f"--max-seconds must be a number of seconds above 0; got {args.max_seconds}.")
     if args.out:
         check_writable(args.out)  # now, not after a sweep that may take minutes
-    caps = Caps(max_seconds=args.max_seconds)
-    plan = plan_sweep(base, args.sweep, devices, up_to=args.up_to, caps=caps, compare_eager=not args.no_eager)
+    caps = Caps(max_seconds=args.max_seconds, max_step_bytes=args.max_step_bytes, name="the CLI's cap")
+    try:
+        plan = plan_sweep(
+            base, args.sweep, devices, up_to=args.up_to, caps=caps, compare_eager=not args.no_eager
+        )
+    except StepMemoryError as error:
+        raise ValueError(f"{error} Or pass --max-step-bytes none to lift the cap.") from None
+    for note in plan.notes:  # now, before a sweep that may take minutes
+        print(f"linecnn bench: note: {note}", file=sys.stderr, flush=True)
     progress = None
     if not args.json:
         from tqdm import tqdm  # only the human output needs it

@@ -11,12 +11,14 @@ import hashlib
 import json
 import math
 import sqlite3
-from contextlib import closing
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from linecnn.bench import OK, OUT_OF_MEMORY
+from linecnn.config import MAX_EXTRA_CONVS, MAX_PER_CLASS, MAX_WIDTH
 from linecnn.paths import data_dir
 from linecnn.sweep import FACTORS, FORMAT
 
@@ -24,6 +26,26 @@ DB_NAME = "bench.sqlite3"
 SOURCES = ("page", "cli", "import")
 NOT_TIMED = ("failed", "stopped", "skipped")  # how the statuses of cells that have no timing begin
 MAX_EPOCH_MS = 86_400_000.0  # a day: any epoch time above it in an imported file is a typo or a forgery
+MIN_EPOCH_MS = 1e-6  # a nanosecond: below it a speed-up (a ratio of medians) would not stay finite
+# Bounds on any document, so that a file cannot exhaust the server or break a view for everyone.
+MAX_FILE_BYTES = 2 * 2**20  # a real sweep's JSON is tens of kB
+MAX_RESULTS = 2_000  # the largest sweep the page or the CLI makes has under 200 cells
+MAX_VALUES = 250_000  # numbers, strings and containers in one document (~60 per result)
+MAX_DEPTH = 8  # nesting of objects and lists; a real document nests 6 deep (results, env, devices)
+MAX_TEXT = 2_000  # characters in one string; statuses and notes stay well under
+MAX_NUMBER = 2**63 - 1  # magnitude of any number: Arrow's int64, so every table column converts
+MAX_DIGITS = len(str(MAX_NUMBER))  # longer integers are refused while parsing, before Python builds them
+# The page's listing: imported runs are listed and kept within their own limit, so uploads can
+# never push a run measured here out of the list.
+MAX_LISTED = 500  # runs made by the page or the CLI, newest first
+MAX_IMPORTS = 100  # imported runs kept (at most MAX_FILE_BYTES each); more need a delete first
+LOCK_TIMEOUT = 10.0  # seconds a call waits for another writer's lock before it gives up with a sentence
+CONFIG_LIMITS = {  # the largest value of each config key a linecnn run can have
+    "images": 3 * MAX_PER_CLASS,
+    "step_size": 3 * MAX_PER_CLASS,
+    "width": MAX_WIDTH,
+    "conv_layers": 2 + MAX_EXTRA_CONVS,
+}
 REQUIRED = ("device", "config", "status", "median_ms", "p25_ms", "p75_ms", "samples_per_s")
 CONFIG_KEYS = ("images", "step_size", "width", "conv_layers", "variant")  # what the page reads of a config
 TIMES = (  # a result's numbers: at least 0, or null for a cell that was not timed
@@ -53,6 +75,7 @@ CREATE TABLE IF NOT EXISTS runs (
     document TEXT NOT NULL         -- the JSON document itself
 )
 """
+COLUMNS = ("id", "created", "saved", "source", "sweep", "devices", "machine", "cells", "digest", "document")
 
 
 @dataclass(frozen=True)
@@ -83,17 +106,28 @@ def validate_document(document: object) -> dict:
     truncated file is refused at import instead of breaking the page each time it is shown.
     """
     what = "This is not a linecnn benchmark JSON (make one with: python -m linecnn bench --json --out FILE)"
-    if not isinstance(document, dict) or not str(document.get("format", "")).startswith("linecnn.bench/"):
+    if not isinstance(document, dict):
+        raise ValueError(f"{what}.")
+    results = document.get("results")
+    if isinstance(results, list | tuple) and len(results) > MAX_RESULTS:
+        raise ValueError(
+            f"This benchmark JSON cannot be used: it has {len(results):,} results, "
+            f"more than {MAX_RESULTS:,} results a benchmark may hold."
+        )
+    problem = _shape_problem(document)
+    if problem is not None:
+        raise ValueError(f"This benchmark JSON cannot be used: {problem}.")
+    if not str(document.get("format", "")).startswith("linecnn.bench/"):
         raise ValueError(f"{what}.")
     if document["format"] != FORMAT:
         raise ValueError(
-            f"This benchmark JSON has format {document['format']!r}; this linecnn reads {FORMAT!r}."
+            f"This benchmark JSON has format {_echo(document['format'])}; this linecnn reads {FORMAT!r}."
         )
     results = document.get("results")
     if not isinstance(results, list) or not results:
         raise ValueError(f"{what}: it has no results.")
     if document.get("sweep") not in FACTORS:
-        raise ValueError(f"{what}: unknown sweep {document.get('sweep')!r}.")
+        raise ValueError(f"{what}: unknown sweep {_echo(document.get('sweep'))}.")
     problem = _document_problem(document)
     if problem is None:
         problem = next(filter(None, (_result_problem(r, n) for n, r in enumerate(results, start=1))), None)
@@ -102,6 +136,65 @@ def validate_document(document: object) -> dict:
     if problem is not None:
         raise ValueError(f"This benchmark JSON cannot be used: {problem}.")
     return document
+
+
+def _echo(value: object) -> str:
+    """A value from a file for a sentence: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _where(path: tuple) -> str:
+    """A place in a document for a sentence: "result 3's config.images" or "'env.devices'"."""
+    if len(path) >= 2 and path[0] == "results" and isinstance(path[1], int):
+        return f"result {path[1] + 1}'s {'.'.join(map(str, path[2:])) or 'entry'}"
+    return "'" + ".".join(map(str, path)) + "'" if path else "the file"
+
+
+def _shape_problem(document: object) -> str | None:
+    """What breaks the general bounds (nesting, count, text, numbers) anywhere in a document, or None.
+
+    Iterative, so that no nesting can exhaust Python's stack; it runs before any field is read.
+    """
+    stack: list[tuple[object, tuple]] = [(document, ())]
+    seen = 0
+    while stack:
+        value, path = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            return f"it holds more than {MAX_VALUES:,} values"
+        if isinstance(value, dict | list | tuple):
+            if len(path) >= MAX_DEPTH:
+                return f"it is nested more than {MAX_DEPTH} levels deep (at {_where(path)})"
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            for key, item in items:
+                if isinstance(key, str) and (problem := _text_problem(key, path)):
+                    return problem
+                stack.append((item, (*path, key)))
+        elif isinstance(value, str):
+            if problem := _text_problem(value, path):
+                return problem
+        elif isinstance(value, float):
+            if not math.isfinite(value):
+                return f"{_where(path)} is {value!r}, not a finite number"
+            if abs(value) > MAX_NUMBER:
+                return f"{_where(path)} is {value:.3g}, too large (at most {MAX_NUMBER:.3g})"
+        elif isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_NUMBER:
+            return f"{_where(path)} is {value}, too large (at most {MAX_NUMBER:,})"
+        elif not (value is None or isinstance(value, bool | int)):
+            return f"{_where(path)} holds a {type(value).__name__}, which JSON has not"
+    return None
+
+
+def _text_problem(text: str, path: tuple) -> str | None:
+    """Why a string cannot be stored and shown (too long, not valid Unicode), or None."""
+    if len(text) > MAX_TEXT:
+        return f"{_where(path)} is a text of {len(text):,} characters, longer than the {MAX_TEXT:,} allowed"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return f"{_where(path)} is not valid Unicode text (it holds a lone surrogate)"
+    return None
 
 
 def _is_number(value: object) -> bool:
@@ -163,9 +256,11 @@ def _result_problem(result: object, number: int) -> str | None:
         return f"{where} lacks {', '.join(missing)}"
     for key in ("device", "status"):
         if not isinstance(result[key], str) or not result[key]:
-            return f"{where} has a {key} that is not text ({result[key]!r})"
+            return f"{where} has a {key} that is not text ({_echo(result[key])})"
     if result["status"] not in (OK, OUT_OF_MEMORY) and not result["status"].startswith(NOT_TIMED):
-        return f"{where} has status {result['status']!r}, not ok, out of memory, failed, stopped or skipped"
+        return (
+            f"{where} has status {_echo(result['status'])}, not ok, out of memory, failed, stopped or skipped"
+        )
     if result.get("device_name") is not None and not isinstance(result["device_name"], str):
         return f"{where} has a device_name that is not text"
     problem = _config_problem(result["config"], where)
@@ -173,12 +268,12 @@ def _result_problem(result: object, number: int) -> str | None:
         return problem
     for key in TIMES:
         if not _is_amount(result.get(key)):
-            return f"{where} has {key} = {result[key]!r}, not a number of at least 0 (or null)"
+            return f"{where} has {key} = {_echo(result[key])}, not a number of at least 0 (or null)"
     if result["status"] == OK:
         if any(result[key] is None for key in REQUIRED[3:]):
             return f"{where} is 'ok' but lacks its timings"
-        if result["median_ms"] <= 0:
-            return f"{where} is 'ok' but its median is not above 0 ms"
+        if result["median_ms"] < MIN_EPOCH_MS:
+            return f"{where} is 'ok' but its median is not above {MIN_EPOCH_MS:g} ms"
         if not result["p25_ms"] <= result["median_ms"] <= result["p75_ms"] <= MAX_EPOCH_MS:
             return (
                 f"{where} has p25, median and p75 of {result['p25_ms']:g}, {result['median_ms']:g} and "
@@ -190,9 +285,9 @@ def _result_problem(result: object, number: int) -> str | None:
     if "notes" in result and not _strings(result["notes"]):
         return f"{where} has notes that are not a list of sentences"
     if "factor" in result and result["factor"] not in FACTORS:
-        return f"{where} has factor {result['factor']!r}; it must be one of {', '.join(FACTORS)}"
+        return f"{where} has factor {_echo(result['factor'])}; it must be one of {', '.join(FACTORS)}"
     if "x" in result and not (_is_number(result["x"]) and result["x"] > 0):
-        return f"{where} has x = {result['x']!r}, not a number above 0"
+        return f"{where} has x = {_echo(result['x'])}, not a number above 0"
     if "env" in result:
         return _env_problem(result["env"], where + "'s")
     return None
@@ -205,9 +300,9 @@ def _config_problem(config: object, where: str) -> str | None:
     missing = [key for key in CONFIG_KEYS if key not in config]
     if missing:
         return f"{where}'s config lacks {', '.join(missing)}"
-    for key in CONFIG_KEYS[:-1]:
-        if not _is_count(config[key]):
-            return f"{where}'s config has {key} = {config[key]!r}, not a whole number of at least 1"
+    for key, most in CONFIG_LIMITS.items():
+        if not (_is_count(config[key]) and config[key] <= most):
+            return f"{where}'s config has {key} = {_echo(config[key])}, not a whole number from 1 to {most:,}"
     if not isinstance(config["variant"], str):
         return f"{where}'s config has a variant that is not text"
     return None
@@ -235,10 +330,41 @@ def _repeated_cell(results: list[dict], sweep: str) -> str | None:
     return None
 
 
+class _Refused(ValueError):
+    """A value refused while a file is parsed (a number too long to be one linecnn wrote)."""
+
+
+def _parse_int(text: str) -> int:
+    """JSON's integers, refused past MAX_DIGITS digits before Python spends time building them."""
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _Refused(
+            f"it has a {len(text.lstrip('-')):,}-digit number, too large (at most {MAX_DIGITS} digits)"
+        )
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    """JSON's decimals, refused when they overflow to infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"it has the number {text[:20]}, too large to be a float")
+    return value
+
+
 def parse_document(text: str | bytes) -> dict:
-    """Parse and validate a benchmark JSON file's text."""
+    """Parse and validate a benchmark JSON file's text (at most MAX_FILE_BYTES)."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FILE_BYTES:
+        raise ValueError(
+            f"This file is {size / 2**20:.1f} MB, larger than the {MAX_FILE_BYTES / 2**20:g} MB "
+            "a benchmark JSON may be."
+        )
     try:
-        document = json.loads(text)
+        document = json.loads(text, parse_int=_parse_int, parse_float=_parse_float)
+    except _Refused as refused:
+        raise ValueError(f"This benchmark JSON cannot be used: {refused}.") from None
+    except RecursionError:
+        raise ValueError("This benchmark JSON cannot be used: it is nested too deeply.") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"This file is not valid JSON ({error}).") from None
     return validate_document(document)
@@ -262,11 +388,27 @@ class History:
         """A connection with the table in place (the directory is made on first use)."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=10)
+            connection = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT)
             connection.execute(SCHEMA)
+            columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
         except (OSError, sqlite3.Error) as error:
             raise ValueError(f"Cannot open the benchmark history at {self.path}: {error}.") from None
+        if columns != COLUMNS:
+            connection.close()
+            raise ValueError(
+                f"Cannot open the benchmark history at {self.path}: its runs table has other columns "
+                f"({', '.join(columns)}), so it is not a linecnn history. Move the file away."
+            )
         return connection
+
+    @contextmanager
+    def _open(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """A connection in a transaction; any SQLite error becomes a ValueError naming the file."""
+        try:
+            with closing(self._connect()) as connection, connection:
+                yield connection
+        except sqlite3.Error as error:  # a corrupt, full, read-only or locked file
+            raise ValueError(f"Cannot {doing} the benchmark history at {self.path}: {error}.") from None
 
     def save(self, document: dict, source: str) -> int:
         """Store a run and return its id; a document already stored keeps its first id."""
@@ -287,45 +429,55 @@ class History:
             digest,
             text,
         )
-        try:
-            with closing(self._connect()) as connection, connection:
-                found = connection.execute("SELECT id FROM runs WHERE digest = ?", (digest,)).fetchone()
-                if found:
-                    return found[0]
-                cursor = connection.execute(
-                    "INSERT INTO runs (created, saved, source, sweep, devices, machine, cells, digest,"
-                    " document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                )
-                return cursor.lastrowid
-        except sqlite3.Error as error:  # a full disk, a read-only or locked file
-            raise ValueError(f"Cannot save to the benchmark history at {self.path}: {error}.") from None
+        with self._open("save to") as connection:
+            found = connection.execute("SELECT id FROM runs WHERE digest = ?", (digest,)).fetchone()
+            if found:
+                return found[0]
+            if source == "import":
+                [count] = connection.execute("SELECT COUNT(*) FROM runs WHERE source = 'import'").fetchone()
+                if count >= MAX_IMPORTS:
+                    raise ValueError(
+                        f"The history holds {count} imported runs, as many as it keeps: "
+                        "delete one under History to import another."
+                    )
+            cursor = connection.execute(
+                "INSERT INTO runs (created, saved, source, sweep, devices, machine, cells, digest,"
+                " document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            return cursor.lastrowid
 
     def import_json(self, text: str | bytes) -> int:
         """Validate a CLI JSON file's text and store it as an imported run."""
         return self.save(parse_document(text), "import")
 
-    def runs(self, limit: int = 500) -> list[RunSummary]:
-        """Stored runs, newest first."""
-        with closing(self._connect()) as connection:
-            rows = connection.execute(
-                "SELECT id, created, source, sweep, devices, machine, cells FROM runs"
-                " ORDER BY id DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [RunSummary(*row) for row in rows]
+    def runs(self, limit: int = MAX_LISTED) -> list[RunSummary]:
+        """Stored runs, newest first: the newest ``limit`` made here and every import (MAX_IMPORTS)."""
+        query = (
+            "SELECT id, created, source, sweep, devices, machine, cells FROM runs"
+            " WHERE (source = 'import') = ? ORDER BY id DESC LIMIT ?"
+        )
+        with self._open("read") as connection:
+            rows = connection.execute(query, (False, limit)).fetchall()
+            rows += connection.execute(query, (True, MAX_IMPORTS)).fetchall()
+        return sorted((RunSummary(*row) for row in rows), key=lambda run: run.id, reverse=True)
 
     def load(self, run_id: int) -> dict:
         """The JSON document of one run."""
-        with closing(self._connect()) as connection:
+        with self._open("read") as connection:
             row = connection.execute("SELECT document FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             raise ValueError(f"There is no benchmark run #{run_id} in the history.")
-        return json.loads(row[0])
+        try:
+            return json.loads(row[0])
+        except (ValueError, RecursionError) as error:
+            raise ValueError(
+                f"Run #{run_id} in the history cannot be read ({type(error).__name__})."
+            ) from None
 
     def delete(self, run_id: int) -> None:
         """Forget one run."""
-        with closing(self._connect()) as connection, connection:
+        with self._open("delete from") as connection:
             connection.execute("DELETE FROM runs WHERE id = ?", (run_id,))
 
 

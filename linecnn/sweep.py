@@ -40,6 +40,7 @@ BATCH_SIZES = (16, 64, 256, 1_024, 4_096, 16_384)
 WIDTHS = (1, 2, 4, 8, 16)
 EXTRA_CONVS = (0, 1, 2, 4, 8)
 MAX_IMAGES = 3 * DATA_PER_CLASS[-1]  # the largest cell the sweep offers: 1 M images
+MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,11 @@ class Caps:
     max_step_bytes: int | None = (
         None  # activations one step may keep (train.step_memory_bytes); None = no limit
     )
+    name: str = "this server's cap"  # how sentences about a cell left out name these limits
+
+
+class StepMemoryError(ValueError):
+    """No cell of a sweep fits under the per-step memory cap (the message says how to fit)."""
 
 
 @dataclass(frozen=True)
@@ -114,13 +120,13 @@ def plan_sweep(
     if too_big:
         configs = [c for c in configs if c.images <= caps.max_images]
         notes.append(
-            f"Cells above this server's cap of {caps.max_images:,} images were left out "
+            f"Cells above {caps.name} of {caps.max_images:,} images were left out "
             f"({', '.join(f'{c.images:,}' for c in too_big)} images)."
         )
     if not configs:
-        raise ValueError(f"Every cell is above this server's cap of {caps.max_images:,} images per cell.")
+        raise ValueError(f"Every cell is above {caps.name} of {caps.max_images:,} images per cell.")
     if caps.max_step_bytes is not None:
-        configs, note = _within_step_memory(configs, factor, caps.max_step_bytes)
+        configs, note = _within_step_memory(configs, factor, caps.max_step_bytes, caps.name)
         notes += [note] if note else []
     return SweepPlan(factor, tuple(configs), tuple(devices), compare_eager, tuple(notes))
 
@@ -131,11 +137,11 @@ def step_bytes(config: BenchConfig) -> int:
 
 
 def _within_step_memory(
-    configs: list[BenchConfig], factor: str, cap: int
+    configs: list[BenchConfig], factor: str, cap: int, name: str
 ) -> tuple[list[BenchConfig], str | None]:
     """The cells whose steps fit under ``cap`` bytes, and a sentence on those left out (None if none).
 
-    Raises ValueError, saying how to fit, when no cell does: such a step would exhaust a CPU
+    Raises StepMemoryError, saying how to fit, when no cell does: such a step would exhaust a CPU
     server's memory (the OOM killer takes the whole server) long before it said "out of memory".
     """
     fits = [c for c in configs if step_bytes(c) <= cap]
@@ -145,7 +151,7 @@ def _within_step_memory(
     cells = ", ".join(f"{_cell_name(factor, c)} (≈ {_gib(step_bytes(c))})" for c in left)
     if fits:
         return fits, (
-            f"Cells whose training step would keep more than this server's cap of {_gib(cap)} of "
+            f"Cells whose training step would keep more than {name} of {_gib(cap)} of "
             f"activations were left out: {cells}."
         )
     smallest = min(left, key=step_bytes)
@@ -153,9 +159,9 @@ def _within_step_memory(
     largest = max(1, cap // per_image)
     listed = [size for size in BATCH_SIZES if size <= largest]  # the page's choices
     example = f" (of the usual sizes, {listed[-1]:,})" if listed else ""
-    raise ValueError(
-        f"One training step would keep ≈ {_gib(step_bytes(smallest))} of activations, above this "
-        f"server's cap of {_gib(cap)} per step. Choose a batch size of at most {largest:,}{example}, "
+    raise StepMemoryError(
+        f"One training step would keep ≈ {_gib(step_bytes(smallest))} of activations, above "
+        f"{name} of {_gib(cap)} per step. Choose a batch size of at most {largest:,}{example}, "
         "a smaller width or fewer extra conv layers."
     )
 

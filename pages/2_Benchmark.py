@@ -19,7 +19,6 @@ from linecnn.ui import setup_page
 from linecnn.ui.format import format_bytes, format_seconds
 
 device = setup_page("Benchmark", ":material/speed:")
-ui.finish_interrupted()
 
 st.title("Benchmark")
 st.markdown(
@@ -124,7 +123,9 @@ with st.form("bench.settings", border=True):
         f"keep more than {format_bytes(caps.max_step_bytes)} of activations, and {time_cap}"
     )
     st.caption(". ".join(note[0].upper() + note[1:] for note in notes) + ".")
-    submitted = st.form_submit_button("Run benchmark", type="primary", icon=":material/play_arrow:")
+    submitted = st.form_submit_button(
+        "Run benchmark", type="primary", icon=":material/play_arrow:", disabled=ui.running()
+    )
 
 ui.show_message()
 if submitted:
@@ -142,11 +143,10 @@ if submitted:
             cuda_graphs=cuda_graphs and not no_cuda,
         )
         plan = plan_sweep(base, factor, chosen, up_to=up_to, caps=caps, compare_eager=compare)
+        ui.start_benchmark(plan, caps)
     except ValueError as error:
         st.error(str(error), icon=":material/error:")
-    else:
-        ui.run_benchmark(plan, caps)
-        st.rerun()
+ui.render_job()
 
 runs = ui.shown_runs()
 results = st.container()

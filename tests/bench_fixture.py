@@ -6,6 +6,7 @@ name says so on screen. It has the exact shape ``linecnn bench --json`` prints.
 
 from __future__ import annotations
 
+import json
 import math
 
 from linecnn.bench import BenchConfig
@@ -118,8 +119,8 @@ def bad_documents() -> dict[str, tuple[dict, str]]:
         "device is a list": (_bad(_set("device", ["cpu"])), "device that is not text"),
         "median is text": (_bad(_set("median_ms", "fast")), "median_ms = 'fast'"),
         "median is negative": (_bad(_set("median_ms", -1.0)), "median_ms = -1.0"),
-        "median is NaN": (_bad(_set("median_ms", float("nan"))), "median_ms = nan"),
-        "ok median is zero": (_bad(_set("median_ms", 0.0)), "median is not above 0 ms"),
+        "median is NaN": (_bad(_set("median_ms", float("nan"))), "median_ms is nan, not a finite number"),
+        "ok median is zero": (_bad(_set("median_ms", 0.0)), "median is not above 1e-06 ms"),
         "x is text": (_bad(_set("x", "big")), "x = 'big'"),
         "config lacks step_size": (
             _bad(lambda d: d["results"][0]["config"].pop("step_size")),
@@ -131,14 +132,87 @@ def bad_documents() -> dict[str, tuple[dict, str]]:
         "status is a number": (_bad(_set("status", 1)), "status that is not text"),
         "times are text": (_bad(_set("times_ms", "1, 2")), "times_ms"),
         "created is a list": (_bad(_set("created", ["2026"], "document")), "'created' is not a date"),
-        "p25 above the median": (_bad(_set("p25_ms", 1e300)), "must rise in that order"),
+        "p25 above the median": (_bad(_set("p25_ms", 1e9)), "must rise in that order"),
         "an epoch of two days": (
             _bad(lambda d: d["results"][0].update(median_ms=1.7e8, p25_ms=1.7e8, p75_ms=1.8e8)),
             "stay under a day",
+        ),
+        "images beyond any sweep": (
+            _bad(_set("images", 2**40, "config")),
+            "not a whole number from 1 to 6,000,000",
         ),
         "unknown status": (_bad(_set("status", "weird")), "status 'weird', not ok"),
         "a cell repeated": (
             _bad(lambda d: d["results"].append(dict(d["results"][0]))),
             "result 5 repeats the cell of result 1",
         ),
+    }
+
+
+HOSTILE = (
+    "![pixel](http://evil.example/p.png) <img src=x onerror=alert(1)> [click](http://evil.example) "
+    "<a href='http://evil.example'>a</a> **bold** $x$ :red[red]"
+)  # markdown, HTML and a remote image in one string
+
+
+def hostile_document() -> dict:
+    """A good document whose every free-text field (device names, notes, env, variant) is HOSTILE."""
+    document = fake_gpu_document(gpu_only=False, largest=400)
+    document["notes"] = [HOSTILE]
+    for env in [document["env"], *(r["env"] for r in document["results"])]:
+        env.update(cpu_model=HOSTILE, torch_version=HOSTILE, cuda_version=HOSTILE, date=HOSTILE)
+        env.update(python_version=HOSTILE, platform=HOSTILE)
+        for device in env["devices"]:
+            device["name"] = HOSTILE
+    for number, result in enumerate(document["results"]):
+        result["device_name"] = f"{HOSTILE} {result['device']}"
+        result["notes"] = [HOSTILE]
+        if number % 2:
+            result["config"]["variant"] = HOSTILE
+    return document
+
+
+def _text(change) -> str:  # noqa: ANN001 - change: a function that spoils a good document's JSON text
+    """The JSON text of a small good document with ``change`` applied to the text."""
+    return change(json.dumps(fake_gpu_document(gpu_only=False, largest=400)))
+
+
+def _median(raw: str) -> str:
+    """A document whose first result's median_ms is ``raw`` JSON text."""
+    return _text(lambda text: text.replace('"median_ms": ', f'"median_ms": {raw}, "was": ', 1))
+
+
+def hostile_imports() -> dict[str, tuple[str | bytes, str]]:
+    """Files a hostile user can upload, each with a fragment of the one sentence that refuses it."""
+    deep = "[" * 100_000 + "]" * 100_000
+    many = fake_gpu_document(gpu_only=False, largest=400)
+    cell = {**many["results"][0], "env": {}, "times_ms": [], "notes": [], "device_name": None}
+    many["results"] = [{**cell, "x": float(n + 1)} for n in range(20_000)]
+    small = {**many, "results": many["results"][:2_500]}
+    images = fake_gpu_document(gpu_only=False, largest=400)
+    images["results"][0]["config"]["images"] = 2**70
+    return {
+        "deep nesting": (_text(lambda t: t.replace('"notes": []', f'"notes": {deep}', 1)), "nested"),
+        "nesting past the limit": (
+            _text(lambda t: t.replace('"notes": []', f'"notes": {deep[99_990:-99_990]}', 1)),
+            "nested",
+        ),
+        "a 400-digit integer": (_median("1" * 400), "too large"),
+        "a float overflow": (_median("1e400"), "too large"),
+        "2**70 images": (json.dumps(images), "22-digit number, too large"),
+        "NaN": (_median("NaN"), "result 1's median_ms is nan, not a finite number"),
+        "Infinity": (_median("-Infinity"), "median_ms is -inf, not a finite number"),
+        "a lone surrogate": (
+            _text(lambda t: t.replace('"device_name": "', '"device_name": "\\ud800', 1)),
+            "not valid Unicode",
+        ),
+        "a huge string": (
+            _text(lambda t: t.replace('"notes": []', f'"notes": ["{"x" * 5_000}"]', 1)),
+            "longer than",
+        ),
+        "an oversize file": (_text(lambda t: t[:-1] + ', "pad": "' + " " * 3_000_000 + '"}'), "larger than"),
+        "20,000 cells": (json.dumps(many), "larger than the 2 MB"),
+        "2,500 cells in a small file": (json.dumps(small), "more than 2,000 results"),
+        "an ok median of a zeptosecond": (_median("1e-21"), "median is not above"),
+        "not UTF-8": (b'{"format": "\xff"}', "not valid JSON"),
     }

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -59,3 +60,17 @@ def test_two_users_benchmarks_run_one_after_the_other(browser, server):
     finally:
         first.context.close()
         second.context.close()
+
+
+def test_changing_a_setting_mid_run_does_not_cancel_the_benchmark(page, server):
+    """Clicking another sweep factor while cells are timed reruns the page; the benchmark runs to its end."""
+    open_benchmark(page, server, "1,200 images", "1")
+    page.get_by_role("button", name="Run benchmark").click()
+    page.get_by_text(re.compile(r"^Cell 1 of \d")).wait_for(timeout=60_000)
+    page.get_by_role("radio", name="Model width").click()  # a widget outside the form: a full rerun
+    expect(page.get_by_label("Sweep model width up to")).to_be_visible(timeout=30_000)
+    ended = page.get_by_text(re.compile(r"^Benchmark (done|cancelled)"))
+    ended.wait_for(timeout=180_000)
+    assert ended.inner_text().startswith("Benchmark done in")
+    wait_for_app(page)
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()

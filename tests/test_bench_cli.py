@@ -115,3 +115,45 @@ def test_bad_bench_options_fail_at_once_in_one_line(tmp_path, monkeypatch, capsy
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("linecnn bench: error:") and message in line
     assert not (tmp_path / "bench.sqlite3").exists()
+
+
+def test_a_step_above_the_memory_cap_is_refused_like_on_the_page(tmp_path, monkeypatch, capsys):
+    """1 M images in one batch of 1 M would keep ~13 GiB per step: refused before anything runs."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    import linecnn.sweep
+
+    monkeypatch.setattr(linecnn.sweep, "run_sweep", lambda *a, **k: pytest.fail("the sweep ran"))
+    argv = ["bench", "--devices", "cpu", "--per-class", "333334", "--batch-size", "1000002"]
+    assert main(argv) == 2
+    [line] = capsys.readouterr().err.strip().splitlines()
+    assert "above the CLI's cap of 1.0 GiB per step" in line and "--max-step-bytes none" in line
+
+
+def test_the_step_cap_leaves_out_big_cells_and_says_which(tmp_path, monkeypatch, capsys):
+    """A batch sweep under a 10 MB cap leaves out the batches above it, lists them, and times the rest."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    argv = ["bench", "--json", "--no-save", "--devices", "cpu", "--sweep", "batch", "--per-class", "120"]
+    argv += ["--width", "4", "--warmup", "1", "--repeats", "1"]
+    assert main([*argv, "--max-step-bytes", "1e7"]) == 0
+    captured = capsys.readouterr()
+    document = json.loads(captured.out)
+    assert [r["config"]["step_size"] for r in document["results"]] == [16, 64]
+    [note] = captured.err.strip().splitlines()
+    assert note.startswith("linecnn bench: note: Cells whose training step would keep more than")
+    assert "a batch of 256" in note and "a batch of 360" in note and document["notes"] == [note[21:]]
+
+
+def test_the_step_cap_can_be_lifted(monkeypatch):
+    """--max-step-bytes none plans every cell, however big its step (interrupted before it runs)."""
+    import linecnn.sweep
+
+    planned = []
+
+    def interrupt(plan, **kwargs):
+        planned.append(plan)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(linecnn.sweep, "run_sweep", interrupt)
+    argv = ["bench", "--devices", "cpu", "--per-class", "333334", "--batch-size", "1000002"]
+    assert main([*argv, "--no-save", "--max-step-bytes", "none"]) == 130
+    assert [c.step_size for c in planned[0].configs] == [1_000_002]

@@ -12,6 +12,7 @@ import pytest
 from linecnn.device import cuda_available
 from linecnn.store import History
 from linecnn.ui.bench import server_caps
+from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import bad_documents, fake_gpu_document
 from tests.helpers import app_test
 
@@ -29,13 +30,19 @@ def run_button(at):
     return next(b for b in at.button if b.label == "Run benchmark")
 
 
+def finish(at, timeout: float = 120):
+    """Wait until the benchmark started on ``at`` has ended in its thread, then rerun the page."""
+    job = at.session_state["bench.running"]
+    assert job.done.wait(timeout), "the benchmark did not end in time"
+    return at.run()
+
+
 def small_sweep(at, up_to: int = 1_200):
-    """Pick a data sweep up to ``up_to`` images with one warm-up and two timed epochs, and run it."""
+    """Pick a data sweep up to ``up_to`` images with one warm-up and two timed epochs, run it to its end."""
     at.selectbox(key="bench.up_to.data").set_value(up_to)
     at.number_input(key="bench.warmup").set_value(1)
     at.number_input(key="bench.repeats").set_value(2)
-    run_button(at).click().run()
-    return at
+    return finish(run_button(at).click().run())
 
 
 def test_page_renders_and_says_plainly_when_cuda_is_absent():
@@ -51,7 +58,8 @@ def test_a_small_sweep_fills_the_table_and_the_history():
     """Running a two-size data sweep shows a success message, device metrics and a results table."""
     at = small_sweep(app_test(PAGE, timeout=120))
     assert not at.exception
-    assert any("Benchmark done" in s.value for s in at.success)
+    # A warning when the shared machine made the spread wide; done either way.
+    assert any("Benchmark done" in s.value for s in [*at.success, *at.warning])
     table = at.dataframe[0].value
     assert list(table["images"]) == [360, 1_200] and (table["status"] == "ok").all()
     assert any(m.label == "median per epoch" for m in at.metric)
@@ -96,7 +104,7 @@ def test_a_faster_path_is_shown_beside_eager():
     at.number_input(key="bench.repeats").set_value(2)
     at.number_input(key="bench.warmup").set_value(1)
     at.toggle(key="bench.channels_last").set_value(True)
-    run_button(at).click().run()
+    finish(run_button(at).click().run())
     assert not at.exception
     table = at.dataframe[0].value
     assert list(table["variant"]) == ["eager", "channels_last"]
@@ -125,7 +133,7 @@ def test_a_malformed_import_is_refused_on_the_page(name, case):
     upload = ("bad.json", json.dumps(document).encode(), "application/json")
     at.file_uploader(key="bench.upload").set_value(upload).run()
     assert not at.exception
-    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert any(escape_markdown(message) in e.value for e in at.error), [e.value for e in at.error]
     assert History().runs() == []
     at.run()  # and the next rerun is fine too
     assert not at.exception
@@ -142,7 +150,7 @@ def test_unreadable_stored_runs_are_left_out_with_a_warning():
     left_out = [w.value for w in at.warning if "is left out" in w.value]
     assert len(left_out) == len(bad)
     for run_id, (_, message) in zip(bad, bad_documents().values(), strict=True):
-        assert any(f"Run #{run_id} is left out" in w and message in w for w in left_out)
+        assert any(f"Run #{run_id} is left out" in w and escape_markdown(message) in w for w in left_out)
     assert [m.label for m in at.metric].count("speed-up vs CPU") == 2  # the good run is drawn
     at.run()
     assert not at.exception
@@ -231,10 +239,11 @@ def test_a_benchmark_where_every_cell_failed_says_so(monkeypatch):
     at.number_input(key="bench.repeats").set_value(1)
     at.toggle(key="bench.compile").set_value(True)
     at.toggle(key="bench.compare").set_value(False)
-    run_button(at).click().run()
+    finish(run_button(at).click().run())
     assert not at.exception and not at.success
     assert any("No cell was timed" in e.value and "InvalidCxxCompiler" in e.value for e in at.error)
-    assert any("No timing: failed: RuntimeError: InvalidCxxCompiler" in w.value for w in at.warning)
+    failed = "No timing: " + escape_markdown("failed: RuntimeError: InvalidCxxCompiler")
+    assert any(failed in w.value for w in at.warning)
 
 
 def test_a_gpu_as_fast_as_the_cpu_is_not_called_faster():

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 import re
+import sqlite3
+from contextlib import closing
 
 import pytest
 
 from linecnn import paths
 from linecnn.cli import main
 from linecnn.store import History, parse_document
-from tests.bench_fixture import bad_documents, fake_gpu_document
+from tests.bench_fixture import bad_documents, fake_gpu_document, hostile_imports
 
 
 def test_round_trip_keeps_the_document(tmp_path):
@@ -97,3 +99,77 @@ def test_an_unwritable_history_is_a_sentence(tmp_path):
     store = History(tmp_path / "file" / "sub" / "bench.sqlite3")
     with pytest.raises(ValueError, match="Cannot open the benchmark history"):
         store.save(fake_gpu_document(largest=400), "cli")
+
+
+@pytest.mark.parametrize(("name", "case"), hostile_imports().items(), ids=list(hostile_imports()))
+def test_hostile_imports_are_refused_with_one_sentence(name, case, tmp_path):
+    """Deep nesting, huge numbers, NaN, lone surrogates, oversize files: one sentence each, nothing stored."""
+    text, message = case
+    store = History(tmp_path / "h.sqlite3")
+    with pytest.raises(ValueError, match=re.escape(message)) as refused:
+        store.import_json(text)
+    sentence = str(refused.value)
+    assert len(sentence) < 600 and "\n" not in sentence and sentence.endswith(".")
+    assert store.runs() == []
+
+
+def test_imports_cannot_push_local_runs_out_of_the_listing(tmp_path, monkeypatch):
+    """Imports are listed within their own limit: a flood of uploads leaves every local run listed."""
+    import linecnn.store
+
+    monkeypatch.setattr(linecnn.store, "MAX_IMPORTS", 3)
+    store = History(tmp_path / "h.sqlite3")
+    local = [store.save(fake_gpu_document(largest=n), "page") for n in (120, 400)]
+    imported = []
+    for n in range(3):
+        document = fake_gpu_document(largest=400)
+        document["notes"] = [f"upload {n}"]
+        imported.append(store.import_json(json.dumps(document)))
+    document["notes"] = ["one too many"]
+    with pytest.raises(ValueError, match="holds 3 imported runs"):
+        store.import_json(json.dumps(document))
+    listed = [run.id for run in store.runs(limit=2)]
+    assert set(local) <= set(listed) and set(imported) <= set(listed)
+    store.delete(imported[0])  # deleting one makes room for the next
+    assert store.import_json(json.dumps(document))
+
+
+def corrupt(path, how: str) -> None:
+    """Spoil the history file at ``path`` the way ``how`` says."""
+    if how == "garbage bytes":
+        path.write_bytes(b"this is not an SQLite file at all" * 100)
+    elif how == "empty file":
+        path.write_bytes(b"")
+    elif how == "foreign schema":
+        with closing(sqlite3.connect(path)) as connection, connection:
+            connection.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, name TEXT)")
+            connection.execute("INSERT INTO runs (name) VALUES ('not a benchmark')")
+    elif how == "truncated database":
+        store = History(path)
+        for n in range(20):
+            document = fake_gpu_document(largest=400)
+            document["notes"] = [f"run {n}" * 200]
+            store.save(document, "page")
+        data = path.read_bytes()
+        path.write_bytes(data[:4096] + b"\x00" * 100 + data[8192:])
+
+
+@pytest.mark.parametrize("how", ["garbage bytes", "foreign schema", "truncated database"])
+def test_a_corrupt_history_is_a_sentence(tmp_path, how):
+    """Listing, loading and saving a corrupt history raise a ValueError naming the file, not sqlite3's."""
+    path = tmp_path / "bench.sqlite3"
+    corrupt(path, how)
+    store = History(path)
+    document = fake_gpu_document(largest=400)
+    for action in (store.runs, lambda: store.load(1), lambda: store.save(document, "page")):
+        with pytest.raises(ValueError, match="benchmark history at"):
+            action()
+
+
+def test_an_empty_file_is_a_new_history(tmp_path):
+    """A zero-byte file (a crash before the first write) is an empty history, not an error."""
+    path = tmp_path / "bench.sqlite3"
+    corrupt(path, "empty file")
+    store = History(path)
+    assert store.runs() == []
+    assert store.save(fake_gpu_document(largest=400), "page") == 1

@@ -1,24 +1,41 @@
 """The Benchmark page's Streamlit side: session keys, the queued run with progress and cancel, the views.
 
 The timing itself is ``linecnn.sweep``; this module only drives it and draws what it returns.
+A benchmark runs in a background thread that never calls Streamlit, so touching a widget (which
+reruns the page) or leaving the page does not stop it; a fragment polls it for the progress bar.
+Every text taken from a stored or imported run goes through ``escape_markdown`` (Plotly labels
+through ``bench_charts.plotly_text``): a file must not put links, images or HTML on anyone's screen.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import math
 import os
+import threading
 import time
 import uuid
+from dataclasses import dataclass, field
 
 import pandas as pd
 import streamlit as st
 
 from linecnn.bench import BENCH_LOCK, OK
 from linecnn.device import cuda_unavailable_reason, list_devices
-from linecnn.store import History, RunSummary
-from linecnn.sweep import FACTOR_TITLES, MAX_IMAGES, Caps, SweepPlan, format_x, make_document, run_sweep
+from linecnn.store import MAX_FILE_BYTES, History, RunSummary
+from linecnn.sweep import (
+    FACTOR_TITLES,
+    MAX_IMAGES,
+    MAX_STEP_BYTES,
+    Caps,
+    CellProgress,
+    SweepPlan,
+    format_x,
+    make_document,
+    run_sweep,
+)
 from linecnn.ui.bench_charts import sweep_figure
 from linecnn.ui.bench_data import (
     ShownRun,
@@ -29,26 +46,28 @@ from linecnn.ui.bench_data import (
     results_frame,
     run_problem,
 )
-from linecnn.ui.format import format_bytes, format_seconds
+from linecnn.ui.format import escape_markdown, format_bytes, format_seconds
 
 _LOG = logging.getLogger(__name__)
 
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
-RUNNING = "bench.running"  # {"plan", "results", "started"} while a benchmark is in flight in this session
+RUNNING = "bench.running"  # this session's Job, from Run benchmark until the page has shown its end
+UNSAVED = "bench.unsaved"  # documents of runs the history could not store, newest first, shown from memory
 MESSAGE = "bench.message"  # (kind, text) shown once after a run ends or is stopped
 IMPORTED = "bench.imported"  # ids of uploaded files already imported, so a rerun does not import again
 SESSION = "bench.session"  # a short name for this session in the queue
 CANCEL = "bench.cancel"  # key of the Cancel button
+DELETE = "bench.delete"  # keys of the delete control: the run picked, the confirmation, the button
 
 MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's wall time (default 300 s)
 MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
 MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
 MIN_CAP_IMAGES = 360  # a host's image cap below the seed's 3 x 120 images would leave nothing to time
 MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the seed's full batch needs ~5 MiB)
-MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer, server and all
 WIDE_SPREAD = 1.5  # a cell whose p75 exceeds its p25 by more than this factor was disturbed while timed
 SAME_SPEED = 0.05  # speed-ups within 5 % of 1x are shown as "about the same", not as a win or a loss
-PROGRESS_SECONDS = 0.15  # progress bar update period; each update is also where a Cancel lands
+POLL_SECONDS = 0.5  # how often the page redraws a running benchmark's progress
+MAX_UNSAVED = 3  # runs kept in memory per session while the history cannot save them
 
 
 def history() -> History:
@@ -87,14 +106,15 @@ def server_caps() -> Caps:
 
 
 def shown_runs() -> list[ShownRun]:
-    """The stored runs selected for display; missing ones are dropped, unreadable ones with a warning."""
+    """Runs kept in memory, then the stored runs selected for display; unreadable ones with a warning."""
+    unsaved = [ShownRun(-n, "page", document) for n, document in enumerate(st.session_state.get(UNSAVED, []))]
     store, runs, ids = history(), [], st.session_state.get(SHOWN, [])
     if not ids:
-        return []
+        return unsaved
     try:
         sources = {r.id: r.source for r in store.runs()}
     except ValueError:
-        return []  # the history cannot be opened: render_history says why
+        return unsaved  # the history cannot be opened: render_history says why
     for run_id in ids:
         try:
             run = ShownRun(run_id, sources.get(run_id, "page"), store.load(run_id))
@@ -104,8 +124,8 @@ def shown_runs() -> list[ShownRun]:
         if problem is None:
             runs.append(run)
         else:
-            st.warning(f"Run #{run_id} is left out: {problem}", icon=":material/warning:")
-    return runs
+            st.warning(f"Run #{run_id} is left out: {escape_markdown(problem)}", icon=":material/warning:")
+    return unsaved + runs
 
 
 def show_run(run_id: int, keep_imported: bool = True) -> None:
@@ -119,92 +139,180 @@ def show_run(run_id: int, keep_imported: bool = True) -> None:
     st.session_state[SHOWN] = [run_id, *kept]
 
 
-def _save(plan: SweepPlan, results: list[dict]) -> int | None:
-    """Store a finished or stopped run and show it; None when nothing was measured or it cannot be saved."""
-    if not results:
-        return None
-    try:
-        run_id = history().save(make_document(results, plan), "page")
-        show_run(run_id)
-    except ValueError as error:
-        st.session_state[MESSAGE] = ("warning", f"The benchmark ran but could not be saved: {error}")
-        return None
-    return run_id
+class _Cancel(BaseException):
+    """Raised in the benchmark thread when the user cancels.
 
-
-def finish_interrupted() -> None:
-    """Save what a run stopped by Cancel (or by leaving the page) had measured, and say so."""
-    running = st.session_state.pop(RUNNING, None)
-    if running is None:
-        return
-    results, cells = running["results"], len(running["plan"].cells())
-    if not results:
-        st.session_state[MESSAGE] = ("info", "Benchmark cancelled before its first cell finished.")
-        return
-    run_id = _save(running["plan"], results)
-    if run_id is not None:  # else _save left its own message
-        st.session_state[MESSAGE] = (
-            "info",
-            f"Benchmark cancelled after {len(results)} of {cells} cells; those are saved as run #{run_id}.",
-        )
-
-
-def show_message() -> None:
-    """The one-off message left by the last run."""
-    message = st.session_state.pop(MESSAGE, None)
-    if message is not None:
-        kind, text = message
-        {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text)
-
-
-def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
-    """Run ``plan`` under the server-wide lock with a progress bar, a line per cell and a Cancel button.
-
-    No chart is redrawn while cells are timed: drawing one keeps the browser busy for a while,
-    and on a small machine it shares the cores being measured (a 10 ms cell read 340 ms).
+    A BaseException, because ``bench`` records any Exception as a failed cell and goes on to the
+    next: a cancel must end the whole sweep.
     """
-    who = st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
-    results: list[dict] = []
-    st.session_state[RUNNING] = {"plan": plan, "results": results, "started": time.time()}
-    st.button(
-        "Cancel", key=CANCEL, icon=":material/stop_circle:", help="Stop after the current training step"
-    )
-    status = st.empty()
-    bar = st.progress(0.0, text="Waiting for the benchmark lock…")
-    live = st.empty()
 
-    def queued(holder: str | None, waited: float) -> None:
-        status.info(
-            f"**Queued.** Another session is running a benchmark (waiting {waited:.0f} s). "
+
+@dataclass
+class Job:
+    """A benchmark running in a background thread; the thread writes it, the page only reads it.
+
+    The thread never calls Streamlit, so reruns and page switches cannot stop it; what it
+    measured is saved by the thread itself, even if the session that started it is gone.
+    """
+
+    plan: SweepPlan  # the cells to time
+    caps: Caps  # this server's limits
+    who: str  # the session's short name, for the queue
+    results: list[dict] = field(default_factory=list)  # one per finished cell, in order
+    fraction: float = 0.0  # share of the sweep done, for the progress bar
+    text: str = "Waiting for the benchmark lock…"  # the progress bar's label
+    waited: float | None = None  # seconds queued behind another session's benchmark, while queued
+    cancel: threading.Event = field(default_factory=threading.Event)  # set by the Cancel button
+    done: threading.Event = field(default_factory=threading.Event)  # set when the thread has finished
+    cancelled: bool = False  # the user cancelled it
+    error: str | None = None  # what ended the sweep unexpectedly, if anything did
+    run_id: int | None = None  # its id in the history once saved
+    save_error: str | None = None  # why the history could not store it
+    document: dict | None = None  # the JSON document of what was measured
+    started: float = field(default_factory=time.monotonic)  # time.monotonic() at Run benchmark
+    seconds: float = 0.0  # how long it ran, once done
+
+    def queued(self, holder: str | None, waited: float) -> None:
+        """BENCH_LOCK's wait callback: note the wait; a cancel lands here too."""
+        self.waited = waited
+        if self.cancel.is_set():
+            raise _Cancel
+
+    def progress(self, cell: CellProgress) -> None:
+        """run_sweep's callback, after every step: note where it is; a cancel lands here."""
+        self.fraction, self.text = cell.fraction, cell.label
+        if self.cancel.is_set():
+            raise _Cancel
+
+    def run(self) -> None:
+        """The thread's body: the sweep under the server-wide lock, then save what it measured."""
+        try:
+            with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS):
+                self.waited = None
+                for result in run_sweep(self.plan, caps=self.caps, progress=self.progress):
+                    self.results.append(result)
+        except _Cancel:
+            self.cancelled = True
+        except Exception as error:  # noqa: BLE001 - whatever ended the sweep, what it measured is kept
+            _LOG.exception("The benchmark thread ended with an error")
+            self.error = f"{type(error).__name__}: {error}"
+        finally:
+            self.seconds = time.monotonic() - self.started
+            self._save()
+            self.done.set()
+
+    def _save(self) -> None:
+        """Store the cells measured; if the history cannot, keep the document for the page to show."""
+        if not self.results:
+            return
+        self.document = make_document(self.results, self.plan)
+        try:
+            self.run_id = history().save(self.document, "page")
+        except ValueError as error:
+            self.save_error = str(error)
+
+
+def start_benchmark(plan: SweepPlan, caps: Caps) -> None:
+    """Start ``plan`` in a background thread (it queues for the server-wide lock); the page polls it."""
+    if running():
+        raise ValueError("Your benchmark is still running: wait for it to end, or cancel it first.")
+    who = st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
+    job = Job(plan, caps, who)
+    st.session_state[RUNNING] = job
+    threading.Thread(target=job.run, name=f"linecnn-bench-{who}", daemon=True).start()
+
+
+def running() -> bool:
+    """True while this session's benchmark is in flight."""
+    job = st.session_state.get(RUNNING)
+    return job is not None and not job.done.is_set()
+
+
+def render_job() -> None:
+    """This session's running benchmark: progress, queue and Cancel; when it ends, its outcome."""
+    if st.session_state.get(RUNNING) is not None:
+        _job_fragment()
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _job_fragment() -> None:
+    """Redrawn every POLL_SECONDS on its own (the rest of the page does not rerun) until the job ends."""
+    job: Job | None = st.session_state.get(RUNNING)
+    if job is None:
+        return
+    if job.done.is_set():
+        st.session_state.pop(RUNNING, None)
+        _finish(job)
+        st.rerun()  # the whole page: the new run's results and the history list
+    if job.waited is not None:
+        st.info(
+            f"**Queued.** Another session is running a benchmark (waiting {job.waited:.0f} s). "
             "Yours starts as soon as it ends: one benchmark at a time keeps the timings honest.",
             icon=":material/hourglass_top:",
         )
+    if job.cancel.is_set():
+        st.caption("Cancelling after the current training step…")
+    else:
+        st.button(
+            "Cancel",
+            key=CANCEL,
+            icon=":material/stop_circle:",
+            help="Stop after the current training step; the cells finished are kept",
+            on_click=job.cancel.set,
+        )
+    st.progress(job.fraction, text=job.text)
+    if job.results:
+        st.caption(cell_line(job.results[-1], len(job.results), len(job.plan.cells())))
+    st.caption(
+        "The benchmark runs on the server: you can change settings or switch pages meanwhile. "
+        "Charts are not redrawn while cells are timed, so the browser leaves the cores to the timing."
+    )
 
-    last = {"bar": 0.0}
 
-    def progress(cell) -> None:  # noqa: ANN001 - a sweep.CellProgress
-        now = time.monotonic()
-        if now - last["bar"] >= PROGRESS_SECONDS or cell.phase == "setup":
-            bar.progress(cell.fraction, text=cell.label)
-            last["bar"] = now
+def _finish(job: Job) -> None:
+    """Show the ended job's run (from memory if the history could not store it) and leave its message."""
+    if job.run_id is not None:
+        # Saved, but the history may not list now (locked, corrupt): render_history says why.
+        with contextlib.suppress(ValueError):
+            show_run(job.run_id)
+    elif job.document is not None:
+        st.session_state[UNSAVED] = [job.document, *st.session_state.get(UNSAVED, [])][:MAX_UNSAVED]
+    st.session_state[MESSAGE] = outcome(job)
 
-    started = time.monotonic()
-    with BENCH_LOCK.hold(who, on_wait=queued, poll=0.5):
-        status.empty()
-        for result in run_sweep(plan, caps=caps, progress=progress):
-            results.append(result)
-            live.caption(cell_line(result, len(results), len(plan.cells())))
-    st.session_state.pop(RUNNING, None)
-    bar.empty()
-    live.empty()
-    run_id = _save(plan, results)
-    if run_id is None:
-        return  # nothing to show; _save left its message
+
+def outcome(job: Job) -> tuple[str, str]:
+    """(kind, markdown) saying how a finished benchmark ended: done, cancelled, capped, failed, not saved."""
+    results, cells = job.results, len(job.plan.cells())
+    where = f"run #{job.run_id}" if job.run_id is not None else "shown below from memory"
+    if job.cancelled:
+        if not results:
+            return "info", "Benchmark cancelled before its first cell finished."
+        kind, text = "info", f"Benchmark cancelled after {len(results)} of {cells} cells; those are {where}."
+    elif job.error is not None:
+        kind = "error"
+        text = f"The benchmark ended with an error after {len(results)} of {cells} cells: "
+        text += escape_markdown(job.error) + "."
+        if results:
+            text += f" The cells finished are {where}."
+    else:
+        kind, text = _summary(job)
+    if job.save_error is not None:
+        kind = "error" if kind == "error" else "warning"
+        text += (
+            f" **The benchmark ran but could not be saved:** {escape_markdown(job.save_error)} "
+            "Its results are shown below from memory until this session ends: download its JSON to keep them."
+        )
+    return kind, text
+
+
+def _summary(job: Job) -> tuple[str, str]:
+    """(kind, text) for a benchmark that ran to its end (or to the server's time cap)."""
+    results, plan, caps = job.results, job.plan, job.caps
     skipped = sum(r["status"].startswith(("skipped", "stopped")) for r in results)
     oom = sum(r["status"] == "out of memory" for r in results)
     failed = [r["status"] for r in results if r["status"].startswith("failed")]
-    took = format_seconds(time.monotonic() - started)
-    text = f"Benchmark done in {took}: run #{run_id}, {len(results)} cells."
+    name = f"run #{job.run_id}" if job.run_id is not None else "not saved"
+    text = f"Benchmark done in {format_seconds(job.seconds)}: {name}, {len(results)} cells."
     kind = "success"
     if skipped:
         kind = "warning"
@@ -225,14 +333,22 @@ def run_benchmark(plan: SweepPlan, caps: Caps) -> None:
     if failed:
         kind = "warning"
         first = failed[0].removeprefix("failed: ").rstrip(".")
-        text += f" {len(failed)} cells failed, the first with {first}."
+        text += f" {len(failed)} cells failed, the first with {escape_markdown(first)}."
     if plan.notes:
         kind = "warning"
         text += " " + " ".join(plan.notes)
     if not any(r["status"] == OK for r in results):
         kind = "error" if failed else "warning"
         text += " No cell was timed; the table below says why for each."
-    st.session_state[MESSAGE] = (kind, text)
+    return kind, text
+
+
+def show_message() -> None:
+    """The one-off message left by the last run."""
+    message = st.session_state.pop(MESSAGE, None)
+    if message is not None:
+        kind, text = message
+        {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text)
 
 
 def cell_line(result: dict, done: int, total: int) -> str:
@@ -257,7 +373,8 @@ def render_results(runs: list[ShownRun]) -> None:
     )
     for series, how in incomparable(frame, factor).items():
         st.warning(
-            f"**{series}** was timed with other settings than **{baseline_series(timed)}** ({how}), "
+            f"**{escape_markdown(series)}** was timed with other settings than "
+            f"**{escape_markdown(baseline_series(timed))}** ({escape_markdown(how)}), "
             "so no speed-up or crossover is computed between them. Compare runs of the same settings.",
             icon=":material/compare_arrows:",
         )
@@ -268,7 +385,11 @@ def render_results(runs: list[ShownRun]) -> None:
         st.subheader(f"Time per epoch against {FACTOR_TITLES[factor].lower()}")
         for series, crossing in found.items():
             icon = ":material/rocket_launch:" if crossing.kind in ("crosses", "always") else ":material/info:"
-            st.success(f"**{crossing.verdict}** ({series} against {baseline_series(group)})", icon=icon)
+            st.success(
+                f"**{escape_markdown(crossing.verdict)}** ({escape_markdown(series)} against "
+                f"{escape_markdown(baseline_series(group))})",
+                icon=icon,
+            )
         if not found and not (timed["kind"] != "cpu").any():
             st.caption(
                 "Only CPU lines here, so no crossover to mark: import the JSON of a GPU machine below "
@@ -342,14 +463,14 @@ def _device_columns(group: pd.DataFrame, timed: pd.DataFrame, x: float | None, f
 
 def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) -> None:
     """Median ms/epoch with its spread, images/s, the speed-up headline and the one-time costs."""
-    st.markdown(f"**{name}**")
+    st.markdown(f"**{escape_markdown(name)}**")
     rows = timed[(timed["series"] == name) & (timed["x"] == x)]
     if rows.empty:
         # Nothing timed here: say what happened to this series' cells at this size, or at all
         # when no cell of the shown runs was timed (then there is no size to pick).
         untimed = group[(group["series"] == name) & ((group["x"] == x) | (x is None))]
         statuses = list(dict.fromkeys(untimed["status"])) or ["not measured at this size"]
-        st.warning(f"No timing: {'; '.join(statuses)}.", icon=":material/warning:")
+        st.warning(f"No timing: {escape_markdown('; '.join(statuses))}.", icon=":material/warning:")
         return
     row = rows.iloc[0]
     left, right = st.columns(2)
@@ -372,7 +493,10 @@ def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float |
             delta_arrow="up" if speedup >= 1 else "down",
         )
     if not pd.isna(row["vs_eager"]):
-        st.markdown(f"**{row['vs_eager']:.2g}×** the speed of plain eager on this device ({row['variant']})")
+        st.markdown(
+            f"**{row['vs_eager']:.2g}×** the speed of plain eager on this device "
+            f"({escape_markdown(row['variant'])})"
+        )
     if row["p75_ms"] > WIDE_SPREAD * row["p25_ms"]:
         st.warning(
             "Wide spread: the slow and fast epochs differ by more than half, so something else was using "
@@ -396,7 +520,7 @@ def _device_card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float |
     parts = [f"{label} {format_ms(values.iat[0])}" for label, values in costs if len(values)]
     st.caption("One-time, not in the median: " + " · ".join(parts))
     if row["notes"]:
-        st.caption(row["notes"])
+        st.caption(escape_markdown(row["notes"]))
 
 
 def _table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
@@ -426,7 +550,7 @@ def _table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
         },
         key="bench.table",
     )
-    stem = f"linecnn-bench-{'-'.join(str(r.id) for r in runs)}"
+    stem = "linecnn-bench-" + "-".join(_file_name(run) for run in runs)
     buttons = st.container(horizontal=True)
     buttons.download_button(
         "Download CSV",
@@ -438,9 +562,9 @@ def _table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     )
     for run in runs:  # one file per run: each is the CLI's format, and imports on another machine
         buttons.download_button(
-            f"Download JSON of run #{run.id}",
+            f"Download JSON of run {run.name}",
             json.dumps(run.document, indent=1),
-            file_name=f"linecnn-bench-{run.id}.json",
+            file_name=f"linecnn-bench-{_file_name(run)}.json",
             mime="application/json",
             icon=":material/data_object:",
             on_click="ignore",
@@ -448,51 +572,50 @@ def _table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
         )
 
 
+def _file_name(run: ShownRun) -> str:
+    """A run's name for a file name: '7', or 'unsaved-1' for a run held in memory."""
+    return run.name.removeprefix("#").replace(" ", "-")
+
+
 def render_environment(runs: list[ShownRun]) -> None:
-    """The machine and software behind each shown run."""
+    """The machine and software behind each shown run (every value escaped: it may come from a file)."""
     with st.expander("Environment of each run"):
         for run in runs:
             env = run.document.get("env") or {}
+
+            def value(key: str, missing: str = "?", env: dict = env) -> str:
+                return escape_markdown(env.get(key) or missing)
+
             gpus = [
-                f"{d.get('name') or '?'} ({format_bytes(d.get('memory_bytes'))})"
+                f"{escape_markdown(d.get('name') or '?')} ({format_bytes(d.get('memory_bytes'))})"
                 for d in env.get("devices") or []
                 if d.get("kind") != "cpu"
             ]
             st.markdown(
-                f"**Run #{run.id}** ({run.source}) · {env.get('date', '?')}  \n"
-                f"CPU {env.get('cpu_model', '?')}, {env.get('cpu_count', '?')} logical CPUs, "
-                f"torch uses {env.get('torch_threads', '?')} threads · GPU {', '.join(gpus) or 'none'}  \n"
-                f"PyTorch {env.get('torch_version', '?')} · CUDA {env.get('cuda_version') or 'none'} · "
-                f"cuDNN {env.get('cudnn_version') or 'n/a'} · Python {env.get('python_version', '?')}"
+                f"**Run {escape_markdown(run.name)}** ({run.source}) · {value('date')}  \n"
+                f"CPU {value('cpu_model')}, {value('cpu_count')} logical CPUs, "
+                f"torch uses {value('torch_threads')} threads · GPU {', '.join(gpus) or 'none'}  \n"
+                f"PyTorch {value('torch_version')} · CUDA {value('cuda_version', 'none')} · "
+                f"cuDNN {value('cudnn_version', 'n/a')} · Python {value('python_version')}"
             )
 
 
 def render_history() -> None:
-    """Pick stored runs to compare, and import a JSON made by the CLI on another machine."""
+    """Pick stored runs to compare, import a JSON made by the CLI on another machine, delete a run."""
     st.subheader("History")
     store = history()
     try:
         summaries: dict[int, RunSummary] = {r.id: r for r in store.runs()}
     except ValueError as error:
-        st.error(f"{error} Set LINECNN_DATA_DIR to a writable folder to keep runs.", icon=":material/error:")
+        st.error(
+            f"{escape_markdown(error)} Set LINECNN_DATA_DIR to a writable folder to keep runs; "
+            "benchmarks still run and show their results from memory.",
+            icon=":material/error:",
+        )
         return
-    upload = st.file_uploader(
-        "Import a benchmark JSON (from `python -m linecnn bench --json --out FILE` on another machine)",
-        type=["json"],
-        key="bench.upload",
-    )
-    if upload is not None and upload.file_id not in st.session_state.setdefault(IMPORTED, []):
-        st.session_state[IMPORTED].append(upload.file_id)
-        try:
-            run_id = store.import_json(upload.getvalue())
-        except ValueError as error:
-            st.error(str(error), icon=":material/error:")
-        else:
-            st.session_state[SHOWN] = [*st.session_state.get(SHOWN, []), run_id]
-            st.session_state[SHOWN] = list(dict.fromkeys(st.session_state[SHOWN]))
-            st.rerun()
+    _import(store)
     if not summaries:
-        st.caption(f"No runs yet. They are kept in {store.path}.")
+        st.caption(f"No runs yet. They are kept in {escape_markdown(store.path)}.")
         return
     st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i in summaries]
     st.multiselect(
@@ -503,4 +626,66 @@ def render_history() -> None:
         persist_state="session",
     )
     count = f"{len(summaries)} run" + ("s" if len(summaries) > 1 else "")
-    st.caption(f"{count} in {store.path} (set LINECNN_DATA_DIR to keep them elsewhere).")
+    st.caption(f"{count} in {escape_markdown(store.path)} (set LINECNN_DATA_DIR to keep them elsewhere).")
+    _delete_control(store, summaries)
+
+
+def _import(store: History) -> None:
+    """The upload of a CLI JSON: stored and shown, or refused with the reason."""
+    upload = st.file_uploader(
+        "Import a benchmark JSON (from `python -m linecnn bench --json --out FILE` on another machine)",
+        type=["json"],
+        key="bench.upload",
+        max_upload_size=MAX_FILE_BYTES // 2**20,
+    )
+    if upload is None or upload.file_id in st.session_state.setdefault(IMPORTED, []):
+        return
+    st.session_state[IMPORTED].append(upload.file_id)
+    try:
+        if upload.size > MAX_FILE_BYTES:  # the browser enforces the limit too; a script client may not
+            raise ValueError(
+                f"This file is {upload.size / 2**20:.1f} MB, larger than the "
+                f"{MAX_FILE_BYTES / 2**20:g} MB a benchmark JSON may be."
+            )
+        run_id = store.import_json(upload.getvalue())
+    except ValueError as error:
+        st.error(escape_markdown(error), icon=":material/error:")
+    else:
+        st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
+        st.rerun()
+
+
+def _delete_control(store: History, summaries: dict[int, RunSummary]) -> None:
+    """Delete one run from the history, for every viewer of this server, after a confirmation."""
+    with st.expander("Delete a run", icon=":material/delete:"):
+        doomed = st.selectbox(
+            "Run to delete",
+            options=list(summaries),
+            index=None,
+            format_func=lambda i: f"{summaries[i].label} · {summaries[i].machine}",
+            key=DELETE + ".run",
+        )
+        sure = st.checkbox(
+            "Yes, delete it from this server's history, for every viewer", key=DELETE + ".sure"
+        )
+        st.button(
+            "Delete run",
+            icon=":material/delete:",
+            disabled=doomed is None or not sure,
+            key=DELETE,
+            on_click=_delete,
+            args=(store, doomed),
+        )
+
+
+def _delete(store: History, run_id: int) -> None:
+    """The Delete button's callback: forget the run, take it off screen, reset the control."""
+    try:
+        store.delete(run_id)
+    except ValueError as error:
+        st.session_state[MESSAGE] = ("error", escape_markdown(error))
+    else:
+        st.session_state[MESSAGE] = ("info", f"Run #{run_id} was deleted from the history.")
+    st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i != run_id]
+    st.session_state[DELETE + ".run"] = None
+    st.session_state[DELETE + ".sure"] = False

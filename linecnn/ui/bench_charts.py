@@ -5,6 +5,7 @@ Pure: a results frame in, a figure out, no Streamlit.
 
 from __future__ import annotations
 
+import html
 import math
 
 import pandas as pd
@@ -49,10 +50,11 @@ def sweep_figure(
     unit = HOVER_UNITS[factor]
     for series, points in frame.groupby("series", sort=False):
         points = points.sort_values("x")
+        label = plotly_text(series)
         fig.add_scatter(
             x=points["x"],
             y=points["median_ms"],
-            name=series,
+            name=label,
             mode="lines+markers",
             line={"color": colors[series], "width": 3 if points["kind"].iat[0] != "cpu" else 2.5},
             marker={"size": 8},
@@ -66,7 +68,7 @@ def sweep_figure(
             },
             customdata=points[["p25_ms", "p75_ms", "samples_per_s"]],
             hovertemplate=(
-                f"{series}<br>{unit} %{{x:,.0f}}<br>median %{{y:.3g}} ms/epoch"
+                f"{label}<br>{unit} %{{x:,.0f}}<br>median %{{y:.3g}} ms/epoch"
                 "<br>p25-p75 %{customdata[0]:.3g}-%{customdata[1]:.3g} ms"
                 "<br>%{customdata[2]:,.0f} images/s<extra></extra>"
             ),
@@ -88,7 +90,7 @@ def sweep_figure(
             yref="paper",
             yanchor="bottom",
             xanchor="left",
-            text=f"<b>{found.verdict}</b>",
+            text=f"<b>{plotly_text(found.verdict)}</b>",
             showarrow=False,
             font={"color": color, "size": 14},
             bgcolor="rgba(255,255,255,0.85)",
@@ -106,6 +108,14 @@ def sweep_figure(
         hovermode="closest",
     )
     return fig
+
+
+def plotly_text(text: str) -> str:
+    """``text`` shown literally in a Plotly label: legends, hovers and annotations read HTML and ``%{..}``.
+
+    Series names come from imported files, so a name like ``<a href=...>`` must not become a link.
+    """
+    return html.escape(text).replace("%", "&#37;")
 
 
 def _decades(values: pd.Series, label) -> dict:  # noqa: ANN001 - label: float -> str

@@ -56,9 +56,14 @@ COLUMNS = (
 class ShownRun:
     """A stored run on screen."""
 
-    id: int  # its id in the history
+    id: int  # its id in the history; 0 and below: a run kept in memory because the history could not save it
     source: str  # 'page', 'cli' or 'import'
     document: dict  # the JSON document
+
+    @property
+    def name(self) -> str:
+        """'#7' for a stored run, 'unsaved 1' for one held in memory."""
+        return f"#{self.id}" if self.id > 0 else f"unsaved {1 - self.id}"
 
 
 def _kind(device: str) -> str:
@@ -75,7 +80,7 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
             config, env = result["config"], result.get("env") or run.document.get("env") or {}
             series = result.get("device_name") or result["device"]
             if many:
-                series += f" · #{run.id}" + (" (imported)" if run.source == "import" else "")
+                series += f" · {run.name}" + (" (imported)" if run.source == "import" else "")
             if config.get("variant", "eager") != "eager":
                 series += f" · {config['variant']}"
             peak, kind = result.get("peak_memory_bytes"), _kind(result["device"])

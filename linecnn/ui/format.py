@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def format_bytes(count: int | None) -> str:
     """Bytes as a short human string, e.g. '24.0 GiB'; 'unknown' for None."""
@@ -23,3 +25,21 @@ def format_seconds(seconds: float) -> str:
         return f"{seconds:.1f} s"
     minutes, rest = divmod(int(round(seconds)), 60)
     return f"{minutes} min {rest:02d} s"
+
+
+# Characters that start markdown, HTML, LaTeX ($) or Streamlit's :color[...] and :icon: directives.
+_MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()<>#+-.!|~$:&")
+
+
+# Where GitHub-flavoured markdown turns plain text into a link (http://, www., user@host). It finds
+# them after escapes are resolved, so a word joiner (U+2060, invisible) is put in their way.
+_AUTOLINKS = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)
+
+
+def escape_markdown(text: object) -> str:
+    """``text`` as literal characters in Streamlit markdown: no links, images, HTML, LaTeX or headings.
+
+    For anything taken from a file or another machine; newlines become spaces, so a value stays one line.
+    """
+    flat = _AUTOLINKS.sub("\u2060", " ".join(str(text).splitlines()))
+    return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in flat)
