@@ -148,7 +148,7 @@ with st.container(horizontal=True, gap="small"):
     with st.container(width=PANEL_PX[0]):
         st.subheader("Your line")
         drawing = cell_drawing() if mode == "cells" else canvas_drawing()
-    with st.container(width=PANEL_PX[1]):
+    with st.container(width=PANEL_PX[1], key="draw-seen"):
         st.subheader("What the model sees")
         st.plotly_chart(input_figure(drawing.image), config=CHART_CONFIG, width="content", key="draw.input")
         st.caption(
@@ -157,7 +157,7 @@ with st.container(horizontal=True, gap="small"):
             else "Each cell is the average ink of a 35×35-pixel block of the canvas, scaled so the darkest "
             "cell is 1: these 64 numbers are all the network gets."
         )
-    with st.container(width=PANEL_PX[2]):
+    with st.container(width=PANEL_PX[2], key="draw-prediction"):
         st.subheader("Prediction")
         if drawing.empty:
             empty = (
