@@ -144,7 +144,7 @@ if choice.data_mode == "seed":
     )
 
 prediction = None
-with st.container(horizontal=True, gap="small"):
+with st.container(horizontal=True, gap="small", key="draw-panels"):
     with st.container(width=PANEL_PX[0]):
         st.subheader("Your line")
         drawing = cell_drawing() if mode == "cells" else canvas_drawing()

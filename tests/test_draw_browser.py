@@ -86,7 +86,8 @@ def test_switching_the_model_keeps_the_drawing(server, page):
 
 
 def test_fast_cell_clicks_all_count(server, page):
-    """Cells clicked back to back, as fast as the browser can, are all painted and all classified."""
+    """Cells clicked back to back, as fast as the browser can, are all painted and all classified;
+    Clear empties the grid."""
     open_draw_page(page, server.url)
     use_cells(page)
     row = [3 * 8 + column for column in range(8)]
@@ -96,6 +97,9 @@ def test_fast_cell_clicks_all_count(server, page):
     assert wait_until(page, lambda: model_input_sum(page), len(row)) == len(row), "the model lost clicks"
     assert painted_cells(page) == set(row)
     assert read_prediction(page)[0] == "horizontal" and no_exception(page)
+    page.get_by_role("button", name="Clear").click()
+    page.get_by_text("The grid is empty").wait_for()
+    assert painted_cells(page) == set() and wait_until(page, lambda: model_input_sum(page), 0) == 0
 
 
 def test_stroke_right_after_clear_is_kept(server, page):

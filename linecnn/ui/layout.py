@@ -23,7 +23,9 @@ _CSS = """<style>
   [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
   section[data-testid="stSidebar"][data-collapsed="false"] { width: 15rem !important; min-width: 15rem; }
 }
-@media (max-width: 700px) {
+/* Draw: when its three panels (912 px) cannot share a row, the prediction follows the canvas. */
+.st-key-draw-panels { container-type: inline-size; }
+@container (max-width: 911px) {
   [data-testid="stLayoutWrapper"]:has(> .st-key-draw-prediction) { order: 1; }
   [data-testid="stLayoutWrapper"]:has(> .st-key-draw-seen) { order: 2; }
 }
