@@ -7,11 +7,10 @@ inference takes about a millisecond, so a Predict button would only add a click.
 import streamlit as st
 from streamlit_drawable_canvas import st_canvas
 
-from linecnn.data import SIZE
 from linecnn.device import describe
 from linecnn.predict import Prediction, predict
 from linecnn.preprocess import Drawing, from_cells, preprocess
-from linecnn.ui import draw, restore, setup_page
+from linecnn.ui import draw, draw_input, restore, setup_page
 from linecnn.ui.draw_charts import INK, feature_maps_figure, input_figure, probability_figure
 
 CHART_CONFIG = {"displayModeBar": False}
@@ -24,12 +23,6 @@ VERDICT_HTML = (
     "<div data-testid='draw-prediction' style='font-size:{size};font-weight:600;line-height:1.2'>{name}</div>"
     "<div data-testid='draw-confidence' style='color:#52606d'>{confidence:.0%} {sure}</div>"
 )
-# The seed's clickable grid: small square cells with no gaps.
-GRID_CSS = """<style>
-[class*="st-key-draw-cell-"] button {
-  width: 32px; height: 32px; min-height: 32px; padding: 0; margin: 1px; border-radius: 3px;
-}
-</style>"""
 
 
 def canvas_drawing() -> Drawing:
@@ -42,7 +35,7 @@ def canvas_drawing() -> Drawing:
         height=draw.CANVAS_PX,
         drawing_mode="freedraw",
         return_image_data=True,
-        key=draw.canvas_key(),
+        key=draw.CANVAS,
     )
     # Below the canvas: above it is where its undo/redo toolbar shows on hover.
     st.caption("The model answers when you lift the pen. Undo and redo appear above the canvas on hover.")
@@ -56,7 +49,7 @@ def canvas_drawing() -> Drawing:
         persist_state="session",
         help="The canvas is 280 px wide, so each of the 8×8 cells is 35 px.",
     )
-    st.button("Clear", icon=":material/ink_eraser:", on_click=draw.clear_canvas, key="draw.clear")
+    draw_input.canvas_clear_button()
     pixels = result.image_data
     return preprocess(pixels) if pixels is not None else Drawing.blank()
 
@@ -64,22 +57,8 @@ def canvas_drawing() -> Drawing:
 def cell_drawing() -> Drawing:
     """The lesson's 8x8 grid of cells to click; returns the painted grid."""
     st.caption("Click cells to paint them, as in the lesson's grid. Click again to erase.")
-    st.html(GRID_CSS)
-    grid = draw.cells()
-    with st.container(gap=None):
-        for row in range(SIZE):
-            with st.container(horizontal=True, gap=None, wrap=False):
-                for col in range(SIZE):
-                    index = row * SIZE + col
-                    st.button(
-                        " ",
-                        key=f"draw.cell.{index}",
-                        type="primary" if grid[index] else "secondary",
-                        on_click=draw.toggle_cell,
-                        args=(index,),
-                    )
-    st.button("Clear", icon=":material/ink_eraser:", on_click=draw.clear_canvas, key="draw.clear")
-    return from_cells(draw.cells_image())
+    grid = draw_input.cell_grid(draw.cells())
+    return from_cells(draw.keep_cells(grid))
 
 
 def show_prediction(drawing: Drawing, prediction: Prediction) -> None:
@@ -165,11 +144,11 @@ if not restore.show_message(hint) and choice.data_mode == "seed":
     )
 
 prediction = None
-with st.container(horizontal=True, gap="small"):
+with st.container(horizontal=True, gap="small", key="draw-panels"):
     with st.container(width=PANEL_PX[0]):
         st.subheader("Your line")
         drawing = cell_drawing() if mode == "cells" else canvas_drawing()
-    with st.container(width=PANEL_PX[1]):
+    with st.container(width=PANEL_PX[1], key="draw-seen"):
         st.subheader("What the model sees")
         st.plotly_chart(input_figure(drawing.image), config=CHART_CONFIG, width="content", key="draw.input")
         st.caption(
@@ -178,7 +157,7 @@ with st.container(horizontal=True, gap="small"):
             else "Each cell is the average ink of a 35×35-pixel block of the canvas, scaled so the darkest "
             "cell is 1: these 64 numbers are all the network gets."
         )
-    with st.container(width=PANEL_PX[2]):
+    with st.container(width=PANEL_PX[2], key="draw-prediction"):
         st.subheader("Prediction")
         if drawing.empty:
             empty = (

@@ -22,7 +22,6 @@ PREDICTION = "[data-testid='draw-prediction']"
 CONFIDENCE = "[data-testid='draw-confidence']"
 EMPTY_WARNING = "The canvas is empty"
 STEPS = 30  # mouse events per segment, as a hand makes (DESIGN section 4)
-SETTLE_MS = 300  # pause after a fresh canvas appears before drawing on it
 # True when the render layer holds a dark pixel, i.e. some stroke.
 INKED_JS = """canvas => {
   const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
@@ -165,25 +164,13 @@ def set_brush(tab, px: int) -> None:
         wait_for_app(tab)
 
 
-def clear(tab, timeout_s: float = 30.0) -> None:
-    """Press the page's Clear button and wait until the fresh, empty canvas has replaced the old one.
-
-    The old canvas is marked first: the empty-canvas warning may already be showing, so only
-    the old canvas's disappearance proves the rerun is done.
-    """
-    tab.locator(CANVAS).evaluate("canvas => { canvas.dataset.replaced = 'yes'; }")
+def clear(tab) -> None:
+    """Press the page's Clear button and wait until the canvas is blank and the page says so."""
     tab.get_by_role("button", name="Clear").click()
-    deadline = time.monotonic() + timeout_s
-    while tab.locator(f"{CANVAS}[data-replaced]").count() or tab.locator(CANVAS).count() != 1:
-        if time.monotonic() > deadline:
-            raise TimeoutError("Clear did not bring a fresh canvas")
-        tab.wait_for_timeout(50)
+    if wait_until(tab, lambda: tab.locator(DRAWN).evaluate(INKED_JS), False):
+        raise AssertionError("Clear left ink on the canvas")
     tab.get_by_text(EMPTY_WARNING).wait_for()
     wait_for_app(tab)
-    # The canvas loads its (empty) drawing asynchronously and only then arms the pen; a
-    # rerun landing meanwhile re-arms it and drops a stroke in progress. People never draw
-    # this fast, so the tests pause as they would.
-    tab.wait_for_timeout(SETTLE_MS)
 
 
 def draw(tab, stroke: Stroke) -> None:
@@ -235,3 +222,43 @@ def classify_on_page(tab, stroke: Stroke, attempts: int = 2) -> tuple[str, str, 
             name, confidence = read_prediction(tab)
             return name, confidence, attempt
     raise AssertionError(f"stroke {stroke.name} never reached the canvas in {attempts} tries")
+
+
+def wait_until(tab, probe, expected, timeout_ms: int = 15_000):
+    """Poll ``probe()`` until it returns ``expected`` or the time is up; return its last value."""
+    deadline = time.monotonic() + timeout_ms / 1000
+    value = probe()
+    while value != expected and time.monotonic() < deadline:
+        tab.wait_for_timeout(50)
+        value = probe()
+    return value
+
+
+def use_cells(tab) -> None:
+    """Switch the Draw page to the clickable 8x8 cell grid."""
+    tab.get_by_role("radio", name="Click cells", exact=True).click()
+    cell_button(tab, 0).wait_for()
+    wait_for_app(tab)
+
+
+def cell_button(tab, index: int):
+    """The grid's cell ``index`` (row by row, 0..63)."""
+    name = f"Row {index // 8 + 1}, column {index % 8 + 1}"
+    return tab.get_by_role("button", name=name, exact=True)
+
+
+def painted_cells(tab) -> set[int]:
+    """Indices of the cells the grid shows as painted."""
+    return {index for index in range(64) if cell_button(tab, index).get_attribute("aria-pressed") == "true"}
+
+
+def model_input_sum(tab) -> float | None:
+    """Sum of the 64 numbers the page shows under 'What the model sees' (its heatmap's data).
+
+    None while a rerun still shows more than one heatmap there (the stale one is on its way out)
+    or Plotly has not drawn it yet.
+    """
+    sums = tab.locator(".st-key-draw-input .js-plotly-plot").evaluate_all(
+        "plots => plots.map(plot => plot.data ? plot.data[0].z.flat().reduce((a, b) => a + b, 0) : null)"
+    )
+    return sums[0] if len(sums) == 1 else None

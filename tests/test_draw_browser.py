@@ -7,12 +7,17 @@ from tests.draw_helpers import (
     EMPTY_WARNING,
     PREDICTION,
     Stroke,
+    cell_button,
     classify_on_page,
     clear,
     draw,
+    model_input_sum,
     open_draw_page,
+    painted_cells,
     read_prediction,
     stroke_landed,
+    use_cells,
+    wait_until,
 )
 from tests.helpers import ROOT, wait_for_app
 
@@ -78,3 +83,34 @@ def test_switching_the_model_keeps_the_drawing(server, page):
     wait_for_app(page, 120_000)
     assert stroke_landed(page), "the canvas was remounted blank"
     assert read_prediction(page)[0] == "vertical" and no_exception(page)
+
+
+def test_fast_cell_clicks_all_count(server, page):
+    """Cells clicked back to back, as fast as the browser can, are all painted and all classified;
+    Clear empties the grid."""
+    open_draw_page(page, server.url)
+    use_cells(page)
+    row = [3 * 8 + column for column in range(8)]
+    for index in row:
+        cell_button(page, index).click()
+    wait_for_app(page)
+    assert wait_until(page, lambda: model_input_sum(page), len(row)) == len(row), "the model lost clicks"
+    assert painted_cells(page) == set(row)
+    assert read_prediction(page)[0] == "horizontal" and no_exception(page)
+    page.get_by_role("button", name="Clear").click()
+    page.get_by_text("The grid is empty").wait_for()
+    assert painted_cells(page) == set() and wait_until(page, lambda: model_input_sum(page), 0) == 0
+
+
+def test_stroke_right_after_clear_is_kept(server, page):
+    """A stroke begun 150 ms after pressing Clear stays on the canvas and is classified."""
+    open_draw_page(page, server.url)
+    draw(page, Stroke("v", "vertical", ((140, 20), (140, 260))))
+    assert read_prediction(page)[0] == "vertical"
+    page.get_by_role("button", name="Clear").click()
+    page.wait_for_timeout(150)  # a quick hand, not a thread to wait for
+    draw(page, Stroke("h", "horizontal", ((20, 140), (260, 140))))
+    wait_for_app(page)
+    shown = wait_until(page, lambda: page.locator(PREDICTION).all_inner_texts(), ["horizontal"])
+    assert stroke_landed(page), "the stroke drawn after Clear was wiped from the canvas"
+    assert shown == ["horizontal"] and no_exception(page)

@@ -30,8 +30,7 @@ def canvas_value(rgba: np.ndarray) -> dict:
 
 def draw(at, rgba: np.ndarray):
     """Put a drawing on the page's current canvas and rerun, as a pen lift does."""
-    version = at.session_state.get("draw.canvas_version", 0)
-    at.session_state[f"draw.canvas.{version}"] = canvas_value(rgba)
+    at.session_state["draw.canvas"] = canvas_value(rgba)
     return at.run()
 
 
@@ -111,22 +110,19 @@ def test_dot_is_called_a_dot_and_the_answer_a_forced_guess(page):
     assert "forced guess" in texts(at.markdown) and "none of these" in texts(at.caption)
 
 
-def test_clear_empties_the_canvas(page):
-    """Clear mounts a fresh canvas: the drawing and the prediction are gone."""
-    at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
-    assert verdict(at) == "vertical"
-    at.button(key="draw.clear").click().run()
-    assert verdict(at) is None and "canvas is empty" in texts(at.warning)
-
-
 def test_cell_grid_input(page):
-    """Clicking the cells of one row paints a horizontal line, as in the lesson's grid."""
+    """A grid with one row painted (as the grid sends it) is a horizontal line, as in the lesson's grid;
+    the grid is remembered across a trip to the canvas."""
     page.segmented_control(key="draw.mode").set_value("cells").run()
     assert "The grid is empty. Click cells" in texts(page.warning)
     assert "A painted cell is 1" in texts(page.caption) and "35×35" not in texts(page.caption)
-    for column in range(8):
-        page.button(key=f"draw.cell.{3 * 8 + column}").click().run()
+    row = [24 <= index < 32 for index in range(64)]
+    page.session_state["draw.grid"] = {"cells": row}
+    page.run()
     assert not page.exception
+    assert verdict(page) == "horizontal"
+    page.segmented_control(key="draw.mode").set_value("canvas").run()
+    page.segmented_control(key="draw.mode").set_value("cells").run()
     assert verdict(page) == "horizontal"
 
 

@@ -16,7 +16,7 @@ from linecnn.data import SIZE
 from linecnn.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.ui import state
 
-CANVAS_VERSION = "draw.canvas_version"  # bumped by Clear: a new canvas key mounts an empty canvas
+CANVAS = "draw.canvas"  # the canvas widget; one key for good, so reruns never remount it
 MODEL = "draw.model"  # "run" (the session's last trained run) or "default"
 MODE = "draw.mode"  # "canvas" or "cells"
 BRUSH = "draw.brush"  # brush width in canvas pixels
@@ -89,31 +89,15 @@ def default_model() -> nn.Module:
     return train_default_model("cpu")
 
 
-def canvas_key() -> str:
-    """Key of the current canvas widget."""
-    return f"draw.canvas.{st.session_state.get(CANVAS_VERSION, 0)}"
-
-
-def clear_canvas() -> None:
-    """Mount a fresh, empty canvas (and clear the cell grid) on the next run."""
-    st.session_state[CANVAS_VERSION] = st.session_state.get(CANVAS_VERSION, 0) + 1
-    st.session_state[CELLS] = [False] * (SIZE * SIZE)
-
-
 def cells() -> list[bool]:
-    """The cell grid, 64 booleans row by row."""
+    """The cell grid as last sent, 64 booleans row by row."""
     return st.session_state.setdefault(CELLS, [False] * (SIZE * SIZE))
 
 
-def toggle_cell(index: int) -> None:
-    """Paint or erase one cell of the grid."""
-    grid = cells()
-    grid[index] = not grid[index]
-
-
-def cells_image() -> torch.Tensor:
-    """The cell grid as an (8, 8) float image: 1 where painted, as in the seed."""
-    return torch.tensor(cells(), dtype=torch.float32).view(SIZE, SIZE)
+def keep_cells(grid: list[bool]) -> torch.Tensor:
+    """Remember the grid (it seeds the grid when it is shown again) and return it as an (8, 8) image."""
+    st.session_state[CELLS] = grid
+    return torch.tensor(grid, dtype=torch.float32).view(SIZE, SIZE)
 
 
 def _describe_config(record: state.RunRecord) -> str:

@@ -8,6 +8,7 @@ import torch
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
 from linecnn.ui.auth import require_login
+from linecnn.ui.layout import apply_layout
 
 # (script path, label, icon). Paths are relative to app.py, as st.page_link wants them.
 PAGES = (
@@ -27,7 +28,9 @@ def setup_page(title: str, icon: str) -> torch.device:
         for path, label, page_icon in PAGES:
             st.page_link(path, label=label, icon=page_icon)
         st.divider()
-        return device_toggle()
+        device = device_toggle()
+    apply_layout()
+    return device
 
 
 def device_toggle() -> torch.device:

@@ -1,0 +1,144 @@
+"""The Draw page's browser-side inputs: the 8x8 cell grid and the canvas's Clear button.
+
+Both keep their state in the browser and act there at once. A click that had to wait for
+a rerun would race the next click or stroke: a grid rebuilt by the rerun of one click
+drops the click that landed meanwhile, and a canvas remounted by a server-side Clear
+wipes the stroke begun meanwhile.
+"""
+
+from __future__ import annotations
+
+import json
+
+import streamlit as st
+
+from linecnn.data import SIZE
+
+GRID_KEY = "draw.grid"  # the cell grid's widget; its value is {"cells": 64 booleans, row by row}
+CLEAR_KEY = "draw.canvas_clear"  # the canvas's Clear button
+
+# Shared look of the two components: Streamlit's secondary button, from its theme variables.
+_BUTTON_CSS = """
+.clear {
+  display: inline-flex; align-items: center; gap: 0.5rem; margin-top: 0.75rem;
+  min-height: 2.5rem; padding: 0.25rem 0.75rem; font: inherit; cursor: pointer;
+  color: var(--st-text-color, #31333f); background: var(--st-background-color, #fff);
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
+  border-radius: var(--st-button-radius, 0.5rem);
+}
+.clear:hover { border-color: var(--st-primary-color, #ff4b4b); color: var(--st-primary-color, #ff4b4b); }
+.clear svg { width: 1.1rem; height: 1.1rem; }
+"""
+_ERASER_SVG = (
+    '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true">'
+    '<path d="M7 21h10"/><path d="M5 15l9-9 5 5-9 9H8z"/><path d="M9 10l5 5"/></svg>'
+)
+_CLEAR_HTML = f'<button type="button" class="clear">{_ERASER_SVG}<span>Clear</span></button>'
+
+_GRID_CSS = (
+    _BUTTON_CSS
+    + """
+.cells { display: grid; grid-template-columns: repeat(8, 32px); gap: 2px; }
+.cell {
+  width: 32px; height: 32px; padding: 0; border-radius: 3px; cursor: pointer;
+  background: var(--st-secondary-background-color, #f0f2f6);
+  border: 1px solid var(--st-border-color, rgba(49, 51, 63, 0.2));
+}
+.cell[aria-pressed="true"] { background: var(--st-primary-color, #ff4b4b); border-color: transparent; }
+"""
+)
+# The grid lives in the browser: a click flips its cell there and sends the whole grid, so
+# every click counts whatever the server is doing. Data from Python seeds a new grid only.
+_GRID_JS = """
+const grids = new WeakMap();
+
+function build(root, cells) {
+  const grid = { send: () => {}, element: document.createElement("div") };
+  const box = document.createElement("div");
+  box.className = "cells";
+  box.setAttribute("role", "group");
+  box.setAttribute("aria-label", "8×8 cells");
+  const buttons = cells.map((on, index) => {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "cell";
+    button.setAttribute("aria-label", `Row ${Math.floor(index / 8) + 1}, column ${(index % 8) + 1}`);
+    button.setAttribute("aria-pressed", String(on));
+    button.addEventListener("click", () => {
+      cells[index] = !cells[index];
+      button.setAttribute("aria-pressed", String(cells[index]));
+      grid.send("cells", [...cells]);
+    });
+    box.appendChild(button);
+    return button;
+  });
+  grid.element.appendChild(box);
+  grid.element.insertAdjacentHTML("beforeend", CLEAR_HTML);
+  grid.element.querySelector(".clear").addEventListener("click", () => {
+    cells.fill(false);
+    buttons.forEach((button) => button.setAttribute("aria-pressed", "false"));
+    grid.send("cells", [...cells]);
+  });
+  return grid;
+}
+
+export default function ({ data, parentElement, setStateValue }) {
+  let grid = grids.get(parentElement);
+  if (!grid) {
+    grid = build(parentElement, data.cells.map(Boolean));
+    grids.set(parentElement, grid);
+  }
+  const root = parentElement.querySelector(".grid-root");
+  if (!root.contains(grid.element)) root.appendChild(grid.element);
+  grid.send = setStateValue;
+  return () => grids.delete(parentElement);
+}
+"""
+# Clear presses the canvas's own reset (its toolbar's bin) in the browser: the canvas empties
+# at once and sends its empty drawing, with no remount that could swallow the next stroke.
+_CLEAR_JS = """
+const RESET = 'button[aria-label="Reset canvas & history"]';
+
+function resetCanvases() {
+  for (const host of document.querySelectorAll("div")) {
+    const reset = host.shadowRoot && host.shadowRoot.querySelector(RESET);
+    if (reset) reset.click();
+  }
+}
+
+export default function ({ parentElement }) {
+  const button = parentElement.querySelector(".clear");
+  if (button.dataset.wired) return;
+  button.dataset.wired = "yes";
+  button.addEventListener("click", resetCanvases);
+}
+"""
+
+_grid = st.components.v2.component(
+    "linecnn_cell_grid",
+    html='<div class="grid-root"></div>',
+    css=_GRID_CSS,
+    js=_GRID_JS.replace("CLEAR_HTML", json.dumps(_CLEAR_HTML)),
+)
+_canvas_clear = st.components.v2.component(
+    "linecnn_canvas_clear", html=_CLEAR_HTML, css=_BUTTON_CSS, js=_CLEAR_JS
+)
+
+
+def cell_grid(initial: list[bool]) -> list[bool]:
+    """The clickable 8x8 grid, starting from ``initial``; returns its 64 cells, row by row."""
+    result = _grid(
+        data={"cells": initial},
+        key=GRID_KEY,
+        default={"cells": initial},
+        on_cells_change=lambda: None,
+        width="content",
+        height="content",
+    )
+    cells = result.get("cells") or initial
+    return [bool(cell) for cell in cells][: SIZE * SIZE]
+
+
+def canvas_clear_button() -> None:
+    """A Clear button that empties the page's canvas in the browser."""
+    _canvas_clear(key=CLEAR_KEY, width="content", height="content")

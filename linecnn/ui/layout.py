@@ -1,0 +1,55 @@
+"""Layout rules shared by every page, so each is usable from a phone to a classroom projector.
+
+Streamlit stacks columns only below 640 px; between that and a laptop screen it squeezes
+them until button and metric labels are cut to a letter. These rules let rows of columns
+wrap instead, and on a phone close the sidebar once a page link in it has been followed.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# A column never gets narrower than what its content needs to read whole; a row that cannot
+# give every column that much wraps. Columns holding charts or columns of their own need most.
+_CSS = """<style>
+[data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
+[data-testid="stColumn"] { min-width: min(100%, 7rem); }
+[data-testid="stColumn"]:has([data-testid="stCheckbox"]) { min-width: min(100%, 10rem); }
+[data-testid="stColumn"]:has([data-testid="stButtonGroup"]) { min-width: min(100%, 17rem); }
+[data-testid="stColumn"]:has(.stPlotlyChart, [data-testid="stHorizontalBlock"]) {
+  min-width: min(100%, 18rem);
+}
+@media (max-width: 1100px) {
+  [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
+  section[data-testid="stSidebar"][data-collapsed="false"] { width: 15rem !important; min-width: 15rem; }
+}
+/* Draw: when its three panels (912 px) cannot share a row, the prediction follows the canvas. */
+.st-key-draw-panels { container-type: inline-size; }
+@container (max-width: 911px) {
+  [data-testid="stLayoutWrapper"]:has(> .st-key-draw-prediction) { order: 1; }
+  [data-testid="stLayoutWrapper"]:has(> .st-key-draw-seen) { order: 2; }
+}
+</style>"""
+
+# On a phone the sidebar covers the page, and Streamlit leaves it open after a page link in it
+# is followed: the new page would sit hidden under it. Close it when such a link is clicked.
+_SIDEBAR_JS = """
+export default function () {
+  if (window.linecnnSidebarCloser) return;
+  window.linecnnSidebarCloser = true;
+  document.addEventListener("click", (event) => {
+    const link = event.target.closest && event.target.closest('[data-testid="stSidebar"] a');
+    if (!link || !window.matchMedia("(max-width: 767px)").matches) return;
+    const close = document.querySelector('[data-testid="stSidebarCollapseButton"] button');
+    if (close) close.click();
+  });
+}
+"""
+_sidebar_closer = st.components.v2.component("linecnn_sidebar_closer", js=_SIDEBAR_JS)
+
+
+def apply_layout() -> None:
+    """Add the shared layout rules to the page and the phone sidebar closer to the sidebar."""
+    st.html(_CSS)
+    with st.sidebar:
+        _sidebar_closer(key="layout.sidebar_closer")

@@ -1,0 +1,65 @@
+"""Reading a page's layout in the browser: text cut short, horizontal overflow, positions."""
+
+from __future__ import annotations
+
+# Every visible label-like element whose text does not fit its box (CSS ellipsis or clipped),
+# or ends in an ellipsis; Plotly titles that stick out of their chart; and whether the page
+# scrolls sideways. Returns {"cut": [...descriptions], "overflow": px of sideways scroll}.
+LAYOUT_JS = """() => {
+  const LABELS = [
+    "button", "[data-testid='stMetricLabel']", "[data-testid='stMetricValue']",
+    "[data-testid='stMetricDelta']", "[data-testid='stWidgetLabel']", "[data-testid='stPageLink'] a",
+    "h1", "h2", "h3", "[data-testid='stMarkdownContainer'] p", "[data-testid='stCaptionContainer']",
+  ].join(",");
+  const visible = (el) => {
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0 && getComputedStyle(el).visibility !== "hidden";
+  };
+  const cut = [];
+  const roots = ["stMain", "stSidebar"].map((id) => document.querySelector(`[data-testid='${id}']`));
+  const clipped = (el) => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1
+    && getComputedStyle(el).overflowX !== "visible";
+  for (const root of roots.filter(Boolean)) {
+    if (!visible(root)) continue;
+    for (const label of root.querySelectorAll(LABELS)) {
+      if (!visible(label) || label.closest(".js-plotly-plot, [data-testid='stDataFrame']")) continue;
+      for (const el of [label, ...label.querySelectorAll("*")]) {
+        const text = (el.innerText || "").trim();
+        if (!text) continue;
+        if (clipped(el)) {
+          cut.push(`clipped: ${text.slice(0, 60)} (${el.scrollWidth} > ${el.clientWidth} px)`);
+          break;
+        }
+        if (text.endsWith("…")) { cut.push(`ellipsis: ${text.slice(0, 60)}`); break; }
+      }
+    }
+    // A button pushed past the edge of its widget is cut off by it (e.g. segmented controls).
+    for (const button of root.querySelectorAll("[data-testid='stElementContainer'] button")) {
+      const widget = button.closest("[data-testid='stElementContainer']").getBoundingClientRect();
+      const box = button.getBoundingClientRect();
+      if (visible(button) && box.right > widget.right + 1) {
+        cut.push(`past its widget's edge: ${button.innerText.trim().slice(0, 60)}`);
+      }
+    }
+    for (const plot of root.querySelectorAll(".js-plotly-plot")) {
+      const frame = plot.getBoundingClientRect();
+      for (const title of plot.querySelectorAll(".gtitle, .g-xtitle text, .g-ytitle text")) {
+        const box = title.getBoundingClientRect();
+        if (box.width && (box.left < frame.left - 1 || box.right > frame.right + 1)) {
+          const span = `${Math.round(box.left)}..${Math.round(box.right)} px`;
+          cut.push(`plot title: ${title.textContent.slice(0, 60)} (${span}; the chart: ${frame.right})`);
+        }
+      }
+    }
+  }
+  return { cut, overflow: document.scrollingElement.scrollWidth - window.innerWidth };
+}"""
+
+
+def layout_problems(tab) -> list[str]:
+    """What a user would see cut short on the page now, as readable lines (empty when all fits)."""
+    found = tab.evaluate(LAYOUT_JS)
+    problems = list(found["cut"])
+    if found["overflow"] > 0:
+        problems.append(f"the page scrolls sideways by {found['overflow']} px")
+    return problems

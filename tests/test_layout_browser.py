@@ -1,0 +1,97 @@
+"""Every page at a projector's 1024 and 800 px and a phone's 390 px: nothing cut short, nothing off
+screen, the Draw prediction beside its canvas, and a phone's sidebar out of the way after navigating."""
+
+import pytest
+
+from tests.draw_helpers import CANVAS, PREDICTION, Stroke, draw, read_prediction, wait_until
+from tests.helpers import ROOT
+from tests.layout_helpers import layout_problems
+
+pytestmark = pytest.mark.browser
+
+VIEWPORTS = {1024: 768, 800: 600, 390: 844}  # width: height, a projector's two and a phone's
+PAGES = ("", "Train", "Benchmark", "Draw")  # URL paths; "" is Home
+SIDEBAR = "[data-testid='stSidebar']"
+
+
+def wait_for_page(tab, timeout_ms: int = 120_000) -> None:
+    """Wait until the page's script has run to the end (the sidebar may be hidden on a phone)."""
+    tab.locator(f"{SIDEBAR} [data-testid='stPageLink']").first.wait_for(state="attached", timeout=timeout_ms)
+    tab.wait_for_function(
+        """() => {
+            const status = document.querySelector('[data-testid="stStatusWidget"]');
+            return !status || !status.innerText.includes('Running');
+        }""",
+        timeout=timeout_ms,
+    )
+
+
+def new_tab(browser, width: int):
+    """A fresh session in a tab of the given width."""
+    context = browser.new_context(viewport={"width": width, "height": VIEWPORTS[width]})
+    tab = context.new_page()
+    tab.set_default_timeout(60_000)
+    return tab
+
+
+def fill_page(tab, path: str) -> None:
+    """Bring the page to its fullest state: Train after a short run, Draw with a prediction."""
+    if path == "Train":
+        epochs = tab.get_by_label("Epochs")
+        epochs.fill("3")
+        epochs.press("Enter")
+        wait_for_page(tab)
+        tab.get_by_role("button", name="Start").click()
+        tab.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
+        wait_for_page(tab)
+    if path == "Draw":
+        tab.locator(CANVAS).scroll_into_view_if_needed()
+        draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
+        read_prediction(tab, 60_000)
+
+
+@pytest.mark.parametrize("width", list(VIEWPORTS))
+def test_every_page_fits_the_screen(server, browser, width):
+    """No label, button or metric is cut short and nothing scrolls sideways, on every page."""
+    tab = new_tab(browser, width)
+    found = {}
+    (ROOT / "artifacts").mkdir(exist_ok=True)
+    for path in PAGES:
+        tab.goto(f"{server.url}/{path}")
+        wait_for_page(tab)
+        fill_page(tab, path)
+        found[path or "Home"] = layout_problems(tab)
+        tab.screenshot(path=str(ROOT / "artifacts" / f"layout-{width}-{path or 'Home'}.png"))
+    tab.context.close()
+    assert found == {path or "Home": [] for path in PAGES}
+
+
+def test_phone_draw_prediction_sits_under_the_canvas(server, browser):
+    """On a phone the verdict follows the canvas: both fit on one screen, with no scrolling between."""
+    tab = new_tab(browser, 390)
+    tab.goto(f"{server.url}/Draw")
+    wait_for_page(tab)
+    fill_page(tab, "Draw")
+    canvas = tab.locator(CANVAS).bounding_box()
+    verdict = tab.locator(PREDICTION).bounding_box()
+    tab.context.close()
+    assert verdict["y"] > canvas["y"]
+    assert verdict["y"] + verdict["height"] - canvas["y"] <= VIEWPORTS[390], "the verdict is screens away"
+
+
+def test_phone_sidebar_closes_after_navigating(server, browser):
+    """On a phone the sidebar starts closed, and following one of its links closes it again."""
+    tab = new_tab(browser, 390)
+    tab.goto(server.url)
+    wait_for_page(tab)
+    sidebar = tab.locator(SIDEBAR)
+    assert sidebar.get_attribute("data-collapsed") == "true"
+    tab.locator("[data-testid='stExpandSidebarButton']").click()
+    assert wait_until(tab, lambda: sidebar.get_attribute("data-collapsed"), "false") == "false"
+    sidebar.get_by_role("link", name="Benchmark").click()
+    tab.get_by_role("heading", name="Benchmark", level=1).wait_for()
+    wait_for_page(tab)
+    collapsed = wait_until(tab, lambda: sidebar.get_attribute("data-collapsed"), "true")
+    box = sidebar.bounding_box()
+    tab.context.close()
+    assert collapsed == "true" and box["x"] + box["width"] <= 0, "the sidebar still covers the page"
