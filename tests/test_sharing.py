@@ -233,3 +233,32 @@ def test_a_queue_needs_a_slot():
     """Zero slots would make every run wait forever: refused with a sentence."""
     with pytest.raises(ValueError, match="at least one slot"):
         SlotQueue(0)
+
+
+def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
+    """bench.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
+    import torch
+
+    from linecnn import bench
+
+    state = GpuState()
+    monkeypatch.setattr(bench, "GPU_STATE", state)
+    entered = threading.Event()
+
+    def training_epoch() -> None:
+        with state.shared():
+            entered.set()
+
+    with bench.gpu_alone(torch.device("cpu")):
+        thread = threading.Thread(target=training_epoch, daemon=True)
+        thread.start()
+        assert entered.wait(JOIN)
+    thread.join(JOIN)
+    entered.clear()
+    with bench.gpu_alone(torch.device("cuda", 0)):
+        thread = threading.Thread(target=training_epoch, daemon=True)
+        thread.start()
+        thread.join(0.05)
+        assert not entered.is_set()
+    assert entered.wait(JOIN)
+    thread.join(JOIN)
