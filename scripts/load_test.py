@@ -142,7 +142,9 @@ def main() -> int:
                 open_train(browser.new_context(viewport=viewport), server.url, args.epochs)
                 for _ in range(args.sessions)
             ]
-            bench = None if args.no_bench else start_benchmark(browser.new_context(viewport=viewport), server.url)
+            bench = None
+            if not args.no_bench:
+                bench = start_benchmark(browser.new_context(viewport=viewport), server.url)
             started = time.monotonic()
             for tab in tabs:
                 tab.evaluate(MARK_SCRIPT, "Summary · Run 1")
@@ -153,7 +155,8 @@ def main() -> int:
                 seconds = tab.evaluate("() => window.__result")
                 shown = shown_metrics(tab)
                 same = all(shown.get(k) == reference.get(k) for k in core_shown)
-                rows.append((number, seconds, shown.get("Validation accuracy"), shown.get("Validation loss"), same))
+                acc, loss = shown.get("Validation accuracy"), shown.get("Validation loss")
+                rows.append((number, seconds, acc, loss, same))
                 errors += exceptions(tab)
             all_done = time.monotonic() - started
             bench_text = "not run"
@@ -170,8 +173,8 @@ def main() -> int:
 
     env = environment()
     print(f"{env.cpu_model}, {env.cpu_count} CPUs, torch {env.torch_version}; {config.as_dict()}")
-    print(f"run alone on the page: {reference.get('Validation accuracy')}, loss {reference.get('Validation loss')}")
-    print(f"bare core (same threads): {core_shown['Validation accuracy']}, loss {core_shown['Validation loss']}")
+    for name, shown in (("run alone on the page", reference), ("bare core, same threads", core_shown)):
+        print(f"{name}: val acc {shown.get('Validation accuracy')}, loss {shown.get('Validation loss')}")
     print(f"{'session':>7}  {'click->result':>13}  {'val acc':>8}  {'val loss':>9}  same as alone")
     for number, seconds, acc, loss, same in rows:
         print(f"{number:>7}  {seconds:>11.2f} s  {acc:>8}  {loss:>9}  {'yes' if same else 'NO'}")
