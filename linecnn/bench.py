@@ -34,6 +34,7 @@ from linecnn.device import (
     synchronize,
 )
 from linecnn.model import build_model
+from linecnn.sharing import GPU_STATE
 from linecnn.train import batch_slices, make_optimizer, train_epoch
 
 AMP_MODES = ("off", "bf16", "fp16")
@@ -226,14 +227,21 @@ def is_out_of_memory(error: BaseException) -> bool:
     return isinstance(error, torch.OutOfMemoryError) or "out of memory" in text or "can't allocate" in text
 
 
+def gpu_alone(device: torch.device) -> contextlib.AbstractContextManager:
+    """Exclusive use of the GPUs for a CUDA cell; nothing to wait for on other devices."""
+    return GPU_STATE.exclusive() if device.type == "cuda" else contextlib.nullcontext()
+
+
 def bench(config: BenchConfig, device: torch.device | str, progress: Progress | None = None) -> BenchResult:
     """Time whole training epochs of ``config`` on ``device``; out of memory is recorded, not raised."""
     device = torch.device(device)
     config, notes = config.for_device(device)
     name = describe(device)
     try:
-        # CPU cells run on torch's start-up thread count, whatever a page set before.
-        with cpu_threads(device, None):
+        # CPU cells run on torch's start-up thread count, whatever a page set before. A CUDA cell
+        # turns on cuDNN autotuning (and may capture graphs or compile), which every thread of the
+        # process would see: no Train run shares the GPU meanwhile.
+        with cpu_threads(device, None), gpu_alone(device):
             return replace(_measure(config, device, progress or (lambda *_: None)), notes=notes)
     except Stop:
         raise

@@ -1,0 +1,197 @@
+"""Many browser sessions training at once, plus one benchmark, against one server.
+
+    python scripts/load_test.py [--sessions 10] [--epochs 120] [--no-bench]
+
+Starts `streamlit run app.py` on a free loopback port (its own data directory), opens one
+Chromium tab per session on the Train page, and presses Start in every tab as fast as it can,
+while one more tab runs a single-cell benchmark. It then checks what a class would notice:
+
+- errors: exception boxes on any page, and tracebacks in the server's log;
+- results: each session's final validation accuracy and loss, as its summary shows them, against
+  the same run trained alone first on the same server (and against the bare core);
+- waiting: seconds from each click on Start to that run's summary (the page's own clock), with
+  the median, the p95 and the worst;
+- memory: the server process's resident memory at the end and its peak (VmHWM).
+
+It prints a table and exits 1 when any session errs or differs from the run alone.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from linecnn.config import RunConfig  # noqa: E402
+from linecnn.device import cpu_threads, environment  # noqa: E402
+from linecnn.train import cpu_threads_for, fit  # noqa: E402
+from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
+
+RESULT_TIMEOUT_MS = 600_000
+# Arms a promise in the tab that settles, on the tab's own clock, with the seconds from the next
+# pointer press to the moment the page's text contains the given heading.
+MARK_SCRIPT = """(heading) => { window.__result = new Promise((resolve) => {
+    let pressed = null;
+    document.addEventListener('pointerdown', () => { pressed = performance.now(); },
+                              {once: true, capture: true});
+    const observer = new MutationObserver(() => {
+        if (pressed !== null && document.body.innerText.includes(heading)) {
+            observer.disconnect();
+            resolve((performance.now() - pressed) / 1000);
+        }
+    });
+    observer.observe(document.body, {subtree: true, childList: true, characterData: true});
+}); }"""
+
+
+def shown_metrics(tab) -> dict[str, str]:
+    """The summary's metric labels and values, as the page shows them."""
+    metrics = {}
+    for box in tab.locator('[data-testid="stMetric"]').all():
+        label = box.locator('[data-testid="stMetricLabel"]').inner_text().strip()
+        metrics[label] = box.locator('[data-testid="stMetricValue"]').inner_text().strip()
+    return metrics
+
+
+def open_train(context, url: str, epochs: int):
+    """A tab on the Train page with the epochs set."""
+    tab = context.new_page()
+    tab.set_default_timeout(RESULT_TIMEOUT_MS)
+    tab.goto(f"{url}/Train")
+    wait_for_app(tab, timeout_ms=120_000)
+    if epochs != RunConfig().train.epochs:
+        field = tab.get_by_label("Epochs")
+        field.fill(str(epochs))
+        field.press("Enter")
+        wait_for_app(tab, timeout_ms=120_000)
+    return tab
+
+
+def exceptions(tab) -> list[str]:
+    """Texts of the exception boxes on a tab."""
+    return [box.inner_text()[:200] for box in tab.locator('[data-testid="stException"]').all()]
+
+
+def rss_kib(pid: int) -> tuple[int, int]:
+    """Resident and peak resident memory of a process, in KiB (Linux /proc)."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        name, _, value = line.partition(":")
+        fields[name] = value.strip()
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The q-th percentile by the nearest-rank method (no interpolation between runs)."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
+
+
+def start_benchmark(context, url: str):
+    """A tab that starts a single-cell benchmark of the lesson's size on the CPU; returns it."""
+    tab = context.new_page()
+    tab.set_default_timeout(RESULT_TIMEOUT_MS)
+    tab.goto(f"{url}/Benchmark")
+    wait_for_app(tab, timeout_ms=120_000)
+    tab.get_by_role("button", name="Single cell").click()
+    wait_for_app(tab, timeout_ms=120_000)
+    tab.get_by_role("button", name="Run benchmark").click()
+    return tab
+
+
+def main() -> int:
+    """Run the load, print the table and the summary; exit 1 on any error or mismatch."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=10)
+    parser.add_argument("--epochs", type=int, default=120)
+    parser.add_argument("--no-bench", action="store_true", help="leave out the concurrent benchmark")
+    args = parser.parse_args()
+    chromium = find_chromium()
+    if chromium is None:
+        print("Chromium not found: apt-get install -y chromium", file=sys.stderr)
+        return 1
+    config = RunConfig.from_flat(epochs=args.epochs)
+    with cpu_threads("cpu", cpu_threads_for(config)):
+        core = fit(config, "cpu").history[-1]
+    core_shown = {"Validation accuracy": f"{core.val_acc:.1%}", "Validation loss": f"{core.val_loss:.4g}"}
+
+    data_dir = tempfile.mkdtemp(prefix="linecnn-load-")
+    server = StreamlitServer(env={"LINECNN_DATA_DIR": data_dir}).start()
+    rows, errors = [], []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
+            viewport = {"width": 1280, "height": 900}
+            alone = open_train(browser.new_context(viewport=viewport), server.url, args.epochs)
+            alone.get_by_role("button", name="Start").click()
+            alone.get_by_text("Summary · Run 1").wait_for()
+            wait_for_app(alone)
+            reference = shown_metrics(alone)
+            errors += exceptions(alone)
+            alone.context.close()
+
+            tabs = [
+                open_train(browser.new_context(viewport=viewport), server.url, args.epochs)
+                for _ in range(args.sessions)
+            ]
+            bench = None
+            if not args.no_bench:
+                bench = start_benchmark(browser.new_context(viewport=viewport), server.url)
+            started = time.monotonic()
+            for tab in tabs:
+                tab.evaluate(MARK_SCRIPT, "Summary · Run 1")
+                tab.get_by_role("button", name="Start").click()
+            for number, tab in enumerate(tabs, start=1):
+                tab.get_by_text("Summary · Run 1").wait_for()
+                wait_for_app(tab)
+                seconds = tab.evaluate("() => window.__result")
+                shown = shown_metrics(tab)
+                same = all(shown.get(k) == reference.get(k) for k in core_shown)
+                acc, loss = shown.get("Validation accuracy"), shown.get("Validation loss")
+                rows.append((number, seconds, acc, loss, same))
+                errors += exceptions(tab)
+            all_done = time.monotonic() - started
+            bench_text = "not run"
+            if bench is not None:
+                bench.get_by_text("Benchmark done in").wait_for()
+                bench_text = bench.get_by_text("Benchmark done in").inner_text().splitlines()[0]
+                errors += exceptions(bench)
+            browser.close()
+        rss, peak = rss_kib(server.process.pid)
+    finally:
+        server.stop()
+    log = server.log_path.read_text(errors="replace")
+    errors += [f"server log: {line}" for line in log.splitlines() if "Traceback" in line]
+
+    env = environment()
+    print(f"{env.cpu_model}, {env.cpu_count} CPUs, torch {env.torch_version}; {config.as_dict()}")
+    for name, shown in (("run alone on the page", reference), ("bare core, same threads", core_shown)):
+        print(f"{name}: val acc {shown.get('Validation accuracy')}, loss {shown.get('Validation loss')}")
+    print(f"{'session':>7}  {'click->result':>13}  {'val acc':>8}  {'val loss':>9}  same as alone")
+    for number, seconds, acc, loss, same in rows:
+        print(f"{number:>7}  {seconds:>11.2f} s  {acc:>8}  {loss:>9}  {'yes' if same else 'NO'}")
+    waits = [row[1] for row in rows]
+    print(
+        f"click->result over {len(waits)} sessions: median {statistics.median(waits):.2f} s, "
+        f"p95 {percentile(waits, 95):.2f} s, worst {max(waits):.2f} s; all done in {all_done:.1f} s"
+    )
+    print(f"benchmark beside them: {bench_text}")
+    print(f"server memory: RSS {rss / 1024:.0f} MiB at the end, peak {peak / 1024:.0f} MiB")
+    print(f"errors: {len(errors)}")
+    for error in errors:
+        print(f"  {error}")
+    mismatches = sum(not row[4] for row in rows)
+    print(f"results different from the run alone: {mismatches}")
+    return 1 if errors or mismatches else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

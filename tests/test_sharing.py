@@ -1,0 +1,264 @@
+"""The training queue, the GPU-state lock and the thread policy that let a class share one server."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from linecnn import sharing
+from linecnn.sharing import Cancelled, GpuState, SlotQueue, Wait
+
+JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking
+
+
+class Waiter(threading.Thread):
+    """Holds a slot of ``queue`` under ``ticket`` until ``release`` is set; records what it saw."""
+
+    def __init__(self, queue: SlotQueue, ticket: str, on_wait=None) -> None:
+        super().__init__(daemon=True)
+        self.queue, self.ticket, self.on_wait = queue, ticket, on_wait
+        self.waits: list[Wait] = []
+        self.started_training = threading.Event()
+        self.release = threading.Event()
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        def seen(wait: Wait) -> None:
+            self.waits.append(wait)
+            if self.on_wait is not None:
+                self.on_wait(wait)
+
+        try:
+            with self.queue.hold(self.ticket, on_wait=seen, poll=0.01):
+                self.started_training.set()
+                self.release.wait(JOIN)
+        except BaseException as error:  # noqa: BLE001 - the test reads it
+            self.error = error
+
+
+def wait_until(condition, what: str) -> None:
+    """Poll ``condition`` until it holds (bounded), so threads are observed, never ordered by sleeps."""
+    done = threading.Event()
+    for _ in range(int(JOIN / 0.005)):
+        if condition():
+            return
+        done.wait(0.005)
+    pytest.fail(f"timed out waiting for {what}")
+
+
+def test_at_most_k_runs_train_and_the_rest_wait_in_arrival_order():
+    """With two slots, the third and fourth runs wait and start in the order they came."""
+    queue = SlotQueue(slots=2)
+    first, second = Waiter(queue, "a"), Waiter(queue, "b")
+    first.start(), second.start()
+    assert first.started_training.wait(JOIN) and second.started_training.wait(JOIN)
+    third = Waiter(queue, "c")
+    third.start()
+    wait_until(lambda: queue.status("c") is not None, "c to queue")
+    fourth = Waiter(queue, "d")
+    fourth.start()
+    wait_until(lambda: queue.status("d") is not None, "d to queue")
+    assert queue.training == 2
+    assert queue.status("c").place == 1 and queue.status("d").place == 2
+    d = queue.status("d")
+    assert (d.place, d.waiting, d.training, d.slots) == (2, 2, 2, 2) and d.seconds >= 0
+
+    first.release.set()
+    assert third.started_training.wait(JOIN)
+    assert not fourth.started_training.is_set()
+    assert queue.status("d").place == 1
+    for waiter in (second, third, fourth):
+        waiter.release.set()
+    for waiter in (first, second, third, fourth):
+        waiter.join(JOIN)
+        assert waiter.error is None
+    assert queue.training == 0
+
+
+def test_a_waiting_run_sees_its_place_and_can_cancel():
+    """on_wait reports the place; cancel takes the run out with Cancelled, and the next one moves up."""
+    queue = SlotQueue(slots=1)
+    holder = Waiter(queue, "holder")
+    holder.start()
+    assert holder.started_training.wait(JOIN)
+    leaving, staying = Waiter(queue, "leaving"), Waiter(queue, "staying")
+    leaving.start()
+    wait_until(lambda: queue.status("leaving") is not None, "the first waiter to queue")
+    staying.start()
+    wait_until(lambda: queue.status("staying") is not None, "the second waiter to queue")
+    wait_until(lambda: leaving.waits, "a progress report")
+    assert leaving.waits[-1].place == 1
+
+    queue.cancel("leaving")
+    leaving.join(JOIN)
+    assert isinstance(leaving.error, Cancelled)
+    assert queue.status("leaving") is None and queue.status("staying").place == 1
+    holder.release.set()
+    assert staying.started_training.wait(JOIN)
+    staying.release.set()
+    for waiter in (holder, staying):
+        waiter.join(JOIN)
+
+
+def test_an_interrupted_waiter_keeps_its_place_when_its_page_reruns():
+    """A click reruns the page, which leaves hold() by an exception and comes back: its place is kept."""
+    queue = SlotQueue(slots=1)
+    holder = Waiter(queue, "holder")
+    holder.start()
+    assert holder.started_training.wait(JOIN)
+
+    class Rerun(Exception):
+        """Stands for Streamlit's StopException at the page's next st.* call."""
+
+    def interrupt(wait: Wait) -> None:
+        raise Rerun
+
+    early = Waiter(queue, "early", on_wait=interrupt)
+    early.start()
+    early.join(JOIN)
+    assert isinstance(early.error, Rerun)
+    late = Waiter(queue, "late")
+    late.start()
+    wait_until(lambda: queue.status("late") is not None, "the late waiter to queue")
+    assert queue.status("early").place == 1 and queue.status("late").place == 2
+
+    back = Waiter(queue, "early")  # the rerun, same ticket
+    back.start()
+    holder.release.set()
+    assert back.started_training.wait(JOIN)
+    assert not late.started_training.is_set()
+    back.release.set()
+    assert late.started_training.wait(JOIN)
+    late.release.set()
+    for waiter in (holder, back, late):
+        waiter.join(JOIN)
+
+
+def test_a_waiter_that_is_away_does_not_block_those_behind_it(monkeypatch):
+    """A ticket whose page went away never holds up the queue, and is forgotten after a while."""
+    queue = SlotQueue(slots=1)
+    holder = Waiter(queue, "holder")
+    holder.start()
+    assert holder.started_training.wait(JOIN)
+
+    def interrupt(wait: Wait) -> None:
+        raise RuntimeError("page closed")
+
+    gone = Waiter(queue, "gone", on_wait=interrupt)
+    gone.start()
+    gone.join(JOIN)
+    behind = Waiter(queue, "behind")
+    behind.start()
+    wait_until(lambda: queue.status("behind") is not None, "the waiter behind to queue")
+    holder.release.set()
+    assert behind.started_training.wait(JOIN)
+
+    monkeypatch.setattr(sharing, "REJOIN_SECONDS", 0.0)
+    behind.release.set()
+    behind.join(JOIN)
+    with queue.hold("next"):  # entering expires away tickets
+        assert queue.status("gone") is None
+
+
+def test_gpu_state_exclusive_waits_for_shared_work_and_blocks_new_work():
+    """An exclusive block starts only when no training epoch is on the GPU, and holds new ones off."""
+    state = GpuState()
+    in_exclusive, exclusive_done = threading.Event(), threading.Event()
+    shared_entered = threading.Event()
+
+    def writer() -> None:
+        with state.exclusive():
+            in_exclusive.set()
+            exclusive_done.wait(JOIN)
+
+    def late_reader() -> None:
+        with state.shared():
+            shared_entered.set()
+
+    with state.shared():
+        thread = threading.Thread(target=writer, daemon=True)
+        thread.start()
+        wait_until(lambda: state._writers_waiting == 1, "the writer to wait")
+        assert not in_exclusive.is_set()
+    assert in_exclusive.wait(JOIN)
+    reader = threading.Thread(target=late_reader, daemon=True)
+    reader.start()
+    reader.join(0.05)
+    assert not shared_entered.is_set()
+    exclusive_done.set()
+    assert shared_entered.wait(JOIN)
+    thread.join(JOIN), reader.join(JOIN)
+
+
+def test_sharing_gpu_passes_cpu_records_through_and_locks_each_cuda_step(monkeypatch):
+    """On the CPU the records pass untouched; on CUDA each step runs inside GPU_STATE.shared()."""
+    assert list(sharing.sharing_gpu(iter([1, 2, 3]), "cpu")) == [1, 2, 3]
+    inside = []
+    state = GpuState()
+    monkeypatch.setattr(sharing, "GPU_STATE", state)
+
+    def steps():
+        for n in range(3):
+            inside.append(state._sharing)
+            yield n
+
+    assert list(sharing.sharing_gpu(steps(), "cuda:0")) == [0, 1, 2]
+    assert inside == [1, 1, 1] and state._sharing == 0
+
+
+@pytest.mark.parametrize(
+    ("address", "local"),
+    [(None, True), ("", True), ("127.0.0.1", True), ("::1", True), ("[::1]", True), ("10.1.2.3", False),
+     ("203.0.113.9", False), ("2001:db8::1", False), ("not an address", True)],
+)
+def test_local_clients_are_loopback_or_unknown(address, local):
+    """Only a loopback (or missing) address counts as a browser on this machine."""
+    assert sharing.is_local_client(address) is local
+
+
+def test_slots_and_thread_share_follow_the_cores_and_the_host(monkeypatch):
+    """One CPU slot per two cores by default, a host's whole number wins, nonsense falls back."""
+    assert sharing.default_cpu_slots(2) == 1 and sharing.default_cpu_slots(16) == 8
+    assert sharing.cpu_share(slots=1, cpu_count=2) == 2 and sharing.cpu_share(slots=8, cpu_count=16) == 2
+    assert sharing.cpu_share(slots=4, cpu_count=2) == 1
+    monkeypatch.setenv(sharing.SLOTS_ENV, "3")
+    assert sharing.slots_from_env(sharing.SLOTS_ENV, 1) == 3
+    for bad in ("0", "-2", "two", "1.5", ""):
+        monkeypatch.setenv(sharing.SLOTS_ENV, bad)
+        assert sharing.slots_from_env(sharing.SLOTS_ENV, 5) == 5
+
+
+def test_a_queue_needs_a_slot():
+    """Zero slots would make every run wait forever: refused with a sentence."""
+    with pytest.raises(ValueError, match="at least one slot"):
+        SlotQueue(0)
+
+
+def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
+    """bench.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
+    import torch
+
+    from linecnn import bench
+
+    state = GpuState()
+    monkeypatch.setattr(bench, "GPU_STATE", state)
+    entered = threading.Event()
+
+    def training_epoch() -> None:
+        with state.shared():
+            entered.set()
+
+    with bench.gpu_alone(torch.device("cpu")):
+        thread = threading.Thread(target=training_epoch, daemon=True)
+        thread.start()
+        assert entered.wait(JOIN)
+    thread.join(JOIN)
+    entered.clear()
+    with bench.gpu_alone(torch.device("cuda", 0)):
+        thread = threading.Thread(target=training_epoch, daemon=True)
+        thread.start()
+        thread.join(0.05)
+        assert not entered.is_set()
+    assert entered.wait(JOIN)
+    thread.join(JOIN)
