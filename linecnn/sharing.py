@@ -229,16 +229,18 @@ class GpuState:
 GPU_STATE = GpuState()  # one per process: every session of a Streamlit server shares it
 
 
+def gpu_shared(device: torch.device | str) -> contextlib.AbstractContextManager:
+    """``GPU_STATE.shared()`` for work on a GPU; nothing to wait for on other devices."""
+    return GPU_STATE.shared() if torch.device(device).type == "cuda" else contextlib.nullcontext()
+
+
 def sharing_gpu(records: Iterator, device: torch.device | str) -> Iterator:
-    """Yield from ``records`` with each step taken in ``GPU_STATE.shared()`` when ``device`` is a GPU.
+    """Yield from ``records`` with each step taken in ``gpu_shared(device)``.
 
     Per step, not per run: a benchmark cell then waits at most one epoch, never a whole run.
     """
-    if torch.device(device).type != "cuda":
-        yield from records
-        return
     while True:
-        with GPU_STATE.shared():
+        with gpu_shared(device):
             record = next(records, None)
         if record is None:
             return

@@ -2,8 +2,8 @@
 
 import streamlit as st
 
-from linecnn.device import cpu_threads
-from linecnn.ui import restore, setup_page, state
+from linecnn.sharing import Cancelled, sharing_gpu
+from linecnn.ui import restore, setup_page, sharing, state
 from linecnn.ui import train_view as view
 
 device = setup_page("Train", ":material/model_training:")
@@ -31,9 +31,12 @@ summary_slot = st.empty()  # filled at the end of a run before the charts' final
 
 if live is not None and not live.paused and not live.ended:
     try:
-        with cpu_threads(live.device, state.training_threads(live.config)):
-            for _ in live.run():  # ends early when paused, stopped or taken over by a newer script run
+        # Waits its turn in the server's training queue (showing its place), then trains.
+        with sharing.training_turn(live, progress):
+            for _ in sharing_gpu(live.run(), live.device):  # ends early when paused, stopped or taken over
                 live_charts.update(live.history, epochs, live)
+    except Cancelled:
+        pass  # Stop while queued: the newer script run that Stop started draws the page
     except RuntimeError as error:
         view.stop_on_error(live, error)  # out of memory: files the run and leaves a message
         st.rerun()

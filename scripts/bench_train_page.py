@@ -31,8 +31,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from linecnn.config import RunConfig  # noqa: E402
 from linecnn.device import cpu_threads, environment, resolve, synchronize  # noqa: E402
-from linecnn.train import Trainer  # noqa: E402
-from linecnn.ui.state import TRAIN_THREADS_ENV, training_threads  # noqa: E402
+from linecnn.train import Trainer, cpu_threads_for  # noqa: E402
+from linecnn.ui.sharing import TRAIN_THREADS_ENV  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 
@@ -97,7 +97,7 @@ def main() -> int:
 
     server_env = {TRAIN_THREADS_ENV: str(args.page_threads)} if args.page_threads else {}
     os.environ.pop(TRAIN_THREADS_ENV, None)  # this process's value would leak into the server's
-    page_threads = (args.page_threads or training_threads(config)) if device.type == "cpu" else None
+    page_threads = (args.page_threads or cpu_threads_for(config)) if device.type == "cpu" else None
     server = StreamlitServer(env=server_env).start()
     page_times, core_times, same_thread_times = [], [], []
     try:

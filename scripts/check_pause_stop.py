@@ -32,8 +32,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from linecnn.config import RunConfig  # noqa: E402
 from linecnn.device import cpu_threads  # noqa: E402
-from linecnn.train import Trainer, weights_fingerprint  # noqa: E402
-from linecnn.ui.state import training_threads  # noqa: E402
+from linecnn.train import Trainer, cpu_threads_for, weights_fingerprint  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 KINDS = ("pause", "step", "stop")
@@ -48,7 +47,7 @@ class Reference:
         self.prints: dict[int, str] = {}
 
     def fingerprint(self, epochs: int) -> str:
-        with cpu_threads("cpu", training_threads(self.config)):
+        with cpu_threads("cpu", cpu_threads_for(self.config)):
             for record in self.trainer.run(max_epochs=epochs - self.trainer.epoch):
                 self.prints[record.epoch] = weights_fingerprint(self.trainer.model)
         return self.prints[epochs]

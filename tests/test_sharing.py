@@ -262,3 +262,39 @@ def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
         assert not entered.is_set()
     assert entered.wait(JOIN)
     thread.join(JOIN)
+
+
+def test_a_remote_browser_gets_the_hosts_share_of_cores_and_a_local_one_a_single_thread(monkeypatch):
+    """The thread policy reads where the browser is: this machine (1 thread for small steps) or elsewhere."""
+    from linecnn.config import RunConfig
+    from linecnn.ui import sharing as page_sharing
+
+    monkeypatch.delenv(page_sharing.TRAIN_THREADS_ENV, raising=False)
+    monkeypatch.setattr(page_sharing, "training_queue", lambda device: SlotQueue(slots=1))
+    monkeypatch.setattr(page_sharing.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(sharing.os, "cpu_count", lambda: 8)
+    monkeypatch.setattr(page_sharing, "client_address", lambda: None)
+    assert page_sharing.training_threads(RunConfig(), "cpu") == 1
+    monkeypatch.setattr(page_sharing, "client_address", lambda: "203.0.113.9")
+    assert page_sharing.training_threads(RunConfig(), "cpu") == 8
+
+
+@pytest.mark.parametrize(
+    ("headers", "connection", "expected"),
+    [({}, None, None), ({}, "10.0.0.7", "10.0.0.7"), ({"X-Forwarded-For": "203.0.113.9, 10.0.0.1"}, None,
+     "203.0.113.9"), ({"X-Real-Ip": "198.51.100.4"}, "127.0.0.1", "198.51.100.4")],
+)
+def test_behind_a_reverse_proxy_the_forwarded_address_counts(headers, connection, expected):
+    """nginx on the same machine connects from loopback; the browser's address is in its headers."""
+    from linecnn.ui.sharing import address_from
+
+    assert address_from(headers, connection) == expected
+
+
+def test_the_waiting_text_says_place_slots_and_how_to_leave():
+    """What a queued run shows instead of its progress bar."""
+    from linecnn.ui.sharing import wait_text
+
+    text = wait_text(Wait(place=2, waiting=3, training=1, slots=1, seconds=4.2), "cpu")
+    assert "place 2 of 3" in text and "1 of 1 training slot in use" in text and "4.2 s" in text
+    assert "Stop leaves the queue" in text

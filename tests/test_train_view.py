@@ -4,7 +4,7 @@ import pytest
 
 from linecnn.config import RunConfig
 from linecnn.train import EpochRecord
-from linecnn.ui.state import TRAIN_THREADS_ENV, training_threads
+from linecnn.ui.sharing import TRAIN_THREADS_ENV, training_threads
 from linecnn.ui.train_view import LiveCharts, seconds_left, thinned
 
 
@@ -60,7 +60,7 @@ def test_no_redraw_in_the_last_moments_of_a_run():
 @pytest.mark.parametrize(("value", "expected"), [("3", 3), ("", 1), ("0", 1), ("two", 1), ("-2", 1)])
 def test_train_threads_come_from_the_host_when_valid(monkeypatch, value, expected):
     monkeypatch.setenv(TRAIN_THREADS_ENV, value)
-    assert training_threads(RunConfig()) == expected  # the default run's own policy is 1 thread
+    assert training_threads(RunConfig(), "cpu") == expected  # a local browser's default run: 1 thread
 
 
 def test_long_runs_are_thinned_for_live_redraws_but_keep_their_last_epoch():

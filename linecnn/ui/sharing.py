@@ -4,15 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import streamlit as st
 import torch
 
 from linecnn.config import RunConfig
-from linecnn.device import describe
+from linecnn.device import cpu_threads, describe
 from linecnn.sharing import Wait, cpu_share, is_local_client, training_queue
-from linecnn.train import cpu_threads_for
+from linecnn.train import Trainer, cpu_threads_for
 from linecnn.ui.format import format_seconds
 
 # A host who knows better than the policy below can fix the CPU threads of every Train-page run.
@@ -23,12 +23,16 @@ FORWARDED_HEADERS = ("X-Forwarded-For", "X-Real-Ip")
 
 def client_address() -> str | None:
     """The browser's IP address as this server sees it (None for a local connection)."""
-    headers = st.context.headers or {}
+    return address_from(st.context.headers or {}, st.context.ip_address)
+
+
+def address_from(headers: Mapping[str, str], connection: str | None) -> str | None:
+    """The first address a reverse proxy forwarded, else the connection's own address."""
     for name in FORWARDED_HEADERS:
         value = headers.get(name)
         if value:
             return value.split(",")[0].strip()
-    return st.context.ip_address
+    return connection
 
 
 def training_threads(config: RunConfig, device: torch.device | str) -> int | None:
@@ -56,15 +60,31 @@ def wait_text(wait: Wait, device: torch.device | str) -> str:
     )
 
 
-@contextlib.contextmanager
-def training_slot(ticket: str, device: torch.device | str, progress) -> Iterator[None]:  # noqa: ANN001
-    """Hold one of the device's training slots in the block, showing the place in ``progress`` meanwhile.
+def ticket(trainer: Trainer) -> str:
+    """The run's name in the training queue: one per live run, never shared between sessions."""
+    return f"run-{id(trainer):x}"
 
-    ``progress`` is the page's progress-bar placeholder (an ``st.empty``).
+
+@contextlib.contextmanager
+def training_turn(trainer: Trainer, progress=None) -> Iterator[None]:  # noqa: ANN001
+    """Train ``trainer`` in the block: in one of its device's slots, on this session's CPU threads.
+
+    While the run waits, its place is shown in ``progress`` (the page's progress-bar ``st.empty``);
+    without one it waits silently (a single Step). Each GPU epoch also waits for any benchmark cell
+    that changes process-wide CUDA settings: wrap the epochs in ``linecnn.sharing.sharing_gpu``.
     """
 
     def show(wait: Wait) -> None:
-        progress.progress(0.0, text=wait_text(wait, device))
+        progress.progress(0.0, text=wait_text(wait, trainer.device))
 
-    with training_queue(device).hold(ticket, on_wait=show, poll=0.25):
+    queue = training_queue(trainer.device)
+    with (
+        queue.hold(ticket(trainer), on_wait=None if progress is None else show, poll=0.25),
+        cpu_threads(trainer.device, training_threads(trainer.config, trainer.device)),
+    ):
         yield
+
+
+def leave_queue(trainer: Trainer) -> None:
+    """Take a run that is waiting for a slot out of the queue (Stop while queued)."""
+    training_queue(trainer.device).cancel(ticket(trainer))

@@ -14,7 +14,7 @@ import streamlit as st
 from torch import nn
 
 from linecnn.config import RunConfig, TrainLimits
-from linecnn.train import EpochRecord, Trainer, cpu_threads_for
+from linecnn.train import EpochRecord, Trainer
 
 _LOG = logging.getLogger(__name__)
 
@@ -24,9 +24,6 @@ RUNS = "train.runs"  # list[RunRecord] of finished or stopped runs, oldest first
 RUN_COUNT = "train.run_count"  # runs filed so far in this session; numbers never repeat
 
 MAX_RUNS = 20  # older runs drop off the session history beyond this
-# A host whose students' browsers run elsewhere (a GPU cloud machine with many cores) can give
-# Train-page runs more CPU threads than the default policy, which assumes a browser on the same cores.
-TRAIN_THREADS_ENV = "LINECNN_TRAIN_THREADS"
 # A host's limits on each Train-page run (defaults: TrainLimits'); see server_limits.
 MAX_SECONDS_ENV = "LINECNN_TRAIN_MAX_SECONDS"  # training seconds per run; "inf" or "none" for no cap
 MAX_IMAGE_EPOCHS_ENV = "LINECNN_TRAIN_MAX_IMAGE_EPOCHS"  # epochs x training images per run
@@ -64,15 +61,6 @@ class RunRecord:
         """Short name for pickers and legends, e.g. 'Run 2 · cuda:0 · 120 ep'."""
         end = f"stopped at {self.epochs_done}" if self.stopped else f"{self.epochs_done} ep"
         return f"Run {self.number} · {self.device} · {end}" + (" · restored" if self.restored_from else "")
-
-
-def training_threads(config: RunConfig) -> int | None:
-    """CPU threads a Train-page run of ``config`` uses: $LINECNN_TRAIN_THREADS when the host set
-    a whole number of at least 1, else ``train.cpu_threads_for`` (None means torch's default)."""
-    value = os.environ.get(TRAIN_THREADS_ENV, "").strip()
-    if value.isdigit() and int(value) >= 1:
-        return int(value)
-    return cpu_threads_for(config)
 
 
 def server_limits() -> TrainLimits:

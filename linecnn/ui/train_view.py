@@ -11,9 +11,10 @@ import torch
 from linecnn.bench import is_out_of_memory
 from linecnn.config import RunConfig, TrainLimits
 from linecnn.data import CLASS_NAMES
-from linecnn.device import cpu_threads, describe
+from linecnn.device import describe
+from linecnn.sharing import gpu_shared
 from linecnn.train import EpochRecord, Trainer, check_limits, diagnose, weights_fingerprint
-from linecnn.ui import charts, state
+from linecnn.ui import charts, sharing, state
 from linecnn.ui.format import format_bytes, format_seconds
 
 # Widget keys; values persist for the whole session so settings survive page switches.
@@ -189,7 +190,7 @@ def _step(device: str) -> None:
     if trainer is None:
         return
     try:
-        with cpu_threads(trainer.device, state.training_threads(trainer.config)):
+        with sharing.training_turn(trainer), gpu_shared(trainer.device):
             trainer.step()
     except RuntimeError as error:
         stop_on_error(trainer, error)
@@ -235,7 +236,10 @@ def stop_on_error(trainer: Trainer, error: RuntimeError) -> None:
 
 
 def _stop() -> None:
-    """Callback: end the live run, keeping the weights of its last whole epoch."""
+    """Callback: end the live run (or take it out of the training queue), keeping its last whole epoch."""
+    live = state.live_trainer()
+    if live is not None:
+        sharing.leave_queue(live)
     record = state.finish_run()
     if record is None:
         _flash("info", "Stopped before the first epoch finished; there is nothing to keep.")
