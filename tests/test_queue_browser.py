@@ -1,0 +1,79 @@
+"""Two students on one server with one training slot: the second waits, sees its place, and can leave."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import expect
+
+from linecnn.sharing import SLOTS_ENV
+from tests.helpers import StreamlitServer, wait_for_app
+
+pytestmark = pytest.mark.browser
+WAIT_MS = 30_000  # a loaded 2-core machine takes seconds to redraw a page
+
+
+@pytest.fixture(scope="module")
+def one_slot_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
+    """A server that trains one CPU run at a time, whatever this machine's core count."""
+    instance = StreamlitServer({**server_env, SLOTS_ENV: "1"}).start()
+    yield instance
+    instance.stop()
+
+
+def train_tab(browser, server: StreamlitServer, epochs: int):
+    """A new session on the Train page with ``epochs`` set."""
+    tab = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    tab.set_default_timeout(60_000)
+    tab.goto(f"{server.url}/Train")
+    wait_for_app(tab)
+    field = tab.get_by_label("Epochs")
+    field.fill(str(epochs))
+    field.press("Enter")
+    wait_for_app(tab)
+    return tab
+
+
+def test_a_second_run_waits_its_turn_then_trains(browser, one_slot_server):
+    """While one run trains, another session's Start shows its place in the queue, then trains after it."""
+    first = train_tab(browser, one_slot_server, 4_000)
+    second = train_tab(browser, one_slot_server, 5)
+    try:
+        first.get_by_role("button", name="Start").click()
+        first.get_by_text(re.compile(r"Epoch \d+ / 4,?000")).wait_for()
+        second.get_by_role("button", name="Start").click()
+        expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
+        expect(second.get_by_text("1 of 1 training slot in use")).to_be_visible(timeout=WAIT_MS)
+        first.get_by_role("button", name="Stop").click()
+        second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
+        wait_for_app(second)
+        assert second.locator('[data-testid="stException"]').count() == 0
+        assert first.locator('[data-testid="stException"]').count() == 0
+    finally:
+        first.context.close()
+        second.context.close()
+
+
+def test_stop_while_queued_leaves_the_queue_and_keeps_the_page_working(browser, one_slot_server):
+    """Stop on a waiting run takes it out of the line: nothing is filed, and the next Start works."""
+    first = train_tab(browser, one_slot_server, 4_000)
+    second = train_tab(browser, one_slot_server, 5)
+    try:
+        first.get_by_role("button", name="Start").click()
+        first.get_by_text(re.compile(r"Epoch \d+ / 4,?000")).wait_for()
+        second.get_by_role("button", name="Start").click()
+        expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
+        second.get_by_role("button", name="Stop").click()
+        expect(second.get_by_text("there is nothing to keep")).to_be_visible(timeout=WAIT_MS)
+        expect(second.get_by_role("button", name="Start")).to_be_enabled(timeout=WAIT_MS)
+        first.get_by_role("button", name="Stop").click()
+        first.get_by_text("Summary · Run 1").wait_for()
+        wait_for_app(first)
+        second.get_by_role("button", name="Start").click()
+        second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
+        assert second.locator('[data-testid="stException"]').count() == 0
+    finally:
+        first.context.close()
+        second.context.close()
