@@ -112,7 +112,18 @@ def test_running_out_of_memory_is_one_line_with_advice(monkeypatch, capsys):
         raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 78 GB")
 
     monkeypatch.setattr(cli, "Trainer", refuse)
-    assert main(["train", "--device", "cpu", "--per-class", "200000", "--width", "64", "--json"]) == 2
+    argv = [
+        "train",
+        "--device",
+        "cpu",
+        "--per-class",
+        "200000",
+        "--width",
+        "64",
+        "--json",
+        "--no-memory-check",
+    ]
+    assert main(argv) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("linecnn train: error: out of memory") and "smaller width" in line
 

@@ -212,8 +212,8 @@ def time_cap_message(record: state.RunRecord) -> str:
     cap = state.server_limits().max_seconds
     limit = f"{format_seconds(cap)} of training per run" if cap is not None else "its time cap"
     return (
-        f"This server allows {limit}, so the run stopped after {len(record.history)} of "
-        f"{record.config.train.epochs} epochs; they are kept in the history. For a longer run, "
+        f"This server allows {limit}, so the run stopped after {len(record.history):,} of "
+        f"{record.config.train.epochs:,} epochs; they are kept in the history. For a longer run, "
         "use fewer images, a smaller width or the command line."
     )
 
