@@ -229,7 +229,7 @@ def running() -> bool:
 
 
 def render_job() -> None:
-    """This session's running benchmark: progress, queue and Cancel; when it ends, its outcome."""
+    """This session's running benchmark: progress, queue and Cancel (polled until it ends)."""
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
 
