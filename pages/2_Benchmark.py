@@ -19,6 +19,7 @@ from linecnn.ui import setup_page
 from linecnn.ui.format import format_bytes, format_seconds
 
 device = setup_page("Benchmark", ":material/speed:")
+ui.finish_job()
 
 st.title("Benchmark")
 st.markdown(

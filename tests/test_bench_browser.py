@@ -73,4 +73,4 @@ def test_changing_a_setting_mid_run_does_not_cancel_the_benchmark(page, server):
     ended.wait_for(timeout=180_000)
     assert ended.inner_text().startswith("Benchmark done in")
     wait_for_app(page)
-    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible()
+    expect(page.locator('[data-testid="stDataFrame"]').first).to_be_visible(timeout=30_000)

@@ -229,7 +229,7 @@ def running() -> bool:
 
 
 def render_job() -> None:
-    """This session's running benchmark: progress, queue and Cancel; when it ends, its outcome."""
+    """This session's running benchmark: progress, queue and Cancel (polled until it ends)."""
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
 
@@ -241,9 +241,9 @@ def _job_fragment() -> None:
     if job is None:
         return
     if job.done.is_set():
-        st.session_state.pop(RUNNING, None)
-        _finish(job)
-        st.rerun()  # the whole page: the new run's results and the history list
+        # The whole page, where finish_job shows the run: the history's multiselect takes its new
+        # value only in a run that sets it before drawing it, which a fragment run cannot.
+        st.rerun()
     if job.waited is not None:
         st.info(
             f"**Queued.** Another session is running a benchmark (waiting {job.waited:.0f} s). "
@@ -267,6 +267,14 @@ def _job_fragment() -> None:
         "The benchmark runs on the server: you can change settings or switch pages meanwhile. "
         "Charts are not redrawn while cells are timed, so the browser leaves the cores to the timing."
     )
+
+
+def finish_job() -> None:
+    """At the top of the page: once this session's benchmark has ended, show its run and its message."""
+    job: Job | None = st.session_state.get(RUNNING)
+    if job is not None and job.done.is_set():
+        st.session_state.pop(RUNNING)
+        _finish(job)
 
 
 def _finish(job: Job) -> None:
