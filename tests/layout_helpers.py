@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 # Every visible label-like element whose text does not fit its box (CSS ellipsis or clipped),
-# or ends in an ellipsis; Plotly titles that stick out of their chart; and whether the page
-# scrolls sideways. Returns {"cut": [...descriptions], "overflow": px of sideways scroll}.
+# every button or metric whose text ends in an ellipsis, Plotly titles sticking out of their
+# chart, and whether the page scrolls sideways. Returns {"cut": [...], "overflow": px}.
 LAYOUT_JS = """() => {
   const LABELS = [
     "button", "[data-testid='stMetricLabel']", "[data-testid='stMetricValue']",
@@ -23,6 +23,7 @@ LAYOUT_JS = """() => {
     if (!visible(root)) continue;
     for (const label of root.querySelectorAll(LABELS)) {
       if (!visible(label) || label.closest(".js-plotly-plot, [data-testid='stDataFrame']")) continue;
+      const named = label.matches("button, [data-testid^='stMetric']");
       for (const el of [label, ...label.querySelectorAll("*")]) {
         const text = (el.innerText || "").trim();
         if (!text) continue;
@@ -30,7 +31,8 @@ LAYOUT_JS = """() => {
           cut.push(`clipped: ${text.slice(0, 60)} (${el.scrollWidth} > ${el.clientWidth} px)`);
           break;
         }
-        if (text.endsWith("…")) { cut.push(`ellipsis: ${text.slice(0, 60)}`); break; }
+        // Prose may end in an ellipsis ("Starting…"); a button or a metric cut short by code does.
+        if (named && text.endsWith("…")) { cut.push(`ellipsis: ${text.slice(0, 60)}`); break; }
       }
     }
     // A button pushed past the edge of its widget is cut off by it (e.g. segmented controls).

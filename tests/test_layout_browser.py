@@ -2,6 +2,7 @@
 screen, the Draw prediction beside its canvas, and a phone's sidebar out of the way after navigating."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.draw_helpers import CANVAS, PREDICTION, Stroke, draw, read_prediction, wait_until
 from tests.helpers import ROOT
@@ -43,6 +44,7 @@ def fill_page(tab, path: str) -> None:
         wait_for_page(tab)
         tab.get_by_role("button", name="Start").click()
         tab.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
+        expect(tab.get_by_role("button", name="Start")).to_be_enabled(timeout=60_000)  # the run is over
         wait_for_page(tab)
     if path == "Draw":
         tab.locator(CANVAS).scroll_into_view_if_needed()

@@ -91,7 +91,6 @@ export default function ({ data, parentElement, setStateValue }) {
   const root = parentElement.querySelector(".grid-root");
   if (!root.contains(grid.element)) root.appendChild(grid.element);
   grid.send = setStateValue;
-  return () => grids.delete(parentElement);
 }
 """
 # Clear presses the canvas's own reset (its toolbar's bin) in the browser: the canvas empties
