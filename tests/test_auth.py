@@ -84,6 +84,13 @@ def test_a_signed_in_user_gets_the_page_with_name_and_log_out():
     assert "Log out" in labels(at.sidebar.button)
 
 
+def test_a_name_from_the_provider_is_shown_as_text_not_markdown():
+    """A display name like '[click](http://evil)' or '<img>' reaches the sidebar escaped."""
+    at = home({"auth": AUTH}, {**ADA, "name": "[click](http://evil.example) <img src=x>"})
+    shown = next(e.value for e in at.sidebar.markdown if e.value.startswith("Signed in as"))
+    assert "\\[click\\]" in shown and "\\<img" in shown and "](http" not in shown
+
+
 def test_log_out_signs_the_user_out():
     at = home({"auth": AUTH}, ADA)
     at.sidebar.button(key="auth_logout").click().run()
@@ -96,7 +103,9 @@ def test_the_allow_list_keeps_other_accounts_out_with_a_message():
     at = home(secrets, outsider)
     assert not at.exception
     assert not at.title, "the page stays hidden"
-    assert "eve@gmail.com, which is not on this class's list" in at.error[0].value
+    assert ", which is not on this class's list" in at.error[0].value
+    plain = at.error[0].value.replace("\u2060", "").replace("\\", "")  # as the reader sees it
+    assert plain.startswith("You are signed in as eve@gmail.com")
     assert labels(at.button) == ["Log out"]
 
     at = home(secrets, ADA)

@@ -95,13 +95,22 @@ def test_laptop_config_binds_loopback_only():
     assert load(LAPTOP)["server"]["address"] == "127.0.0.1"
 
 
+def test_hosting_profile_takes_every_file_the_app_accepts_and_no_more():
+    """The server's upload cap is the largest of the app's own caps: a valid run history still uploads."""
+    from linecnn.store import MAX_FILE_BYTES
+    from linecnn.ui.restore import UPLOAD_MB
+
+    largest_mb = max(UPLOAD_MB, -(-MAX_FILE_BYTES // 2**20))
+    assert load(PROFILE)["server"]["maxUploadSize"] == largest_mb
+
+
 def test_hosting_profile_has_the_safe_values():
     profile = load(PROFILE)
     server = profile["server"]
     assert server["address"] == "127.0.0.1"
     assert profile["client"]["showErrorDetails"] in ("type", "none")
     assert profile["client"]["showErrorLinks"] is False
-    assert server["maxUploadSize"] <= 5
+    assert server["maxUploadSize"] <= 8
     assert server["enableCORS"] is True and server["enableXsrfProtection"] is True
     assert server["allowedHosts"] and "*" not in server["allowedHosts"]
     assert server.get("corsAllowedOrigins", []) == []

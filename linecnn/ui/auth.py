@@ -8,6 +8,8 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAuthError
 
+from linecnn.ui.format import escape_markdown
+
 # Keys of [auth] (or of one [auth.<name>] table) that make up one OIDC provider.
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
 
@@ -81,7 +83,7 @@ def require_login() -> None:
         not_allowed_screen(user)
         st.stop()
     with st.sidebar:
-        st.markdown(f"Signed in as **{display_name(user)}**")
+        st.markdown(f"Signed in as **{escape_markdown(display_name(user))}**")
         log_out_button()
         st.divider()
 
@@ -107,7 +109,7 @@ def log_in(provider: str | None) -> None:
 def not_allowed_screen(user: Mapping[str, Any]) -> None:
     """Tell a signed-in user outside the allow-list why they cannot go on, and let them switch accounts."""
     st.header("This account has no access")
-    email = user.get("email") or "an account without an e-mail address"
+    email = escape_markdown(user.get("email") or "an account without an e-mail address")
     st.error(
         f"You are signed in as {email}, which is not on this class's list of allowed accounts. "
         "Log out and sign in with your school account, or ask your teacher to add this address.",
