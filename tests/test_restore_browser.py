@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 from linecnn.checkpoint import load_history, load_model
 from linecnn.predict import predict
 from linecnn.preprocess import from_cells
-from tests.draw_helpers import CANVAS, CONFIDENCE, PREDICTION
+from tests.draw_helpers import CANVAS, CONFIDENCE, PREDICTION, cell_button, use_cells
 from tests.helpers import wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -85,14 +85,12 @@ def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
     page.locator(CANVAS).wait_for(timeout=120_000)  # the first visit may train the default model
     picker = page.get_by_role("radio", name=f"Your last run (Run 1 · cpu · {EPOCHS} ep · restored)")
     assert picker.is_checked()
-    page.get_by_role("radio", name="Click cells").click()
-    wait_for_app(page)
+    use_cells(page)
     for row in range(8):
-        cell = page.locator(f".st-key-draw-cell-{row * 8 + COLUMN} button")
+        cell = cell_button(page, row * 8 + COLUMN)
         cell.click()
-        # Click the next cell only once this one shows painted, so no click lands on a grid being redrawn.
-        expect(cell).to_have_attribute("data-testid", "stBaseButton-primary", timeout=LOADED_MS)
-        wait_for_app(page)
+        expect(cell).to_have_attribute("aria-pressed", "true", timeout=LOADED_MS)
+    wait_for_app(page)
     page.locator(PREDICTION).wait_for()
     image = torch.zeros(8, 8)
     image[:, COLUMN] = 1.0
