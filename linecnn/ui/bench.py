@@ -12,8 +12,6 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import math
-import os
 import threading
 import time
 import uuid
@@ -24,6 +22,7 @@ import streamlit as st
 
 from linecnn.bench import BENCH_LOCK, OK
 from linecnn.device import cuda_unavailable_reason, list_devices
+from linecnn.hostenv import env_number, env_uncapped
 from linecnn.store import MAX_FILE_BYTES, History, RunSummary
 from linecnn.sweep import (
     FACTOR_TITLES,
@@ -82,26 +81,10 @@ def server_caps() -> Caps:
     with a warning in the server's log; a time cap of "inf" or "none" means no time cap.
     """
 
-    def number(name: str, default: float, minimum: float) -> float:
-        raw = os.environ.get(name, "").strip()
-        if not raw:
-            return default
-        try:
-            value = float(raw)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and value >= minimum):
-            _LOG.warning(
-                "Ignoring %s=%r: it must be a number of at least %g; using %g.", name, raw, minimum, default
-            )
-            return default
-        return value
-
-    no_time_cap = os.environ.get(MAX_SECONDS_ENV, "").strip().lower() in ("inf", "none")
     return Caps(
-        max_images=int(number(MAX_IMAGES_ENV, MAX_IMAGES, minimum=MIN_CAP_IMAGES)),
-        max_seconds=None if no_time_cap else number(MAX_SECONDS_ENV, 300.0, minimum=0),
-        max_step_bytes=int(number(MAX_STEP_BYTES_ENV, MAX_STEP_BYTES, minimum=MIN_CAP_STEP_BYTES)),
+        max_images=int(env_number(MAX_IMAGES_ENV, MAX_IMAGES, minimum=MIN_CAP_IMAGES)),
+        max_seconds=None if env_uncapped(MAX_SECONDS_ENV) else env_number(MAX_SECONDS_ENV, 300.0, minimum=0),
+        max_step_bytes=int(env_number(MAX_STEP_BYTES_ENV, MAX_STEP_BYTES, minimum=MIN_CAP_STEP_BYTES)),
     )
 
 

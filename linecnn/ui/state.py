@@ -5,18 +5,14 @@ Keeping them here avoids session-state flags scattered across pages.
 
 from __future__ import annotations
 
-import logging
-import math
-import os
 from dataclasses import dataclass, replace
 
 import streamlit as st
 from torch import nn
 
 from linecnn.config import RunConfig, TrainLimits
+from linecnn.hostenv import env_number, env_uncapped
 from linecnn.train import EpochRecord, Trainer
-
-_LOG = logging.getLogger(__name__)
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
 LIVE = "train.live"  # the Trainer of the run in progress (running or paused), if any
@@ -70,28 +66,12 @@ def server_limits() -> TrainLimits:
     with a warning in the server's log; a time cap of "inf" or "none" means no time cap.
     """
     default = TrainLimits()
-
-    def number(name: str, fallback: float, minimum: float) -> float:
-        raw = os.environ.get(name, "").strip()
-        if not raw:
-            return fallback
-        try:
-            value = float(raw)
-        except ValueError:
-            value = math.nan
-        if not (math.isfinite(value) and value >= minimum):
-            _LOG.warning(
-                "Ignoring %s=%r: it must be a number of at least %g; using %g.", name, raw, minimum, fallback
-            )
-            return fallback
-        return value
-
-    no_time_cap = os.environ.get(MAX_SECONDS_ENV, "").strip().lower() in ("inf", "none")
-    seconds = None if no_time_cap else number(MAX_SECONDS_ENV, default.max_seconds, minimum=0.001)
+    capped = not env_uncapped(MAX_SECONDS_ENV)
+    seconds = env_number(MAX_SECONDS_ENV, default.max_seconds, 0.001) if capped else None
     return TrainLimits(
         max_seconds=seconds,
-        max_image_epochs=int(number(MAX_IMAGE_EPOCHS_ENV, default.max_image_epochs, MIN_IMAGE_EPOCHS)),
-        max_bytes=int(number(MAX_BYTES_ENV, default.max_bytes, MIN_BYTES)),
+        max_image_epochs=int(env_number(MAX_IMAGE_EPOCHS_ENV, default.max_image_epochs, MIN_IMAGE_EPOCHS)),
+        max_bytes=int(env_number(MAX_BYTES_ENV, default.max_bytes, MIN_BYTES)),
     )
 
 

@@ -1,0 +1,37 @@
+"""Numbers a host sets through environment variables, read the same way everywhere.
+
+A value that is missing falls back to the default; one that is not a finite number of at least
+the minimum falls back too, with a warning in the server's log, so that a typo in a service file
+never takes the app down.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+
+_LOG = logging.getLogger(__name__)
+UNCAPPED = ("inf", "none")  # what a host writes to lift a cap
+
+
+def env_number(name: str, default: float, minimum: float) -> float:
+    """$name as a number of at least ``minimum``, else ``default``."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= minimum):
+        _LOG.warning(
+            "Ignoring %s=%r: it must be a number of at least %g; using %g.", name, raw, minimum, default
+        )
+        return default
+    return value
+
+
+def env_uncapped(name: str) -> bool:
+    """True when the host lifted the cap $name ('inf' or 'none')."""
+    return os.environ.get(name, "").strip().lower() in UNCAPPED
