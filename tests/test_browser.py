@@ -45,6 +45,12 @@ def test_choices_persist_across_pages(server, page):
     epochs = page.get_by_label("Epochs")
     epochs.fill("37")
     epochs.press("Enter")
+    # The server has the value once the charts' epoch axis ends at 38 (37 + 1): leaving sooner
+    # could outrun the rerun that Enter sent.
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('.js-plotly-plot')]
+                 .some(plot => plot.layout && plot.layout.xaxis.range[1] === 38)"""
+    )
     wait_for_app(page)
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Draw").click()
     page.get_by_role("heading", name="Draw", exact=True).first.wait_for()
