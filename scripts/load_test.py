@@ -133,6 +133,7 @@ def main() -> int:
             alone = open_train(browser.new_context(viewport=viewport), server.url, args.epochs)
             alone.get_by_role("button", name="Start").click()
             alone.get_by_text("Summary · Run 1").wait_for()
+            print("the run alone is done", flush=True)
             wait_for_app(alone)
             reference = shown_metrics(alone)
             errors += exceptions(alone)
@@ -145,6 +146,7 @@ def main() -> int:
             bench = None
             if not args.no_bench:
                 bench = start_benchmark(browser.new_context(viewport=viewport), server.url)
+            print(f"{len(tabs)} sessions open; pressing Start in each", flush=True)
             started = time.monotonic()
             for tab in tabs:
                 tab.evaluate(MARK_SCRIPT, "Summary · Run 1")
@@ -157,6 +159,7 @@ def main() -> int:
                 same = all(shown.get(k) == reference.get(k) for k in core_shown)
                 acc, loss = shown.get("Validation accuracy"), shown.get("Validation loss")
                 rows.append((number, seconds, acc, loss, same))
+                print(f"session {number}: result after {seconds:.2f} s", flush=True)
                 errors += exceptions(tab)
             all_done = time.monotonic() - started
             bench_text = "not run"
