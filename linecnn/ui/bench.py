@@ -52,7 +52,7 @@ _LOG = logging.getLogger(__name__)
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
 RUNNING = "bench.running"  # this session's Job, from Run benchmark until the page has shown its end
 UNSAVED = "bench.unsaved"  # documents of runs the history could not store, newest first, shown from memory
-MESSAGE = "bench.message"  # (kind, text) shown once after a run ends or is stopped
+MESSAGE = "bench.message"  # (kind, text) about the last run, shown until the next one starts
 IMPORTED = "bench.imported"  # ids of uploaded files already imported, so a rerun does not import again
 SESSION = "bench.session"  # a short name for this session in the queue
 CANCEL = "bench.cancel"  # key of the Cancel button
@@ -200,6 +200,7 @@ def start_benchmark(plan: SweepPlan, caps: Caps) -> None:
     if running():
         raise ValueError("Your benchmark is still running: wait for it to end, or cancel it first.")
     who = st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
+    st.session_state.pop(MESSAGE, None)
     job = Job(plan, caps, who)
     st.session_state[RUNNING] = job
     threading.Thread(target=job.run, name=f"linecnn-bench-{who}", daemon=True).start()
@@ -335,8 +336,8 @@ def _summary(job: Job) -> tuple[str, str]:
 
 
 def show_message() -> None:
-    """The one-off message left by the last run."""
-    message = st.session_state.pop(MESSAGE, None)
+    """The message about the last run; kept until the next run starts, so a rerun cannot lose it."""
+    message = st.session_state.get(MESSAGE)
     if message is not None:
         kind, text = message
         {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text)
