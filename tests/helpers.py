@@ -97,14 +97,19 @@ class StreamlitServer:
 
     def stop(self) -> None:
         """Stop the server we started, by its PID only."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop_process(self.process)
+
+
+def stop_process(process: subprocess.Popen | None) -> None:
+    """Stop a process this test run started, by its PID only: politely, then for good."""
+    if process is None or process.poll() is not None:
+        return
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=10)
 
 
 def wait_for_app(tab, timeout_ms: int = 30_000) -> None:

@@ -9,7 +9,7 @@ import subprocess
 import time
 import urllib.request
 
-from tests.helpers import ROOT, free_port
+from tests.helpers import ROOT, free_port, stop_process
 
 PROVIDER_DIR = ROOT / "tests" / "oidc"
 # The static client and account that provider.js defines.
@@ -66,14 +66,7 @@ class OidcProvider:
 
     def stop(self) -> None:
         """Stop the provider we started, by its PID only."""
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop_process(self.process)
 
     def secrets_toml(self, app_url: str, allowed_emails: list[str] | None = None) -> str:
         """A secrets.toml whose [auth] section signs in to this provider and returns to ``app_url``."""

@@ -36,15 +36,20 @@ def train_tab(browser, server: StreamlitServer, epochs: int):
     return tab
 
 
+def queue_behind(first, second) -> None:
+    """Start a long run in ``first``, then Start in ``second``, which must wait in line."""
+    first.get_by_role("button", name="Start").click()
+    first.get_by_text(re.compile(r"Epoch \d+ / 4,?000")).wait_for()
+    second.get_by_role("button", name="Start").click()
+    expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
+
+
 def test_a_second_run_waits_its_turn_then_trains(browser, one_slot_server):
     """While one run trains, another session's Start shows its place in the queue, then trains after it."""
     first = train_tab(browser, one_slot_server, 4_000)
     second = train_tab(browser, one_slot_server, 5)
     try:
-        first.get_by_role("button", name="Start").click()
-        first.get_by_text(re.compile(r"Epoch \d+ / 4,?000")).wait_for()
-        second.get_by_role("button", name="Start").click()
-        expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
+        queue_behind(first, second)
         expect(second.get_by_text("1 of 1 training slot in use")).to_be_visible(timeout=WAIT_MS)
         first.get_by_role("button", name="Stop").click()
         second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
@@ -61,10 +66,7 @@ def test_stop_while_queued_leaves_the_queue_and_keeps_the_page_working(browser, 
     first = train_tab(browser, one_slot_server, 4_000)
     second = train_tab(browser, one_slot_server, 5)
     try:
-        first.get_by_role("button", name="Start").click()
-        first.get_by_text(re.compile(r"Epoch \d+ / 4,?000")).wait_for()
-        second.get_by_role("button", name="Start").click()
-        expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
+        queue_behind(first, second)
         second.get_by_role("button", name="Stop").click()
         expect(second.get_by_text("there is nothing to keep")).to_be_visible(timeout=WAIT_MS)
         expect(second.get_by_role("button", name="Start")).to_be_enabled(timeout=WAIT_MS)
