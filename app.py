@@ -6,7 +6,7 @@ from linecnn.device import PORTABLE_PATTERN, describe, environment
 from linecnn.ui import setup_page
 from linecnn.ui.format import format_bytes
 
-device = setup_page("Home", ":material/home:")
+device = setup_page("home", ":material/home:")
 
 st.title("linecnn")
 st.markdown(

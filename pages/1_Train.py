@@ -6,7 +6,7 @@ from linecnn.sharing import Cancelled, sharing_gpu
 from linecnn.ui import restore, setup_page, sharing, state
 from linecnn.ui import train_view as view
 
-device = setup_page("Train", ":material/model_training:")
+device = setup_page("train", ":material/model_training:")
 st.title("Train")
 st.caption(
     "Train the lesson's CNN on the device chosen in the sidebar. Metrics are computed every epoch. "

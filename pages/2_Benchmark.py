@@ -18,7 +18,7 @@ from linecnn.ui import bench as ui
 from linecnn.ui import setup_page
 from linecnn.ui.format import format_bytes, format_seconds
 
-device = setup_page("Benchmark", ":material/speed:")
+device = setup_page("benchmark", ":material/speed:")
 ui.finish_job()
 
 st.title("Benchmark")

@@ -114,7 +114,7 @@ def show_feature_maps(prediction: Prediction) -> None:
     )
 
 
-device = setup_page("Draw", ":material/draw:")
+device = setup_page("draw", ":material/draw:")
 st.title("Draw")
 st.markdown(
     "Draw **one straight line**: vertical, horizontal or diagonal. "

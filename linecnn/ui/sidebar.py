@@ -8,27 +8,31 @@ import torch
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
 from linecnn.ui.auth import require_login
+from linecnn.ui.i18n import init_language, language_toggle, t
 from linecnn.ui.layout import apply_layout
 
-# (script path, label, icon). Paths are relative to app.py, as st.page_link wants them.
+# (script path, key of its name in sidebar.toml, icon). Paths are relative to app.py, as
+# st.page_link wants them.
 PAGES = (
-    ("app.py", "Home", ":material/home:"),
-    ("pages/1_Train.py", "Train", ":material/model_training:"),
-    ("pages/2_Benchmark.py", "Benchmark", ":material/speed:"),
-    ("pages/3_Draw.py", "Draw", ":material/draw:"),
+    ("app.py", "home", ":material/home:"),
+    ("pages/1_Train.py", "train", ":material/model_training:"),
+    ("pages/2_Benchmark.py", "benchmark", ":material/speed:"),
+    ("pages/3_Draw.py", "draw", ":material/draw:"),
 )
 
 
-def setup_page(title: str, icon: str) -> torch.device:
-    """Configure the page, draw the shared sidebar, and return the chosen device."""
-    st.set_page_config(page_title=f"{title} · linecnn", page_icon=icon, layout="wide")
+def setup_page(page: str, icon: str) -> torch.device:
+    """Configure the page (``page``: its key in PAGES), draw the shared sidebar, return the device."""
+    init_language()
+    st.set_page_config(page_title=f"{t('sidebar.page.' + page)} · linecnn", page_icon=icon, layout="wide")
     require_login()
     with st.sidebar:
-        st.markdown("**linecnn** · a tiny CNN on any device")
-        for path, label, page_icon in PAGES:
-            st.page_link(path, label=label, icon=page_icon)
+        st.markdown(t("sidebar.tagline"))
+        for path, name, page_icon in PAGES:
+            st.page_link(path, label=t("sidebar.page." + name), icon=page_icon)
         st.divider()
         device = device_toggle()
+        language_toggle()
     apply_layout()
     return device
 
@@ -38,15 +42,15 @@ def device_toggle() -> torch.device:
     devices = {info.key: info for info in list_devices()}
     default = str(resolve("auto"))
     choice = st.radio(
-        "Device",
+        t("sidebar.device"),
         list(devices),
         index=list(devices).index(default),
         format_func=lambda key: devices[key].label,
         key=state.DEVICE,
         persist_state="session",
-        help="Where the model and every tensor live. Training, benchmarks and predictions use it.",
+        help=t("sidebar.device_help"),
     )
     reason = cuda_unavailable_reason()
     if reason:
-        st.caption(f"CUDA is not offered: {reason}")
+        st.caption(t("sidebar.no_cuda", reason=reason))
     return torch.device(choice)
