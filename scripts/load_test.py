@@ -28,6 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from playwright.sync_api import TimeoutError as PlaywrightTimeout  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
 from linecnn.config import RunConfig  # noqa: E402
@@ -36,6 +37,15 @@ from linecnn.train import cpu_threads_for, fit  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 RESULT_TIMEOUT_MS = 600_000
+SHOWN = ("Validation accuracy", "Validation loss")  # the summary's metrics compared across sessions
+# Tabs left in the background keep running their timers and rendering at full speed: Chromium
+# otherwise throttles every tab but the front one, and the sessions would not be equal.
+BROWSER_ARGS = [
+    *CHROMIUM_ARGS,
+    "--disable-background-timer-throttling",
+    "--disable-renderer-backgrounding",
+    "--disable-backgrounding-occluded-windows",
+]
 # Arms a promise in the tab that settles, on the tab's own clock, with the seconds from the next
 # pointer press to the moment the page's text contains the given heading.
 MARK_SCRIPT = """(heading) => { window.__result = new Promise((resolve) => {
@@ -54,6 +64,7 @@ MARK_SCRIPT = """(heading) => { window.__result = new Promise((resolve) => {
 
 def shown_metrics(tab) -> dict[str, str]:
     """The summary's metric labels and values, as the page shows them."""
+    tab.locator('[data-testid="stMetric"]', has_text=SHOWN[0]).first.wait_for()
     metrics = {}
     for box in tab.locator('[data-testid="stMetric"]').all():
         label = box.locator('[data-testid="stMetricLabel"]').inner_text().strip()
@@ -61,8 +72,9 @@ def shown_metrics(tab) -> dict[str, str]:
     return metrics
 
 
-def open_train(context, url: str, epochs: int):
+def open_train(context, url: str, epochs: int, name: str):
     """A tab on the Train page with the epochs set."""
+    print(f"opening {name}", flush=True)
     tab = context.new_page()
     tab.set_default_timeout(RESULT_TIMEOUT_MS)
     tab.goto(f"{url}/Train")
@@ -89,6 +101,15 @@ def rss_kib(pid: int) -> tuple[int, int]:
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
+def save_screenshots(browser, folder: Path) -> None:
+    """A screenshot of every open tab, so a stalled stage shows what each tab was showing."""
+    tabs = [tab for context in browser.contexts for tab in context.pages]
+    for number, tab in enumerate(tabs, start=1):
+        path = folder / f"stalled-tab-{number}.png"
+        tab.screenshot(path=str(path), full_page=True, timeout=30_000)
+    print(f"a stage timed out; screenshots of the {len(tabs)} tabs are in {folder}", file=sys.stderr)
+
+
 def percentile(values: list[float], q: float) -> float:
     """The q-th percentile by the nearest-rank method (no interpolation between runs)."""
     ordered = sorted(values)
@@ -101,10 +122,52 @@ def start_benchmark(context, url: str):
     tab.set_default_timeout(RESULT_TIMEOUT_MS)
     tab.goto(f"{url}/Benchmark")
     wait_for_app(tab, timeout_ms=120_000)
-    tab.get_by_role("button", name="Single cell").click()
+    tab.get_by_role("radio", name="Single cell").click()
     wait_for_app(tab, timeout_ms=120_000)
     tab.get_by_role("button", name="Run benchmark").click()
     return tab
+
+
+def drive(browser, url: str, args: argparse.Namespace) -> tuple:
+    """The run alone, then every session at once (and the benchmark); what the tabs showed."""
+    viewport = {"width": 1280, "height": 900}
+    errors: list[str] = []
+    alone = open_train(browser.new_context(viewport=viewport), url, args.epochs, "the tab alone")
+    alone.get_by_role("button", name="Start").click()
+    alone.get_by_text("Summary · Run 1").wait_for()
+    print("the run alone is done", flush=True)
+    wait_for_app(alone)
+    reference = shown_metrics(alone)
+    errors += exceptions(alone)
+    alone.context.close()
+
+    tabs = [
+        open_train(browser.new_context(viewport=viewport), url, args.epochs, f"tab {n}")
+        for n in range(1, args.sessions + 1)
+    ]
+    bench = None if args.no_bench else start_benchmark(browser.new_context(viewport=viewport), url)
+    print(f"{len(tabs)} sessions open; pressing Start in each", flush=True)
+    started = time.monotonic()
+    for tab in tabs:
+        tab.evaluate(MARK_SCRIPT, "Summary · Run 1")
+        tab.get_by_role("button", name="Start").click()
+    rows = []
+    for number, tab in enumerate(tabs, start=1):
+        tab.get_by_text("Summary · Run 1").wait_for()
+        wait_for_app(tab)
+        seconds = tab.evaluate("() => window.__result")
+        shown = shown_metrics(tab)
+        same = all(shown.get(name) == reference.get(name) is not None for name in SHOWN)
+        rows.append((number, seconds, shown.get(SHOWN[0]), shown.get(SHOWN[1]), same))
+        print(f"session {number}: result after {seconds:.2f} s", flush=True)
+        errors += exceptions(tab)
+    all_done = time.monotonic() - started
+    bench_text = "not run"
+    if bench is not None:
+        bench.get_by_text("Benchmark done in").wait_for()
+        bench_text = bench.get_by_text("Benchmark done in").inner_text().splitlines()[0]
+        errors += exceptions(bench)
+    return reference, rows, errors, all_done, bench_text
 
 
 def main() -> int:
@@ -121,56 +184,23 @@ def main() -> int:
     config = RunConfig.from_flat(epochs=args.epochs)
     with cpu_threads("cpu", cpu_threads_for(config)):
         core = fit(config, "cpu").history[-1]
-    core_shown = {"Validation accuracy": f"{core.val_acc:.1%}", "Validation loss": f"{core.val_loss:.4g}"}
+    core_shown = dict(zip(SHOWN, (f"{core.val_acc:.1%}", f"{core.val_loss:.4g}"), strict=True))
 
-    data_dir = tempfile.mkdtemp(prefix="linecnn-load-")
-    server = StreamlitServer(env={"LINECNN_DATA_DIR": data_dir}).start()
-    rows, errors = [], []
+    data_dir = Path(tempfile.mkdtemp(prefix="linecnn-load-"))
+    server = StreamlitServer(env={"LINECNN_DATA_DIR": str(data_dir)}).start()
     try:
         with sync_playwright() as playwright:
-            browser = playwright.chromium.launch(executable_path=chromium, args=CHROMIUM_ARGS)
-            viewport = {"width": 1280, "height": 900}
-            alone = open_train(browser.new_context(viewport=viewport), server.url, args.epochs)
-            alone.get_by_role("button", name="Start").click()
-            alone.get_by_text("Summary · Run 1").wait_for()
-            print("the run alone is done", flush=True)
-            wait_for_app(alone)
-            reference = shown_metrics(alone)
-            errors += exceptions(alone)
-            alone.context.close()
-
-            tabs = [
-                open_train(browser.new_context(viewport=viewport), server.url, args.epochs)
-                for _ in range(args.sessions)
-            ]
-            bench = None
-            if not args.no_bench:
-                bench = start_benchmark(browser.new_context(viewport=viewport), server.url)
-            print(f"{len(tabs)} sessions open; pressing Start in each", flush=True)
-            started = time.monotonic()
-            for tab in tabs:
-                tab.evaluate(MARK_SCRIPT, "Summary · Run 1")
-                tab.get_by_role("button", name="Start").click()
-            for number, tab in enumerate(tabs, start=1):
-                tab.get_by_text("Summary · Run 1").wait_for()
-                wait_for_app(tab)
-                seconds = tab.evaluate("() => window.__result")
-                shown = shown_metrics(tab)
-                same = all(shown.get(k) == reference.get(k) for k in core_shown)
-                acc, loss = shown.get("Validation accuracy"), shown.get("Validation loss")
-                rows.append((number, seconds, acc, loss, same))
-                print(f"session {number}: result after {seconds:.2f} s", flush=True)
-                errors += exceptions(tab)
-            all_done = time.monotonic() - started
-            bench_text = "not run"
-            if bench is not None:
-                bench.get_by_text("Benchmark done in").wait_for()
-                bench_text = bench.get_by_text("Benchmark done in").inner_text().splitlines()[0]
-                errors += exceptions(bench)
+            browser = playwright.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
+            try:
+                load = drive(browser, server.url, args)
+            except PlaywrightTimeout:
+                save_screenshots(browser, data_dir)
+                raise
             browser.close()
         rss, peak = rss_kib(server.process.pid)
     finally:
         server.stop()
+    reference, rows, errors, all_done, bench_text = load
     log = server.log_path.read_text(errors="replace")
     errors += [f"server log: {line}" for line in log.splitlines() if "Traceback" in line]
 
@@ -180,7 +210,7 @@ def main() -> int:
         print(f"{name}: val acc {shown.get('Validation accuracy')}, loss {shown.get('Validation loss')}")
     print(f"{'session':>7}  {'click->result':>13}  {'val acc':>8}  {'val loss':>9}  same as alone")
     for number, seconds, acc, loss, same in rows:
-        print(f"{number:>7}  {seconds:>11.2f} s  {acc:>8}  {loss:>9}  {'yes' if same else 'NO'}")
+        print(f"{number:>7}  {seconds:>11.2f} s  {acc!s:>8}  {loss!s:>9}  {'yes' if same else 'NO'}")
     waits = [row[1] for row in rows]
     print(
         f"click->result over {len(waits)} sessions: median {statistics.median(waits):.2f} s, "
