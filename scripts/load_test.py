@@ -133,9 +133,11 @@ def drive(browser, url: str, args: argparse.Namespace) -> tuple:
     viewport = {"width": 1280, "height": 900}
     errors: list[str] = []
     alone = open_train(browser.new_context(viewport=viewport), url, args.epochs, "the tab alone")
+    alone.evaluate(MARK_SCRIPT, "Summary · Run 1")
     alone.get_by_role("button", name="Start").click()
     alone.get_by_text("Summary · Run 1").wait_for()
-    print("the run alone is done", flush=True)
+    alone_seconds = alone.evaluate("() => window.__result")
+    print(f"the run alone is done: result after {alone_seconds:.2f} s", flush=True)
     wait_for_app(alone)
     reference = shown_metrics(alone)
     errors += exceptions(alone)
@@ -167,7 +169,7 @@ def drive(browser, url: str, args: argparse.Namespace) -> tuple:
         bench.get_by_text("Benchmark done in").wait_for()
         bench_text = bench.get_by_text("Benchmark done in").inner_text().splitlines()[0]
         errors += exceptions(bench)
-    return reference, rows, errors, all_done, bench_text
+    return reference, alone_seconds, rows, errors, all_done, bench_text
 
 
 def main() -> int:
@@ -200,7 +202,7 @@ def main() -> int:
         rss, peak = rss_kib(server.process.pid)
     finally:
         server.stop()
-    reference, rows, errors, all_done, bench_text = load
+    reference, alone_seconds, rows, errors, all_done, bench_text = load
     log = server.log_path.read_text(errors="replace")
     errors += [f"server log: {line}" for line in log.splitlines() if "Traceback" in line]
 
@@ -216,6 +218,7 @@ def main() -> int:
         f"click->result over {len(waits)} sessions: median {statistics.median(waits):.2f} s, "
         f"p95 {percentile(waits, 95):.2f} s, worst {max(waits):.2f} s; all done in {all_done:.1f} s"
     )
+    print(f"the same run alone on the page: {alone_seconds:.2f} s from click to result")
     print(f"benchmark beside them: {bench_text}")
     print(f"server memory: RSS {rss / 1024:.0f} MiB at the end, peak {peak / 1024:.0f} MiB")
     print(f"errors: {len(errors)}")
