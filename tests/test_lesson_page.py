@@ -80,7 +80,7 @@ def test_a_failing_snippet_shows_a_message_not_a_traceback(monkeypatch):
 def test_without_a_gpu_the_mistake_says_so_and_what_would_happen():
     """No GPU: the page says the real error needs one, labels the error it shows as not run, runs the fix."""
     at = page_in("en", LESSON)
-    text = texts(at.markdown)
+    text = texts(at.warning)
     assert "Not run here: this mistake needs a GPU" in text
     assert "What would happen (not run here)" in text
     run_button(at, "mismatch.fix").click().run()
@@ -103,7 +103,7 @@ def test_with_a_gpu_on_the_cpu_the_page_asks_to_pick_it(monkeypatch):
     """A GPU is here but the sidebar says CPU: the mistake asks for the GPU instead of running."""
     fake_gpu(monkeypatch, "cpu")
     at = on_cpu("en")
-    assert "Pick the GPU in the sidebar" in texts(at.markdown)
+    assert "Pick the GPU in the sidebar" in texts(at.warning)
     assert "lesson.run.mismatch.mistake" not in [b.key for b in at.button]
 
 

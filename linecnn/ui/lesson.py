@@ -43,7 +43,8 @@ def show_section(section: Section, device: torch.device) -> None:
                 st.markdown(f"**{t(f'lesson.{snippet.key}')}**")
             show_snippet(snippet, device)
         path, page, icon = LINKS[section.key]
-        st.page_link(path, label=t(f"lesson.{section.key}.link", page=t(f"sidebar.page.{page}")), icon=icon)
+        st.page_link(path, label=t("lesson.see", page=t(f"sidebar.page.{page}")), icon=icon)
+        st.caption(t(f"lesson.{section.key}.link"))
 
 
 def show_snippet(snippet: Snippet, device: torch.device) -> None:
@@ -69,9 +70,8 @@ def show_snippet(snippet: Snippet, device: torch.device) -> None:
 def show_not_run() -> None:
     """Why the mistake needs a GPU, and what it does there, clearly marked as not run on this machine."""
     has_gpu = any(info.kind != "cpu" for info in list_devices())
-    with st.container(border=True):
-        st.markdown(t("lesson.mismatch.pick_gpu" if has_gpu else "lesson.mismatch.no_gpu"))
-        st.markdown(t("lesson.mismatch.would_happen"))
+    why = t("lesson.mismatch.pick_gpu" if has_gpu else "lesson.mismatch.no_gpu")
+    st.warning(f"{why}\n\n{t('lesson.mismatch.would_happen')}", icon=":material/block:")
 
 
 def show_outcome(snippet: Snippet, outcome: Outcome) -> None:
