@@ -29,7 +29,7 @@ def test_deep_link_on_a_fresh_server_renders_the_page_and_sidebar(fresh_server, 
     page.goto(f"{fresh_server.url}/{path}")
     wait_for_app(page)
     page.get_by_role("heading", name=PAGES[path], exact=True).first.wait_for()
-    expect(sidebar_links(page)).to_have_text(["Home", "Train", "Benchmark", "Draw"])
+    expect(sidebar_links(page)).to_have_text(["Home", "Train", "Benchmark", "Draw", "Lesson"])
     expect(page.locator('[data-testid="stSidebar"] [data-testid="stRadio"]')).to_contain_text("Device")
     expect(page.locator('[data-testid="stSidebar"] input[type="radio"]:checked')).to_have_count(1)
     assert_no_exception(page)

@@ -42,6 +42,14 @@ def test_a_lang_link_sets_the_language_and_the_toggle_can_change_it_back():
     assert at.query_params["lang"] == "en"
 
 
+def test_the_language_stays_when_the_reader_goes_to_another_page():
+    """Spanish on Home stays Spanish on the next page: the toggle's widget state is not reset to English."""
+    at = page_in("es", None)
+    at.switch_page("pages/1_Train.py").run()
+    assert at.session_state[i18n.LANGUAGE] == "es"
+    assert at.query_params["lang"] == "es"
+
+
 def page_in(language: str, page: str | None):
     """AppTest of ``page`` opened through a ?lang= link."""
     from streamlit.testing.v1 import AppTest
@@ -64,7 +72,7 @@ def test_the_checker_catches_text_nobody_translated():
 
 
 # Each page joins this list once every string it shows is in both catalogs.
-TRANSLATED_PAGES: list[str | None] = []
+TRANSLATED_PAGES: list[str | None] = ["pages/4_Lesson.py"]
 
 
 @pytest.mark.parametrize("page", TRANSLATED_PAGES)

@@ -102,7 +102,7 @@ def test_sign_in_through_the_provider_then_log_out(login_server, oidc_provider, 
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_text(f"Signed in as {ACCOUNT['name']}").wait_for()
     page.get_by_role("heading", name="linecnn", exact=True).wait_for()
-    assert sidebar.get_by_test_id("stPageLink").count() == 4
+    assert sidebar.get_by_test_id("stPageLink").count() == 5
     _shot(page, "signed-in")
 
     _log_out(page, sidebar.get_by_role("button", name="Log out"))

@@ -18,12 +18,14 @@ def sidebar_links(at) -> list[str]:
     return [link.proto.label for link in at.sidebar.get("page_link")]
 
 
-@pytest.mark.parametrize("page", [None, TRAIN, "pages/2_Benchmark.py", "pages/3_Draw.py"])
+@pytest.mark.parametrize(
+    "page", [None, TRAIN, "pages/2_Benchmark.py", "pages/3_Draw.py", "pages/4_Lesson.py"]
+)
 def test_every_page_renders_with_the_shared_sidebar(page):
     """Each page runs cleanly and shows navigation plus the device toggle."""
     at = app_test(page)
     assert not at.exception
-    assert sidebar_links(at) == ["Home", "Train", "Benchmark", "Draw"]
+    assert sidebar_links(at) == ["Home", "Train", "Benchmark", "Draw", "Lesson"]
     assert at.sidebar.radio(key="device").value == "cpu" or len(list_devices()) > 1
 
 

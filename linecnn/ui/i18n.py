@@ -64,6 +64,9 @@ def init_language() -> None:
 
 def language_toggle() -> None:
     """The sidebar's language switch; the address bar's ?lang= follows it so links keep it."""
+    # Set through the Session State API first: on a page just switched to, the widget would
+    # otherwise start from its own default (no choice, i.e. English) and drop the reader's language.
+    st.session_state[LANGUAGE] = current()
     st.segmented_control(
         t("sidebar.language"),
         list(LANGUAGES),

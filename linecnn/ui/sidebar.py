@@ -18,6 +18,7 @@ PAGES = (
     ("pages/1_Train.py", "train", ":material/model_training:"),
     ("pages/2_Benchmark.py", "benchmark", ":material/speed:"),
     ("pages/3_Draw.py", "draw", ":material/draw:"),
+    ("pages/4_Lesson.py", "lesson", ":material/school:"),
 )
 
 

@@ -1,0 +1,18 @@
+"""Lesson: the GPU lesson section by section, each snippet run for real on the sidebar's device."""
+
+import streamlit as st
+
+from linecnn.device import describe
+from linecnn.lesson import SECTIONS
+from linecnn.ui import lesson, setup_page
+from linecnn.ui.i18n import t
+
+device = setup_page("lesson", ":material/school:")
+st.title(t("lesson.title"))
+st.markdown(t("lesson.intro", device=describe(device)))
+lesson.contents()
+
+for section in SECTIONS:
+    lesson.show_section(section, device)
+
+lesson.recap()

@@ -1,0 +1,98 @@
+"""The lesson's snippets: each really runs on the CPU, prints its real output, and is shown as it runs."""
+
+import pytest
+import torch
+
+from linecnn import lesson
+from linecnn.device import PORTABLE_PATTERN, cuda_available
+
+SNIPPETS = [snippet for section in lesson.SECTIONS for snippet in section.snippets]
+
+# What each snippet prints on the CPU: every line listed must be in its output.
+ON_CPU = {
+    "device": ["x lives on: cpu", "after .to(device): cpu", "kind of device: cpu"],
+    "detect": [f"CUDA available: {torch.cuda.is_available()}", f"GPUs visible: {torch.cuda.device_count()}"],
+    "move": ["before: cpu cpu", "after: cpu cpu cpu", "images: (360, 1, 8, 8)"],
+    "mismatch.mistake": ["torch.Size([4, 3])"],
+    "mismatch.fix": ["logits on cpu with shape (4, 3)"],
+    "evaluate": ["validation images: 180 on cpu", "gradients tracked: False"],
+    "portable": ["the sidebar picked: cpu", "epoch 10: loss", "epoch 30: loss"],
+    "speed": ["   100 images:", "10,000 images:"],
+}
+
+
+def test_the_sections_follow_the_lesson():
+    """Device, detection, moving, the mistake and its fix, evaluation, the pattern, speed."""
+    assert [s.key for s in lesson.SECTIONS] == [
+        "device", "detect", "move", "mismatch", "evaluate", "portable", "speed"
+    ]
+    assert [s.key for s in SNIPPETS] == list(ON_CPU)
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.key)
+def test_every_snippet_runs_on_the_cpu_and_returns_what_it_printed(snippet, capsys):
+    """Run for real on the CPU: no error, the expected lines printed, nothing leaked to stdout."""
+    outcome = lesson.run(snippet.text("en"), torch.device("cpu"))
+    assert outcome.error is None and outcome.device == "cpu" and outcome.seconds > 0
+    for line in ON_CPU[snippet.key]:
+        assert line in outcome.output, (line, outcome.output)
+    assert capsys.readouterr().out == ""
+
+
+@pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.key)
+def test_translations_differ_only_in_their_comments(snippet):
+    """Each language shows the same code: the tokens match once comments are dropped."""
+    assert set(snippet.code) == set(lesson.LANGUAGES)
+    english, spanish = snippet.text("en"), snippet.text("es")
+    assert lesson.code_tokens(english) == lesson.code_tokens(spanish)
+    assert english != spanish, "the Spanish snippet has Spanish comments"
+
+
+def test_the_code_run_is_the_text_given():
+    """run() executes exactly the text it gets: the Spanish text of a snippet prints what its code says."""
+    spanish = lesson.snippet("move").text("es")
+    assert lesson.run(spanish, "cpu").output == lesson.run(lesson.snippet("move").text("en"), "cpu").output
+    changed = spanish.replace('print("images:", tuple(X.shape))', 'print("labels:", tuple(y.shape))')
+    assert "labels: (360,)" in lesson.run(changed, "cpu").output
+
+
+def test_device_names_the_device_given():
+    """The name ``device`` in a snippet is the device passed to run()."""
+    assert lesson.run("print(device, type(device).__name__)", "cpu").output == "cpu device\n"
+
+
+def test_the_portable_snippet_shows_the_lessons_pattern():
+    """The one line of the lesson, as Home shows it, is in the code that runs."""
+    assert PORTABLE_PATTERN.split(" = ", 1)[1] in lesson.snippet("portable").text("en")
+
+
+def test_an_exception_becomes_the_outcomes_error_with_the_output_so_far():
+    """A failing snippet returns its error text; what it printed before the failure is kept."""
+    outcome = lesson.run("print('before')\nraise ValueError('the reason')", "cpu")
+    assert outcome.output == "before\n"
+    assert outcome.error == "ValueError: the reason"
+
+
+def test_the_mistake_raises_the_real_error_when_the_model_is_on_another_device():
+    """With the model on a second device (PyTorch's 'meta' device here) the forward pass really fails."""
+    outcome = lesson.run(lesson.snippet("mismatch.mistake").text("en"), "meta")
+    assert outcome.error is not None and outcome.error.startswith("RuntimeError: ")
+    assert "meta" in outcome.error and "cpu" in outcome.error
+    fixed = lesson.run(lesson.snippet("mismatch.fix").text("en"), "meta")
+    assert fixed.error is None and "logits on meta" in fixed.output
+
+
+def test_an_unknown_snippet_is_named_with_the_known_ones():
+    with pytest.raises(ValueError, match="no lesson snippet 'nope'.*mismatch.fix"):
+        lesson.snippet("nope")
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not cuda_available(), reason="needs an NVIDIA GPU with a CUDA build of PyTorch")
+def test_on_a_gpu_the_mistake_raises_the_real_mismatch_error_and_the_fix_runs():
+    """Model on CUDA, data on the CPU: PyTorch's own RuntimeError; moving the data fixes it."""
+    outcome = lesson.run(lesson.snippet("mismatch.mistake").text("es"), torch.device("cuda:0"))
+    assert outcome.error is not None and outcome.error.startswith("RuntimeError: ")
+    assert "cuda" in outcome.error.lower()
+    fixed = lesson.run(lesson.snippet("mismatch.fix").text("es"), torch.device("cuda:0"))
+    assert fixed.error is None and "logits on cuda:0" in fixed.output
