@@ -1,10 +1,12 @@
-"""The Benchmark page's Streamlit side: session keys, the queued run with progress and cancel, the views.
+"""The Benchmark page's Streamlit side: session keys, server caps, the runs on screen, the queued run.
 
-The timing itself is ``linecnn.sweep``; this module only drives it and draws what it returns.
-A benchmark runs in a background thread that never calls Streamlit, so touching a widget (which
-reruns the page) or leaving the page does not stop it; a fragment polls it for the progress bar.
-Every text taken from a stored or imported run goes through ``escape_markdown`` (Plotly labels
-through ``bench_charts.plotly_text``): a file must not put links, images or HTML on anyone's screen.
+The timing itself is ``linecnn.sweep``; this module only drives it. The views live beside it:
+``bench_results`` (cards, where the time goes, charts, table), ``bench_history`` (stored runs,
+import, delete). A benchmark runs in a background thread that never calls Streamlit, so touching
+a widget (which reruns the page) or leaving the page does not stop it; a fragment polls it for the
+progress bar. Every text taken from a stored or imported run goes through ``escape_markdown``
+(Plotly labels through ``bench_charts.plotly_text``): a file must not put links, images or HTML on
+anyone's screen.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from linecnn.sweep import (
     make_document,
     run_sweep,
 )
+from linecnn.ui.bench_cards import WIDE_SPREAD
 from linecnn.ui.bench_data import ShownRun, run_problem
 from linecnn.ui.bench_words import ms_text, progress_label, status_text, x_text
 from linecnn.ui.format import escape_markdown, format_seconds
@@ -51,7 +54,6 @@ MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training
 MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
 MIN_CAP_IMAGES = 360  # a host's image cap below the seed's 3 x 120 images would leave nothing to time
 MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the seed's full batch needs ~5 MiB)
-WIDE_SPREAD = 1.5  # a cell whose p75 exceeds its p25 by more than this factor was disturbed while timed
 POLL_SECONDS = 0.5  # how often the page redraws a running benchmark's progress
 MAX_UNSAVED = 3  # runs kept in memory per session while the history cannot save them
 
