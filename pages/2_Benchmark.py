@@ -120,9 +120,10 @@ with st.form("bench.settings", border=True):
     )
 
     st.markdown(t("bench.form.faster"))
-    fast = st.columns(5)
+    amp_column, toggles = st.columns([1, 3])
+    fast = toggles.columns(2)  # two toggles a row: their plain-language labels stay whole
     no_cuda = not cuda_available()
-    amp = fast[0].selectbox(
+    amp = amp_column.selectbox(
         t("bench.form.amp"),
         AMP_MODES,
         format_func=lambda v: t("bench.form.amp_off") if v == "off" else v,
@@ -130,16 +131,16 @@ with st.form("bench.settings", border=True):
         disabled=no_cuda,
         help=t("bench.form.amp_help"),
     )
-    channels_last = fast[1].toggle(
+    channels_last = fast[0].toggle(
         t("bench.form.channels_last"), key="bench.channels_last", help=t("bench.form.channels_last_help")
     )
-    compile_model = fast[2].toggle(
+    compile_model = fast[1].toggle(
         t("bench.form.compile"), key="bench.compile", help=t("bench.form.compile_help")
     )
-    cuda_graphs = fast[3].toggle(
+    cuda_graphs = fast[0].toggle(
         t("bench.form.graphs"), key="bench.graphs", disabled=no_cuda, help=t("bench.form.graphs_help")
     )
-    compare = fast[4].toggle(
+    compare = fast[1].toggle(
         t("bench.form.compare"), value=True, key="bench.compare", help=t("bench.form.compare_help")
     )
     notes = []

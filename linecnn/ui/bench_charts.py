@@ -138,8 +138,16 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
             line={"color": color, "dash": "dot", "width": 1.5},
         )
     x_ticks = _decades(points["x"], _count)
+    fixed = pd.Series(
+        [
+            fit.per_step_ms * s
+            for series, fit in fits.items()
+            for s in points.loc[points["series"] == series, "steps"]
+        ]
+    )
+    y_ticks = _decades(pd.concat([points["median_ms"], fixed]), _milliseconds)
     fig.update_xaxes(type="log", title=t(f"bench.chart.axis.{factor}"), showgrid=True, **x_ticks)
-    fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True)
+    fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True, **y_ticks)
     fig.update_layout(
         height=420,
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
