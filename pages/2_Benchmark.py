@@ -4,37 +4,29 @@ import streamlit as st
 
 from linecnn.bench import AMP_MODES, BenchConfig
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
-from linecnn.sweep import (
-    BATCH_SIZES,
-    DATA_PER_CLASS,
-    EXTRA_CONVS,
-    FACTOR_TITLES,
-    FACTORS,
-    WIDTHS,
-    format_x,
-    plan_sweep,
-)
+from linecnn.sweep import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, FACTORS, WIDTHS, plan_sweep
 from linecnn.ui import bench as ui
 from linecnn.ui import setup_page
+from linecnn.ui.bench_explain import reference_runs, render_references
+from linecnn.ui.bench_history import render_history
+from linecnn.ui.bench_results import render_results
+from linecnn.ui.bench_words import factor_title, x_text
 from linecnn.ui.format import format_bytes, format_seconds
+from linecnn.ui.i18n import number, t
 
 device = setup_page("benchmark", ":material/speed:")
 ui.finish_job()
+ui.init_shown()
 
-st.title("Benchmark")
-st.markdown(
-    "How long does one training epoch take on each device, and **when does the GPU start to win?** "
-    "Each cell times whole training epochs of the real model on freshly generated lines: warm-up first, "
-    "the device synchronised before every clock read, the median of several epochs reported with its spread. "
-    "One-time costs (CUDA context, cuDNN autotune, compilation, the first epoch) are measured apart."
-)
+st.title(t("bench.title"))
+st.markdown(t("bench.intro"))
 
 caps = ui.server_caps()
 devices = {info.key: info.label for info in list_devices()}
 factor = st.segmented_control(
-    "Sweep one factor (the others stay at the values below)",
+    t("bench.form.factor"),
     FACTORS,
-    format_func=FACTOR_TITLES.get,
+    format_func=factor_title,
     default="data",
     required=True,
     key="bench.factor",
@@ -50,82 +42,128 @@ UP_TO = {
 with st.form("bench.settings", border=True):
     top = st.columns([2, 2, 1, 1])
     chosen = top[0].multiselect(
-        "Devices", list(devices), default=list(devices), format_func=devices.get, key="bench.devices"
+        t("bench.form.devices"),
+        list(devices),
+        default=list(devices),
+        format_func=devices.get,
+        key="bench.devices",
     )
     up_to = None
     if factor in UP_TO:
         options, default = UP_TO[factor]
         up_to = top[1].selectbox(
-            f"Sweep {FACTOR_TITLES[factor].lower()} up to",
+            t("bench.form.up_to", factor=factor_title(factor).lower()),
             options,
             index=options.index(default) if default in options else len(options) - 1,
-            format_func=lambda v: format_x(factor, v, exact=True),
+            format_func=lambda v: x_text(factor, v, exact=True),
             key=f"bench.up_to.{factor}",
             persist_state="session",
         )
-    warmup = top[2].number_input("Warm-up epochs", 1, 20, 2, key="bench.warmup", persist_state="session")
-    repeats = top[3].number_input("Timed epochs", 1, 100, 5, key="bench.repeats", persist_state="session")
+    warmup = top[2].number_input(
+        t("bench.form.warmup"),
+        1,
+        20,
+        2,
+        key="bench.warmup",
+        persist_state="session",
+        help=t("bench.form.warmup_help"),
+    )
+    repeats = top[3].number_input(
+        t("bench.form.repeats"),
+        1,
+        100,
+        5,
+        key="bench.repeats",
+        persist_state="session",
+        help=t("bench.form.repeats_help"),
+    )
 
     held = st.columns(4)
     per_class = held[0].number_input(
-        "Images per class",
+        t("bench.form.per_class"),
         1,
         caps.max_images // 3,
         120,
         key="bench.per_class",
         disabled=factor == "data",
         persist_state="session",
-        help="The seed uses 120 per class (360 images).",
+        help=t("bench.form.per_class_help"),
     )
     batch = held[1].selectbox(
-        "Batch size",
+        t("bench.form.batch"),
         ["full", *BATCH_SIZES],
+        format_func=lambda v: t("bench.form.full") if v == "full" else number(v),
         key="bench.batch",
         disabled=factor == "batch",
         persist_state="session",
-        help="'full' is the whole set per step, as in the seed; above 4,096 images it is cut into steps "
-        "of 4,096 so memory stays bounded.",
+        help=t("bench.form.batch_help"),
     )
     width = held[2].number_input(
-        "Model width", 1, 64, 1, key="bench.width", disabled=factor == "width", persist_state="session"
+        t("bench.form.width"),
+        1,
+        64,
+        1,
+        key="bench.width",
+        disabled=factor == "width",
+        persist_state="session",
+        help=t("bench.form.width_help"),
     )
     extra = held[3].number_input(
-        "Extra conv layers", 0, 16, 0, key="bench.extra", disabled=factor == "conv", persist_state="session"
+        t("bench.form.extra"),
+        0,
+        16,
+        0,
+        key="bench.extra",
+        disabled=factor == "conv",
+        persist_state="session",
+        help=t("bench.form.extra_help"),
     )
 
-    st.markdown("**Faster paths**: each is timed beside plain eager (fp32, NCHW, no compilation).")
-    fast = st.columns(5)
+    st.markdown(t("bench.form.faster"))
+    amp_column, toggles = st.columns([1, 3])
+    fast = toggles.columns(2)  # two toggles a row: their plain-language labels stay whole
     no_cuda = not cuda_available()
-    amp = fast[0].selectbox(
-        "AMP", AMP_MODES, key="bench.amp", disabled=no_cuda, help="Autocast to bf16 or fp16 (CUDA only)."
+    amp = amp_column.selectbox(
+        t("bench.form.amp"),
+        AMP_MODES,
+        format_func=lambda v: t("bench.form.amp_off") if v == "off" else v,
+        key="bench.amp",
+        disabled=no_cuda,
+        help=t("bench.form.amp_help"),
     )
-    channels_last = fast[1].toggle(
-        "channels_last", key="bench.channels_last", help="NHWC layout (CPU, CUDA)."
+    channels_last = fast[0].toggle(
+        t("bench.form.channels_last"), key="bench.channels_last", help=t("bench.form.channels_last_help")
     )
-    compile_model = fast[2].toggle(
-        "torch.compile", key="bench.compile", help="Compile time is reported apart."
+    compile_model = fast[1].toggle(
+        t("bench.form.compile"), key="bench.compile", help=t("bench.form.compile_help")
     )
-    cuda_graphs = fast[3].toggle(
-        "CUDA graphs", key="bench.graphs", disabled=no_cuda, help="torch.compile mode 'reduce-overhead'."
+    cuda_graphs = fast[0].toggle(
+        t("bench.form.graphs"), key="bench.graphs", disabled=no_cuda, help=t("bench.form.graphs_help")
     )
-    compare = fast[4].toggle("Also time eager", value=True, key="bench.compare")
+    compare = fast[1].toggle(
+        t("bench.form.compare"), value=True, key="bench.compare", help=t("bench.form.compare_help")
+    )
     notes = []
     if no_cuda:
-        notes.append(f"AMP and CUDA graphs need CUDA, which is not here: {cuda_unavailable_reason()[:-1]}")
+        notes.append(t("bench.form.no_cuda", reason=cuda_unavailable_reason()[:-1]))
     if compile_model:
-        notes.append("torch.compile compiles every cell anew: tens of seconds per cell on a small CPU")
+        notes.append(t("bench.form.compile_slow"))
     time_cap = (
-        "has no time cap"
+        t("bench.form.no_time_cap")
         if caps.max_seconds is None
-        else f"stops a benchmark after {format_seconds(caps.max_seconds)}"
+        else t("bench.form.time_cap", seconds=format_seconds(caps.max_seconds))
     )
     notes.append(
-        f"this server leaves out cells above {caps.max_images:,} images or whose training step would "
-        f"keep more than {format_bytes(caps.max_step_bytes)} of activations, and {time_cap}"
+        t(
+            "bench.form.caps",
+            images=number(caps.max_images),
+            bytes=format_bytes(caps.max_step_bytes),
+            time=time_cap,
+        )
     )
-    st.caption(". ".join(note[0].upper() + note[1:] for note in notes) + ".")
+    st.caption(" ".join(notes))
     submitted = st.form_submit_button(
-        "Run benchmark", type="primary", icon=":material/play_arrow:", disabled=ui.running()
+        t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=ui.running()
     )
 
 ui.show_message()
@@ -149,18 +187,9 @@ if submitted:
         st.error(str(error), icon=":material/error:")
 ui.render_job()
 
-runs = ui.shown_runs()
 results = st.container()
 st.divider()
-ui.render_history()
+render_references()
+render_history()
 with results:
-    if runs:
-        ui.render_results(runs)
-        ui.render_environment(runs)
-    else:
-        st.info(
-            "No results yet: press **Run benchmark**, or import a JSON made by the CLI on another machine "
-            "below.",
-            icon=":material/speed:",
-        )
-        ui.render_absent_cuda()
+    render_results(ui.shown_runs() + reference_runs())

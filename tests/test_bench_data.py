@@ -9,11 +9,11 @@ from linecnn.ui.bench_data import (
     ShownRun,
     baseline_series,
     crossings,
-    format_ms,
     incomparable,
     results_frame,
     run_problem,
 )
+from linecnn.ui.bench_words import ms_text
 from tests.bench_fixture import bad_documents, fake_gpu_document
 
 
@@ -71,14 +71,14 @@ def test_runs_of_other_settings_get_no_speed_up_or_crossover():
     gpu = frame[frame["kind"] == "cuda"]
     assert gpu["speedup"].isna().all() and crossings(frame, "data") == {}
     [(series, how)] = incomparable(frame, "data").items()
-    assert series == gpu["series"].iat[0] and how == "batch 64 vs 4,096, width 16 vs 1"
+    assert series == gpu["series"].iat[0] and how == "batch size 64 vs 4,096, width 16 vs 1"
     same = results_frame([ShownRun(1, "import", fake_gpu_document(gpu_only=False))])
     assert incomparable(same, "data") == {} and same["speedup"].notna().all()
 
 
 def test_milliseconds_read_well():
     """Short, three-significant-figure labels."""
-    assert [format_ms(v) for v in (0.4123, 8.42, 123.4, 12_345.0, None)] == [
+    assert [ms_text(v) for v in (0.4123, 8.42, 123.4, 12_345.0, None)] == [
         "0.412 ms",
         "8.42 ms",
         "123 ms",

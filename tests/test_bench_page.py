@@ -61,7 +61,7 @@ def test_a_small_sweep_fills_the_table_and_the_history():
     # A warning when the shared machine made the spread wide; done either way.
     assert any("Benchmark done" in s.value for s in [*at.success, *at.warning])
     table = at.dataframe[0].value
-    assert list(table["images"]) == [360, 1_200] and (table["status"] == "ok").all()
+    assert list(table["Images"]) == ["360", "1,200"] and (table["Status"] == "ok").all()
     assert any(m.label == "median per epoch" for m in at.metric)
     assert len(History().runs()) == 1 and at.multiselect(key="bench.shown").value == [1]
 
@@ -76,8 +76,8 @@ def test_an_imported_gpu_run_shows_beside_the_cpu_with_the_crossover():
     verdicts = [s.value for s in at.success]
     assert any("GPU faster above ≈" in v and "images" in v for v in verdicts), verdicts
     labels = [m.label for m in at.metric]
-    assert labels.count("speed-up vs CPU") == 2
-    assert at.dataframe[0].value["speedup"].notna().all()
+    assert labels.count("speed-up vs CPU") == 1 and labels.count("baseline") == 1
+    assert (at.dataframe[0].value["× vs CPU"] != "").all()
 
 
 def test_the_server_time_cap_stops_a_sweep_with_a_message(monkeypatch):
@@ -85,8 +85,9 @@ def test_the_server_time_cap_stops_a_sweep_with_a_message(monkeypatch):
     monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "0")
     at = small_sweep(app_test(PAGE, timeout=60))
     assert any("time cap" in w.value for w in at.warning)
-    statuses = list(at.dataframe[0].value["status"])
-    assert statuses[0].startswith("stopped: time cap") and statuses[1] == "skipped: time cap"
+    statuses = list(at.dataframe[0].value["Status"])
+    assert statuses[0].startswith("stopped: time cap")
+    assert statuses[1].startswith("skipped: the server's time cap")
 
 
 def test_the_server_size_cap_limits_the_sweep(monkeypatch):
@@ -107,8 +108,8 @@ def test_a_faster_path_is_shown_beside_eager():
     finish(run_button(at).click().run())
     assert not at.exception
     table = at.dataframe[0].value
-    assert list(table["variant"]) == ["eager", "channels_last"]
-    assert table["vs_eager"].isna().tolist() == [True, False]
+    assert list(table["Faster paths"]) == ["eager", "channels_last"]
+    assert [value == "" for value in table["× vs eager"]] == [True, False]
     assert any("the speed of plain eager" in m.value for m in at.markdown)
 
 
@@ -151,7 +152,7 @@ def test_unreadable_stored_runs_are_left_out_with_a_warning():
     assert len(left_out) == len(bad)
     for run_id, (_, message) in zip(bad, bad_documents().values(), strict=True):
         assert any(f"Run #{run_id} is left out" in w and escape_markdown(message) in w for w in left_out)
-    assert [m.label for m in at.metric].count("speed-up vs CPU") == 2  # the good run is drawn
+    assert [m.label for m in at.metric].count("median per epoch") == 2  # both series of the good run
     at.run()
     assert not at.exception
 
@@ -286,3 +287,31 @@ def test_a_cell_disturbed_while_timed_is_flagged():
     calm.session_state["bench.shown"] = [calm_id]
     calm.run()
     assert not any(w.value.startswith("Wide spread") for w in calm.warning)
+
+
+def cpu_document(scale: float) -> dict:
+    """The fixture machine's CPU cells only, every time multiplied by ``scale``."""
+    document = fake_gpu_document(gpu_only=False, largest=1_200)
+    document["results"] = [r for r in document["results"] if r["device"] == "cpu"]
+    document["devices"] = ["cpu"]
+    for result in document["results"]:
+        for key in ("median_ms", "p25_ms", "p75_ms"):
+            result[key] *= scale
+        result["times_ms"] = [t * scale for t in result["times_ms"]]
+        result["samples_per_s"] /= scale
+    return document
+
+
+def test_two_runs_of_the_same_cpu_are_not_called_cpu_faster_than_cpu():
+    """A second run of the same CPU, 24x slower, reads '24× slower', never 'CPU 24× faster'."""
+    first = History().import_json(json.dumps(cpu_document(1.0)))
+    second = History().import_json(json.dumps(cpu_document(24.0)))
+    at = app_test(PAGE)
+    at.session_state["bench.shown"] = [first, second]
+    at.run()
+    assert not at.exception
+    deltas = [m.proto.delta for m in at.metric if m.proto.delta]
+    assert not any("CPU" in delta for delta in deltas), deltas
+    assert any("24× slower" in delta for delta in deltas), deltas
+    labels = [m.label for m in at.metric]
+    assert "speed-up vs CPU" not in labels and any(f"#{first}" in label for label in labels), labels

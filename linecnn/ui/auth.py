@@ -22,9 +22,7 @@ def auth_configured() -> bool:
 def provider_names(auth: Mapping[str, Any]) -> list[str | None]:
     """The providers [auth] configures: None for the keys at its top level, else each [auth.<name>]."""
     names: list[str | None] = [None] if any(key in auth for key in PROVIDER_KEYS) else []
-    names += [
-        name for name, value in auth.items() if isinstance(value, Mapping) and "client_id" in value
-    ]
+    names += [name for name, value in auth.items() if isinstance(value, Mapping) and "client_id" in value]
     return names or [None]
 
 

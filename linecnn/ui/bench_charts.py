@@ -11,19 +11,13 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
+from linecnn.costfit import CostFit
 from linecnn.sweep import Crossover
+from linecnn.ui.i18n import t
 
 CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")
 GPU_COLORS = ("#3a9d6e", "#d9822b", "#c0504d", "#b5a642")
 WIN_FILL = "rgba(58, 157, 110, 0.10)"  # the region where the accelerator is faster
-HOVER_UNITS = {"none": "images", "data": "images", "batch": "batch", "width": "width", "conv": "conv layers"}
-AXIS_TITLES = {
-    "none": "training images per epoch",
-    "data": "training images per epoch",
-    "batch": "images per step (batch size)",
-    "width": "model width (channel multiplier)",
-    "conv": "conv layers",
-}
 
 
 def series_colors(frame: pd.DataFrame) -> dict[str, str]:
@@ -47,7 +41,8 @@ def sweep_figure(
     """
     fig = go.Figure()
     colors = series_colors(frame)
-    unit = HOVER_UNITS[factor]
+    unit = t(f"bench.chart.hover.{factor}")
+    median, spread, rate = t("bench.chart.median"), t("bench.chart.spread"), t("bench.chart.rate")
     for series, points in frame.groupby("series", sort=False):
         points = points.sort_values("x")
         label = plotly_text(series)
@@ -68,9 +63,9 @@ def sweep_figure(
             },
             customdata=points[["p25_ms", "p75_ms", "samples_per_s"]],
             hovertemplate=(
-                f"{label}<br>{unit} %{{x:,.0f}}<br>median %{{y:.3g}} ms/epoch"
-                "<br>p25-p75 %{customdata[0]:.3g}-%{customdata[1]:.3g} ms"
-                "<br>%{customdata[2]:,.0f} images/s<extra></extra>"
+                f"{label}<br>{unit} %{{x:,.0f}}<br>{median} %{{y:.3g}} ms"
+                f"<br>{spread} %{{customdata[0]:.3g}}-%{{customdata[1]:.3g}} ms"
+                f"<br>%{{customdata[2]:,.0f}} {rate}<extra></extra>"
             ),
         )
     for index, (series, found) in enumerate((crossings or {}).items()):
@@ -99,12 +94,64 @@ def sweep_figure(
     # One labelled tick per decade: log axes otherwise label 2 and 5 in between, which reads as noise.
     x_ticks = _decades(frame["x"], _count)
     y_ticks = _decades(pd.concat([frame["p25_ms"], frame["p75_ms"]]), _milliseconds)
-    fig.update_xaxes(type="log", title=AXIS_TITLES[factor], showgrid=True, **x_ticks)
-    fig.update_yaxes(type="log", title="median time per epoch (log)", showgrid=True, **y_ticks)
+    fig.update_xaxes(type="log", title=t(f"bench.chart.axis.{factor}"), showgrid=True, **x_ticks)
+    fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True, **y_ticks)
     fig.update_layout(
         height=460,
         margin={"l": 10, "r": 10, "t": 40 + 22 * max(0, len(crossings or {}) - 1), "b": 10},
         legend={"orientation": "h", "yanchor": "top", "y": -0.14, "xanchor": "left", "x": 0.0},
+        hovermode="closest",
+    )
+    return fig
+
+
+def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> go.Figure:
+    """Measured medians of each series with its fitted line, and the fitted fixed part alone (log-log).
+
+    ``points`` holds the 'ok' cells with columns series, kind, x, steps, images, median_ms; ``fits``
+    maps a series to its fit. Where the dotted fixed part meets the line, fixed costs are the epoch.
+    """
+    fig = go.Figure()
+    colors = series_colors(points)
+    for series, fit in fits.items():
+        rows = points[points["series"] == series].sort_values("x")
+        label, color = plotly_text(series), colors[series]
+        fig.add_scatter(
+            x=rows["x"],
+            y=rows["median_ms"],
+            name=t("bench.chart.measured", series=label),
+            mode="markers",
+            marker={"size": 9, "color": color},
+        )
+        fig.add_scatter(
+            x=rows["x"],
+            y=[fit.predict_ms(s, n) for s, n in zip(rows["steps"], rows["images"], strict=True)],
+            name=t("bench.chart.fitted", series=label),
+            mode="lines",
+            line={"color": color, "dash": "dash"},
+        )
+        fig.add_scatter(
+            x=rows["x"],
+            y=[fit.per_step_ms * s for s in rows["steps"]],
+            name=t("bench.chart.fixed", series=label),
+            mode="lines",
+            line={"color": color, "dash": "dot", "width": 1.5},
+        )
+    x_ticks = _decades(points["x"], _count)
+    fixed = pd.Series(
+        [
+            fit.per_step_ms * s
+            for series, fit in fits.items()
+            for s in points.loc[points["series"] == series, "steps"]
+        ]
+    )
+    y_ticks = _decades(pd.concat([points["median_ms"], fixed]), _milliseconds)
+    fig.update_xaxes(type="log", title=t(f"bench.chart.axis.{factor}"), showgrid=True, **x_ticks)
+    fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True, **y_ticks)
+    fig.update_layout(
+        height=420,
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.16, "xanchor": "left", "x": 0.0},
         hovermode="closest",
     )
     return fig

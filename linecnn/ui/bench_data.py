@@ -6,7 +6,7 @@ A *series* is one line on the sweep chart: one device of one run with one set of
 from __future__ import annotations
 
 import numbers
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -14,6 +14,8 @@ from linecnn.bench import OK
 from linecnn.store import validate_document
 from linecnn.sweep import Crossover, crossover
 from linecnn.ui.bench_charts import sweep_figure
+from linecnn.ui.bench_words import verdict
+from linecnn.ui.i18n import number, t
 
 # Columns of the results table, in the order shown and downloaded as CSV.
 COLUMNS = (
@@ -26,6 +28,7 @@ COLUMNS = (
     "x",
     "images",
     "batch",
+    "steps",
     "width",
     "conv_layers",
     "status",
@@ -56,14 +59,17 @@ COLUMNS = (
 class ShownRun:
     """A stored run on screen."""
 
-    id: int  # its id in the history; 0 and below: a run kept in memory because the history could not save it
-    source: str  # 'page', 'cli' or 'import'
+    id: int  # its id in the history; 0 and below: a run kept in memory or a bundled reference
+    source: str  # 'page', 'cli', 'import', or 'reference' for a bundled reference GPU series
     document: dict  # the JSON document
+    title: str = ""  # how a run that is not in the history is named (a reference's GPU)
 
     @property
     def name(self) -> str:
-        """'#7' for a stored run, 'unsaved 1' for one held in memory."""
-        return f"#{self.id}" if self.id > 0 else f"unsaved {1 - self.id}"
+        """'#7' for a stored run, 'unsaved 1' for one held in memory, the title of a reference."""
+        if self.title:
+            return self.title
+        return f"#{self.id}" if self.id > 0 else t("bench.series.unsaved", n=1 - self.id)
 
 
 def _kind(device: str) -> str:
@@ -79,8 +85,12 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
         for result in run.document["results"]:
             config, env = result["config"], result.get("env") or run.document.get("env") or {}
             series = result.get("device_name") or result["device"]
-            if many:
-                series += f" · {run.name}" + (" (imported)" if run.source == "import" else "")
+            if run.source == "reference":
+                series += " · " + t("bench.series.reference", gpu=run.title)
+            elif many:
+                series += f" · {run.name}" + (
+                    " " + t("bench.series.imported") if run.source == "import" else ""
+                )
             if config.get("variant", "eager") != "eager":
                 series += f" · {config['variant']}"
             peak, kind = result.get("peak_memory_bytes"), _kind(result["device"])
@@ -96,6 +106,7 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
                     "x": float(result.get("x", config["images"])),
                     "images": config["images"],
                     "batch": config.get("step_size"),
+                    "steps": config.get("steps") or -(-config["images"] // (config.get("step_size") or 1)),
                     "width": config.get("width"),
                     "conv_layers": config.get("conv_layers"),
                     "status": result["status"],
@@ -223,7 +234,7 @@ def crossings(frame: pd.DataFrame, factor: str) -> dict[str, Crossover]:
         name = "GPU" if len(others) == 1 else series
         result = crossover(cpu, other, factor, name=name)
         if result is not None:
-            found[series] = result
+            found[series] = replace(result, verdict=verdict(result, factor, name))
     return found
 
 
@@ -241,23 +252,25 @@ def incomparable(frame: pd.DataFrame, factor: str) -> dict[str, str]:
             continue
         row = rows.iloc[-1]
         differences = [
-            f"{name.replace('_', ' ')} {_number(row[name])} vs {_number(base_row[name])}"
+            t(
+                "bench.data.differs",
+                setting=_setting(name),
+                value=_number(row[name]),
+                base=_number(base_row[name]),
+            )
             for name in SETTINGS
             if name != _SWEPT[factor] and row[name] != base_row[name]
         ]
-        found[series] = ", ".join(differences) or "different sizes"
+        found[series] = ", ".join(differences) or t("bench.data.other_sizes")
     return found
 
 
+def _setting(name: str) -> str:
+    """A setting's name in a sentence: 'batch size', 'width'."""
+    label = t(f"bench.column.{name}")
+    return label[0].lower() + label[1:]
+
+
 def _number(value: object) -> str:
-    """A setting for a sentence: 4096 -> '4,096'."""
-    return f"{value:,.0f}" if isinstance(value, numbers.Number) and not pd.isna(value) else str(value)
-
-
-def format_ms(ms: float | None) -> str:
-    """Milliseconds for a label: '0.412 ms', '8.42 ms', '123 ms', '12.3 s'."""
-    if ms is None or pd.isna(ms):
-        return "-"
-    if ms >= 1000:
-        return f"{ms / 1000:.3g} s"
-    return f"{ms:.3g} ms"
+    """A setting for a sentence: 4096 -> '4,096' (or '4.096')."""
+    return number(value) if isinstance(value, numbers.Number) and not pd.isna(value) else str(value)

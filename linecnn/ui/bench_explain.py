@@ -1,0 +1,113 @@
+"""'Where the time goes': the measured epochs split into fixed per-step costs and work that grows with size.
+
+Every number on it comes from the sweep on screen (``linecnn.costfit``); the paragraph on GPUs is
+words only, and GPU figures appear only when a measured GPU line (a run, an import, a bundled
+reference) is on screen.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from linecnn.costfit import CostFit, fit_costs
+from linecnn.reference import load_references
+from linecnn.ui.bench_charts import fit_figure
+from linecnn.ui.bench_data import ShownRun
+from linecnn.ui.bench_words import ms_text, x_text
+from linecnn.ui.format import escape_markdown
+from linecnn.ui.i18n import number, percent, t
+
+FITTED = ("data", "batch")  # sweeps whose epochs differ in images or steps: the two costs can be told apart
+ROUGH_FIT = 0.25  # a line more than 25 % from some measured point is called rough on screen
+REFERENCES = "bench.references"  # session key of the toggle that shows the bundled reference GPU series
+
+
+def fits(timed: pd.DataFrame) -> dict[str, CostFit]:
+    """One fit per series of the shown 'ok' cells that has epochs of at least two sizes."""
+    found = {}
+    for series, rows in timed.groupby("series", sort=False):
+        try:
+            found[series] = fit_costs(rows["steps"], rows["images"], rows["median_ms"])
+        except ValueError:
+            continue
+    return found
+
+
+def render_where_time_goes(timed: pd.DataFrame, factor: str) -> None:
+    """The split of each series' epochs, the chart of the fitted lines, and what it means for a GPU."""
+    st.subheader(t("bench.explain.title"))
+    found = fits(timed) if factor in FITTED else {}
+    if not found:
+        st.info(t("bench.explain.needs_sizes"), icon=":material/info:")
+        return
+    st.markdown(t("bench.explain.intro"))
+    for series, fit in found.items():
+        st.markdown(_series_text(series, fit, timed[timed["series"] == series], factor))
+    st.plotly_chart(fit_figure(timed, found, factor), config={"displayModeBar": False}, key="bench.fit_chart")
+    st.caption(t("bench.explain.chart_caption"))
+    st.markdown(t("bench.explain.gpu"))
+
+
+def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> str:
+    """The plain-words split for one series, from its smallest to its largest measured epoch."""
+    rows = rows.sort_values("x")
+    small, large = rows.iloc[0], rows.iloc[-1]
+    text = t(
+        "bench.explain.series",
+        series=escape_markdown(series),
+        step=ms_text(fit.per_step_ms),
+        image=_microseconds(fit.per_image_ms),
+        small=x_text(factor, small["x"], exact=True),
+        small_steps=number(small["steps"]),
+        small_share=percent(fit.fixed_share(small["steps"], small["images"])),
+        large=x_text(factor, large["x"], exact=True),
+        large_steps=number(large["steps"]),
+        large_share=percent(fit.fixed_share(large["steps"], large["images"])),
+    )
+    if fit.balance_images is not None:
+        text += " " + t("bench.explain.balance", images=number(fit.balance_images))
+    text += " " + t("bench.explain.quality", error=percent(fit.max_error, 1), points=fit.points)
+    if fit.max_error > ROUGH_FIT:
+        text += " " + t("bench.explain.rough")
+    return text
+
+
+def _microseconds(ms: float) -> str:
+    """A per-image cost: '1.3 µs' (or ms when that large)."""
+    return ms_text(ms) if ms >= 1 else f"{number(ms * 1000, 2 if ms < 0.01 else 1)} µs"
+
+
+def reference_runs() -> list[ShownRun]:
+    """The bundled reference GPU series, when the page's toggle shows them."""
+    if not st.session_state.get(REFERENCES, True):
+        return []
+    references, _ = load_references()
+    return [
+        ShownRun(-(100 + index), "reference", reference.document, title=reference.gpu)
+        for index, reference in enumerate(references)
+    ]
+
+
+def render_references() -> None:
+    """Which reference GPU series are bundled (with their environment), or plainly that none is."""
+    references, problems = load_references()
+    if not references:
+        st.caption(t("bench.reference.none"))
+    else:
+        st.toggle(
+            t("bench.reference.toggle"), value=True, key=REFERENCES, help=t("bench.reference.toggle_help")
+        )
+        for reference in references:
+            st.caption(
+                t(
+                    "bench.reference.line",
+                    gpu=escape_markdown(reference.gpu),
+                    torch=escape_markdown(reference.torch_version),
+                    cuda=escape_markdown(reference.cuda_version),
+                    date=escape_markdown(reference.date[:10]),
+                    name=escape_markdown(reference.name),
+                )
+            )
+    for problem in problems:
+        st.warning(t("bench.reference.problem", problem=escape_markdown(problem)), icon=":material/warning:")

@@ -1,0 +1,72 @@
+"""The Benchmark page's results: device cards, where the time goes, the sweep chart, the table."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from linecnn.bench import OK
+from linecnn.ui.bench_cards import device_columns, pick_x, render_absent_cuda
+from linecnn.ui.bench_charts import sweep_figure
+from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, incomparable, results_frame
+from linecnn.ui.bench_explain import render_where_time_goes
+from linecnn.ui.bench_table import render_environment, render_table
+from linecnn.ui.bench_words import factor_title
+from linecnn.ui.format import escape_markdown
+from linecnn.ui.i18n import t
+
+
+def render_results(runs: list[ShownRun]) -> None:
+    """Everything measured in ``runs``, or what to do when nothing is shown yet."""
+    if not runs:
+        st.info(t("bench.results.empty"), icon=":material/speed:")
+        render_absent_cuda()
+        return
+    frame = results_frame(runs)
+    factor = frame["factor"].iat[0] if len(frame) else "none"
+    group = frame[frame["factor"] == factor]
+    timed = group[group["status"] == OK]
+    found = crossings(frame, factor)
+
+    st.subheader(t("bench.results.side_by_side"))
+    st.caption(t("bench.results.epoch_only"))
+    for series, how in incomparable(frame, factor).items():
+        st.warning(
+            t(
+                "bench.results.incomparable",
+                series=escape_markdown(series),
+                base=escape_markdown(baseline_series(timed)),
+                how=escape_markdown(how),
+            ),
+            icon=":material/compare_arrows:",
+        )
+    x = pick_x(timed, factor, key="bench.at." + "-".join(str(run.id) for run in runs))
+    device_columns(group, timed, x)
+    render_where_time_goes(timed, factor)
+    if len(timed["x"].unique()) > 1 or factor != "none":
+        _sweep_chart(timed, group, factor, found)
+    if len(frame["factor"].unique()) > 1:
+        st.caption(t("bench.results.several_factors"))
+    render_table(frame, runs)
+    render_environment(runs)
+
+
+def _sweep_chart(timed, group, factor: str, found: dict) -> None:  # noqa: ANN001 - frames
+    """Time per epoch against the swept factor, with each accelerator's crossover verdict."""
+    st.subheader(t("bench.results.chart_title", factor=factor_title(factor).lower()))
+    for series, crossing in found.items():
+        icon = ":material/rocket_launch:" if crossing.kind in ("crosses", "always") else ":material/info:"
+        st.success(
+            t(
+                "bench.results.verdict",
+                verdict=escape_markdown(crossing.verdict),
+                series=escape_markdown(series),
+                base=escape_markdown(baseline_series(group)),
+            ),
+            icon=icon,
+        )
+    if not found and not (timed["kind"] != "cpu").any():
+        st.caption(t("bench.results.cpu_only"))
+    st.plotly_chart(
+        sweep_figure(timed, factor, found), config={"displayModeBar": False}, key="bench.sweep_chart"
+    )
+    st.caption(t("bench.results.chart_caption"))

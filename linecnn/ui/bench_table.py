@@ -1,0 +1,111 @@
+"""The Benchmark page's results table with readable headers, its downloads, and each run's environment."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from linecnn.ui.bench_data import ShownRun
+from linecnn.ui.bench_words import factor_title, significant, status_text
+from linecnn.ui.format import escape_markdown, format_bytes
+from linecnn.ui.i18n import number, t
+
+HIDDEN = ("x", "kind")  # columns the table does not show: the swept value repeats another; kind is internal
+TEXT_COLUMNS = (
+    "run",
+    "series",
+    "device",
+    "device_name",
+    "variant",
+    "source",
+    "machine",
+    "torch",
+    "cuda",
+    "date",
+    "notes",
+)
+COUNTS = ("images", "batch", "steps", "width", "conv_layers", "repeats")  # whole numbers, with separators
+
+
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as shown: translated values, numbers with the language's separators, readable headers."""
+    shown = frame.drop(columns=list(HIDDEN)).copy()
+    for column in shown.columns:
+        if column in TEXT_COLUMNS:
+            continue
+        if column == "status":
+            shown[column] = shown[column].map(status_text)
+        elif column == "factor":
+            shown[column] = shown[column].map(factor_title)
+        elif column in COUNTS:
+            shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else number(v))
+        else:
+            shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else significant(float(v)))
+    shown["run"] = shown["run"].map(lambda v: f"#{v}" if v > 0 else "")
+    return shown.rename(columns={column: t(f"bench.column.{column}") for column in shown.columns})
+
+
+def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
+    """The results as a table, with a CSV of the raw numbers and each run's JSON to download."""
+    st.subheader(t("bench.table.title"))
+    st.dataframe(_shown(frame), hide_index=True, key="bench.table")
+    st.caption(t("bench.table.caption"))
+    stem = "linecnn-bench-" + "-".join(file_name(run) for run in runs)
+    buttons = st.container(horizontal=True)
+    buttons.download_button(
+        t("bench.table.csv"),
+        frame.drop(columns=list(HIDDEN)).to_csv(index=False),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        icon=":material/download:",
+        on_click="ignore",
+    )
+    for run in runs:  # one file per run: each is the CLI's format, and imports on another machine
+        buttons.download_button(
+            t("bench.table.json", run=run.name),
+            json.dumps(run.document, indent=1),
+            file_name=f"linecnn-bench-{file_name(run)}.json",
+            mime="application/json",
+            icon=":material/data_object:",
+            on_click="ignore",
+            help=t("bench.table.json_help"),
+        )
+
+
+def file_name(run: ShownRun) -> str:
+    """A run's name for a file name: '7', or 'unsaved-1' for a run held in memory."""
+    return run.name.removeprefix("#").replace(" ", "-").replace(",", "")
+
+
+def render_environment(runs: list[ShownRun]) -> None:
+    """The machine and software behind each shown run (every value escaped: it may come from a file)."""
+    with st.expander(t("bench.env.title")):
+        for run in runs:
+            env = run.document.get("env") or {}
+
+            def value(key: str, missing: str = "?", env: dict = env) -> str:
+                return escape_markdown(env.get(key) or missing)
+
+            gpus = [
+                f"{escape_markdown(d.get('name') or '?')} ({format_bytes(d.get('memory_bytes'))})"
+                for d in env.get("devices") or []
+                if d.get("kind") != "cpu"
+            ]
+            st.markdown(
+                t(
+                    "bench.env.line",
+                    run=escape_markdown(run.name),
+                    source=t(f"bench.source.{run.source}"),
+                    date=value("date"),
+                    cpu=value("cpu_model"),
+                    count=value("cpu_count"),
+                    threads=value("torch_threads"),
+                    gpus=", ".join(gpus) or t("bench.env.no_gpu"),
+                    torch=value("torch_version"),
+                    cuda=value("cuda_version", t("bench.env.none")),
+                    cudnn=value("cudnn_version", "n/a"),
+                    python=value("python_version"),
+                )
+            )

@@ -1,0 +1,102 @@
+"""The Benchmark page's words for values: sizes, times, ratios, cell statuses and crossover verdicts.
+
+Each is written in the session's language, numbers with its separators (``linecnn.ui.i18n``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from linecnn.bench import OK
+from linecnn.sweep import CellProgress, Crossover
+from linecnn.ui.i18n import number, t
+
+
+def significant(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` significant digits with the language's separators: '0.412', '1,234'."""
+    if value == 0 or not math.isfinite(value):
+        return number(value) if math.isfinite(value) else "-"
+    decimals = max(0, digits - 1 - math.floor(math.log10(abs(value))))
+    return number(round(value, decimals), decimals)
+
+
+def ms_text(ms: float | None) -> str:
+    """Milliseconds for a label: '0.412 ms', '123 ms', '12.3 s'; '-' when missing."""
+    if ms is None or not math.isfinite(ms):
+        return "-"
+    return f"{significant(ms / 1000)} s" if ms >= 1000 else f"{significant(ms)} ms"
+
+
+def ratio_text(ratio: float) -> str:
+    """A ratio such as a speed-up: '24×', '1.3×'."""
+    return f"{significant(ratio, 2)}×"
+
+
+def factor_title(factor: str) -> str:
+    """The name of a swept factor: 'Data size', 'Batch size'…"""
+    return t(f"bench.factor.{factor}")
+
+
+def x_text(factor: str, x: float, exact: bool = False) -> str:
+    """A swept value for a sentence ('1,200 images', 'a batch of 256'); rounded unless ``exact``."""
+    if factor in ("width", "conv"):
+        value = number(x, 0 if float(x).is_integer() else 1)
+        return t(f"bench.x.{factor}", n=value)
+    rounded = round(x) if exact or x < 100 else float(f"{x:.2g}")
+    return t("bench.x.batch" if factor == "batch" else "bench.x.images", n=number(rounded))
+
+
+def status_text(status: str) -> str:
+    """A cell's status in the page's language; an error's own text stays as it was written."""
+    if status == OK:
+        return t("bench.status.ok")
+    if status == "out of memory":
+        return t("bench.status.oom")
+    if status == "skipped: time cap":
+        return t("bench.status.skipped")
+    if status.startswith("stopped: time cap of "):
+        seconds = status.removeprefix("stopped: time cap of ").removesuffix(" s")
+        return t("bench.status.stopped", seconds=seconds)
+    if status.startswith("failed: "):
+        return t("bench.status.failed", error=status.removeprefix("failed: "))
+    return status
+
+
+def verdict(found: Crossover, factor: str, name: str) -> str:
+    """The crossover's sentence: 'GPU faster above ≈ 12,000 images', 'CPU faster at every size tried'."""
+    unit = t(f"bench.unit.{factor}")
+    if found.kind == "crosses" and found.x is not None:
+        return t("bench.verdict.crosses", name=name, x=x_text(factor, found.x))
+    if found.kind == "always":
+        return t("bench.verdict.always", name=name, unit=unit, x=x_text(factor, found.measured_up_to, True))
+    if found.kind == "never":
+        return t("bench.verdict.never", unit=unit, x=x_text(factor, found.measured_up_to, True))
+    return t("bench.verdict.unclear", unit=unit)
+
+
+def progress_label(cell: CellProgress | None) -> str:
+    """The progress bar's label: which cell, which device, which phase; waiting before the first."""
+    if cell is None:
+        return t("bench.job.waiting_lock")
+    c = cell.config
+    phase = (
+        t("bench.job.setup")
+        if cell.phase == "setup"
+        else t(
+            "bench.job.warmup" if cell.phase == "warm-up" else "bench.job.timing",
+            done=cell.done,
+            total=cell.total,
+        )
+    )
+    return t(
+        "bench.job.cell",
+        cell=cell.cell,
+        cells=cell.cells,
+        device=cell.device,
+        images=number(c.images),
+        batch=number(c.step_size),
+        width=c.width,
+        convs=2 + c.extra_convs,
+        variant=c.variant,
+        phase=phase,
+    )

@@ -1,0 +1,118 @@
+"""The Benchmark page in English and Spanish, where the time goes, reference series, runs shown on return."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from linecnn import reference
+from linecnn.store import History
+from linecnn.ui import i18n
+from linecnn.ui.format import escape_markdown
+from tests.bench_fixture import fake_gpu_document
+from tests.helpers import app_test
+from tests.i18n_check import rendered_texts, untranslated
+from tests.test_bench_page import cpu_document
+
+PAGE = "pages/2_Benchmark.py"
+
+
+@pytest.fixture(autouse=True)
+def private_history(tmp_path, monkeypatch):
+    """Every test gets its own empty history and no bundled reference."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(reference, "FOLDER", tmp_path / "references")
+
+
+def opened(language: str, shown: list[int] | None = None):
+    """The Benchmark page in ``language`` with the stored runs ``shown`` on screen."""
+    at = app_test(PAGE)
+    at.session_state[i18n.LANGUAGE] = language
+    if shown is not None:
+        at.session_state["bench.shown"] = shown
+    return at.run()
+
+
+def test_every_string_of_the_page_is_spanish_with_runs_on_screen():
+    """Cards, where the time goes, charts, table, history: nothing shown in Spanish is still English."""
+    shown = [History().import_json(json.dumps(fake_gpu_document(gpu_only=False, largest=4_000)))]
+    shown.append(History().import_json(json.dumps(cpu_document(2.0))))
+    english, spanish = opened("en", shown), opened("es", shown)
+    assert not english.exception and not spanish.exception
+    assert spanish.title[0].value == "Medir"
+    assert untranslated(english, spanish) == []
+    texts = " ".join(rendered_texts(spanish))
+    assert "Adónde va el tiempo" in texts and "1.200 imágenes" in texts  # Spanish thousands separator
+    assert "1,200 images" in " ".join(rendered_texts(english))
+
+
+def test_an_empty_page_is_spanish_too():
+    """Before any run: the form, the CUDA card, the empty history, the import, all in Spanish."""
+    english, spanish = opened("en"), opened("es")
+    assert untranslated(english, spanish) == []
+    assert any("Aún no hay resultados" in info.value for info in spanish.info)
+
+
+def test_where_the_time_goes_splits_the_measured_epochs():
+    """The fixture GPU pays 6 ms per step and 0.02 µs per image: the page says so, from the fit."""
+    run_id = History().import_json(json.dumps(fake_gpu_document(gpu_only=False)))
+    at = opened("en", [run_id])
+    assert not at.exception
+    assert any(s.value == "Where the time goes" for s in at.subheader)
+    gpu = next(
+        m.value
+        for m in at.markdown
+        if m.value.startswith("**" + escape_markdown("CUDA:0")) and "step" in m.value
+    )
+    assert "each step costs about **6.00 ms**" in gpu and "each image about **0.02 µs**" in gpu
+    assert "within 0.0% of every measured point (8 points)" in gpu
+    assert "At 360 images (steps per epoch: 1) **100%** of the epoch is fixed per-step cost" in gpu
+    assert any("Why a GPU loses on tiny problems" in m.value for m in at.markdown)
+    names = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert any(trace["name"].endswith(": fitted line") for trace in names)
+
+
+def test_a_width_sweep_says_what_the_split_needs():
+    """One epoch size cannot be split: the section says to sweep data or batch size instead."""
+    document = cpu_document(1.0)
+    for result in document["results"]:
+        result["factor"] = "width"
+    document["sweep"] = "width"
+    document["results"] = document["results"][:1]
+    run_id = History().import_json(json.dumps(document))
+    at = opened("en", [run_id])
+    assert any("Sweep the **data size** or the **batch size**" in info.value for info in at.info)
+
+
+def test_no_bundled_reference_is_said_plainly(tmp_path):
+    """With an empty reference folder the page says none is bundled, and draws no reference line."""
+    at = opened("en")
+    assert any("none is bundled" in caption.value for caption in at.caption)
+
+
+def test_a_bundled_reference_is_drawn_and_labelled_as_not_this_machine(tmp_path):
+    """A reference file (written here by the test) becomes a labelled line beside this CPU's run."""
+    folder = tmp_path / "references"
+    folder.mkdir()
+    (folder / "imaginary-data.json").write_text(json.dumps(fake_gpu_document()))
+    cpu = History().import_json(json.dumps(cpu_document(1.0)))
+    at = opened("en", [cpu])
+    assert not at.exception
+    environment = escape_markdown("PyTorch 2.13.0+cu128 · CUDA 12.8 · measured 2026-01-01")
+    assert any("Reference **Imaginary GPU**" in c.value and environment in c.value for c in at.caption)
+    label = "reference, measured on Imaginary GPU (not this machine)"
+    specs = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert all(label in spec for spec in specs)
+    at.toggle(key="bench.references").set_value(False).run()
+    assert not any(label in chart.proto.spec for chart in at.get("plotly_chart"))
+
+
+def test_the_newest_stored_run_is_shown_on_return():
+    """A new session (a reload, a return) opens on the newest stored run, not on an empty page."""
+    History().import_json(json.dumps(cpu_document(1.0)))
+    newest = History().import_json(json.dumps(cpu_document(2.0)))
+    at = app_test(PAGE)
+    assert not at.exception
+    assert at.multiselect(key="bench.shown").value == [newest]
+    assert any(m.label == "median per epoch" for m in at.metric)
