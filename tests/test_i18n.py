@@ -64,7 +64,7 @@ def test_the_checker_catches_text_nobody_translated():
 
 
 # Each page joins this list once every string it shows is in both catalogs.
-TRANSLATED_PAGES: list[str | None] = []
+TRANSLATED_PAGES: list[str | None] = [None, "pages/3_Draw.py"]
 
 
 @pytest.mark.parametrize("page", TRANSLATED_PAGES)
