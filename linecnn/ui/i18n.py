@@ -103,7 +103,7 @@ def translate(language: str, key: str, **values: object) -> str:
     return text.format(**values) if values else text
 
 
-def say(text: object) -> str:
+def say(text: object, language: str | None = None) -> str:
     """A core sentence (a ``Message``, or a ValueError carrying one) in the session's language.
 
     Any other text or error is shown as it is: torch's own errors, say, have no translation.
@@ -112,17 +112,18 @@ def say(text: object) -> str:
         text = text.args[0]
     if not isinstance(text, Message):
         return str(text)
-    values = {name: _value(value) for name, value in text.values.items()}
-    return t(f"errors.{text.key}", **values)
+    language = language or current()
+    values = {name: _value(value, language) for name, value in text.values.items()}
+    return translate(language, f"errors.{text.key}", **values)
 
 
-def _value(value: object) -> str:
+def _value(value: object, language: str) -> str:
     """A field of a core sentence, written the language's way (see ``linecnn.errors.english_value``)."""
     if isinstance(value, Message):
-        return say(value)
+        return say(value, language)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
-    return number(value, 0 if isinstance(value, int) else 1)
+    return _number(value, 0 if isinstance(value, int) else 1, language)
 
 
 def size(count: int | None) -> str:
@@ -137,8 +138,12 @@ def duration(seconds: float) -> str:
 
 def number(value: float, digits: int = 0) -> str:
     """``value`` with the language's separators and ``digits`` decimals, e.g. '12.345,7' in Spanish."""
+    return _number(value, digits, current())
+
+
+def _number(value: float, digits: int, language: str) -> str:
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return format_decimal(value, format=pattern, locale=current())
+    return format_decimal(value, format=pattern, locale=language)
 
 
 def percent(fraction: float, digits: int = 0) -> str:
