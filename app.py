@@ -4,56 +4,50 @@ import streamlit as st
 
 from linecnn.device import PORTABLE_PATTERN, describe, environment
 from linecnn.ui import setup_page
-from linecnn.ui.format import format_bytes
+from linecnn.ui.i18n import number, say, size, t
+from linecnn.ui.sidebar import PAGES, page_link
 
 device = setup_page("home", ":material/home:")
 
 st.title("linecnn")
-st.markdown(
-    "A tiny convolutional network learns to tell **vertical**, **horizontal** and **diagonal** "
-    "lines apart in 8×8 images, on the CPU or a GPU. "
-    "A GPU speeds up big models, big data and big batches, but on a problem this small "
-    "its launch and transfer overheads can make it no faster at all. Measure it yourself here."
-)
+st.markdown(t("home.intro"))
 
 env = environment()
 left, right = st.columns([3, 2], gap="large")
 with left:
-    st.subheader("This machine")
+    st.subheader(t("home.machine"))
     rows = [
-        {"device": info.key, "name": info.name, "memory": format_bytes(info.memory_bytes)}
+        {
+            t("home.column_device"): info.key,
+            t("home.column_name"): info.name,
+            t("home.column_memory"): size(info.memory_bytes),
+        }
         for info in env.devices
     ]
     st.dataframe(rows, hide_index=True, width="stretch")
+    threads = number(env.torch_threads)
+    cpu = t("home.cpu_facts", model=env.cpu_model, count=number(env.cpu_count), threads=threads)
     facts = {
         "PyTorch": env.torch_version,
-        "CUDA runtime": env.cuda_version or "none (CPU-only build)",
-        "cuDNN": str(env.cudnn_version) if env.cudnn_version else "n/a",
-        "CPU": f"{env.cpu_model}, {env.cpu_count} logical CPUs, torch uses {env.torch_threads} threads",
-        "Python": f"{env.python_version} on {env.platform}",
+        t("home.cuda_runtime"): env.cuda_version or t("home.no_cuda_build"),
+        "cuDNN": str(env.cudnn_version) if env.cudnn_version else t("home.not_applicable"),
+        "CPU": cpu,
+        "Python": t("home.python_on", version=env.python_version, platform=env.platform),
     }
     st.markdown("\n".join(f"- **{name}**: {value}" for name, value in facts.items()))
     if env.cuda_note:
-        st.info(f"CUDA is not offered here: {env.cuda_note}", icon=":material/info:")
+        st.info(t("home.cuda_note", reason=say(env.cuda_note)), icon=":material/info:")
 
 with right:
-    st.subheader("Pick the device once")
-    st.markdown("The lesson's portable pattern: decide once, then move the model and every tensor there.")
+    st.subheader(t("home.pick_once"))
+    st.markdown(t("home.pattern"))
     st.code(PORTABLE_PATTERN, language="python", wrap_lines=True)
-    st.markdown(
-        f"The sidebar toggle plays that role for the whole dashboard. Selected now: **{describe(device)}**."
-    )
-    st.caption("Model and data must live on the same device; a model on the GPU fed CPU tensors fails.")
+    st.markdown(t("home.selected", device=describe(device)))
+    st.caption(t("home.same_device"))
 
 st.divider()
-st.subheader("Where to next")
-train, bench, draw = st.columns(3)
-with train:
-    st.page_link("pages/1_Train.py", label="Train", icon=":material/model_training:")
-    st.caption("Train the CNN with live loss and accuracy curves, then overlay a CPU run and a GPU run.")
-with bench:
-    st.page_link("pages/2_Benchmark.py", label="Benchmark", icon=":material/speed:")
-    st.caption("Time training epochs on each device side by side and find where the GPU starts to win.")
-with draw:
-    st.page_link("pages/3_Draw.py", label="Draw", icon=":material/draw:")
-    st.caption("Draw a line with the mouse and watch the model classify it, filter by filter.")
+st.subheader(t("home.next"))
+for column, (path, name, icon) in zip(st.columns(3), PAGES[1:], strict=True):
+    with column:
+        page_link(path, name, icon)
+        st.caption(t(f"home.{name}"))

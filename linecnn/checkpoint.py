@@ -25,6 +25,7 @@ from safetensors.torch import save as save_tensors
 from torch import nn
 
 from linecnn.config import MAX_PER_CLASS, RunConfig
+from linecnn.errors import Message, UserError
 from linecnn.model import NUM_CLASSES, LineCNN, build_model
 from linecnn.train import EpochRecord
 
@@ -94,19 +95,25 @@ class SavedRun:
     confusion: list[list[int]]  # validation [true][predicted] at the end
 
 
-def _fail(message: str) -> NoReturn:
-    raise ValueError(message)
+def _fail(key: str, **values: object) -> NoReturn:
+    """Refuse the file with the sentence ``key`` of linecnn.errors (a ValueError)."""
+    raise UserError(key, **values)
+
+
+def _what(name: str) -> Message:
+    """What a message is about ("model file", "training loss"), translatable with the sentence."""
+    return Message(f"what.{name}")
 
 
 def _size(data: bytes, limit: int, what: str) -> None:
     if not isinstance(data, bytes | bytearray):
-        _fail(f"The {what} must be raw file bytes.")
+        _fail("file_not_bytes", what=_what(what))
     if len(data) > limit:
-        _fail(f"The {what} is {len(data) / 1e6:.1f} MB; at most {limit / 1e6:.1f} MB is accepted.")
+        _fail("file_too_big", what=_what(what), size=len(data) / 1e6, limit=limit / 1e6)
 
 
 def _reject_constant(name: str) -> NoReturn:
-    _fail(f"holds {name}, which is not a number JSON allows")
+    _fail("json_constant", name=name)
 
 
 def _json(text: bytes | str, what: str) -> object:
@@ -114,92 +121,104 @@ def _json(text: bytes | str, what: str) -> object:
     try:
         return json.loads(text, parse_constant=_reject_constant)
     except (UnicodeDecodeError, RecursionError) as error:
-        _fail(f"The {what} is not valid JSON ({type(error).__name__}).")
+        _fail("not_json", what=_what(what), detail=type(error).__name__)
+    except UserError as error:  # NaN or Infinity
+        _fail("not_json", what=_what(what), detail=error.message)
     except ValueError as error:  # json.JSONDecodeError is one
-        _fail(f"The {what} is not valid JSON: {str(error)[:120]}.")
+        _fail("not_json", what=_what(what), detail=str(error)[:120])
 
 
 def _dict(value: object, what: str, keys: Sequence[str]) -> dict:
     """``value`` as a dict with exactly ``keys``."""
     if not isinstance(value, dict):
-        _fail(f"The {what} must be a JSON object.")
+        _fail("not_object", what=_what(what))
     missing = [key for key in keys if key not in value]
     extra = [str(key)[:MAX_TEXT] for key in value if key not in keys]
     if missing or extra:
-        parts = [f"missing {', '.join(missing)}"] if missing else []
-        parts += [f"unknown {', '.join(extra[:MAX_NAMES])}"] if extra else []
-        _fail(f"The {what} has the wrong fields: {'; '.join(parts)}.")
+        parts = [Message("missing", names=", ".join(missing))] if missing else []
+        parts += [Message("unknown", names=", ".join(extra[:MAX_NAMES]))] if extra else []
+        _fail("wrong_fields", what=_what(what), detail=_joined(parts))
     return value
+
+
+def _joined(parts: Sequence[Message]) -> Message:
+    """Up to two messages as one, separated by '; ' (for ``detail`` fields)."""
+    return parts[0] if len(parts) == 1 else Message("two_parts", first=parts[0], second=parts[1])
 
 
 def _int(value: object, what: str, low: int, high: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        _fail(f"The {what} must be a whole number from {low:,} to {high:,}; the file has {str(value)[:40]}.")
+        _fail("not_whole_number", what=_what(what), low=low, high=high, value=str(value)[:40])
     return value
 
 
 def _float(value: object, what: str, low: float, high: float) -> float:
     number_ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not number_ok or not low <= value <= high:  # NaN fails both comparisons; huge ints compare exactly
-        _fail(f"The {what} must be a number from {low:g} to {high:g}; the file has {str(value)[:40]}.")
+        _fail("not_number", what=_what(what), low=_plain(low), high=_plain(high), value=str(value)[:40])
     return float(value)
+
+
+def _plain(bound: float) -> int | float:
+    """A bound as an int when it is whole, so it reads '1' rather than '1.0'."""
+    return int(bound) if float(bound).is_integer() else bound
 
 
 def _text(value: object, what: str) -> str:
     if not isinstance(value, str) or not value or len(value) > MAX_TEXT or not value.isprintable():
-        _fail(f"The {what} must be a short line of text (at most {MAX_TEXT} characters).")
+        _fail("not_text", what=_what(what), limit=MAX_TEXT)
     return value
 
 
 def _device(value: object) -> str:
-    text = _text(value, "device name")
+    text = _text(value, "device_name")
     if not DEVICE_PATTERN.fullmatch(text):
-        _fail(f"The device name {text!r} is not one like 'cpu' or 'cuda:0'.")
+        _fail("bad_device", name=repr(text))
     return text
 
 
 def _threads(value: object) -> int | None:
-    return None if value is None else _int(value, "CPU thread count", 1, 4096)
+    return None if value is None else _int(value, "cpu_threads", 1, 4096)
 
 
 def _timestamp(value: object) -> str:
-    text = _text(value, "creation time")
+    text = _text(value, "creation_time")
     try:
         datetime.fromisoformat(text)
     except ValueError:
-        _fail(f"The creation time {text!r} is not an ISO 8601 date and time.")
+        _fail("bad_time", text=repr(text))
     return text
 
 
 def _config(value: object) -> RunConfig:
     """A RunConfig from the flat dict of ``RunConfig.as_dict``, checked by RunConfig itself."""
-    flat = _dict(value, "run settings", tuple(RunConfig().as_dict()))
+    flat = _dict(value, "run_settings", tuple(RunConfig().as_dict()))
     try:
         return RunConfig.from_flat(**flat)
     except (TypeError, ValueError) as error:
-        _fail(f"The file's run settings are not valid: {error}")
+        _fail("bad_settings", detail=error.message if isinstance(error, UserError) else str(error))
 
 
 def _confusion(value: object) -> list[list[int]]:
     rows_ok = isinstance(value, list) and len(value) == NUM_CLASSES
     if not rows_ok or not all(isinstance(row, list) and len(row) == NUM_CLASSES for row in value):
-        _fail(f"The confusion matrix must be {NUM_CLASSES} rows of {NUM_CLASSES} counts.")
-    return [[_int(count, "confusion matrix count", 0, MAX_PER_CLASS) for count in row] for row in value]
+        _fail("bad_confusion", classes=NUM_CLASSES)
+    return [[_int(count, "confusion_count", 0, MAX_PER_CLASS) for count in row] for row in value]
 
 
 def _epoch_record(value: object, config: RunConfig) -> EpochRecord:
     """One EpochRecord from its ``as_dict`` form, consistent with the run's config."""
-    raw = _dict(value, "epoch record", tuple(f.name for f in fields(EpochRecord)))
+    raw = _dict(value, "epoch_record", tuple(f.name for f in fields(EpochRecord)))
     planned = config.train.epochs
     return EpochRecord(
-        epoch=_int(raw["epoch"], "epoch number", 1, planned),
-        epochs=_int(raw["epochs"], "planned epochs of a record", planned, planned),
-        train_loss=_float(raw["train_loss"], "training loss", 0.0, MAX_LOSS),
-        train_acc=_float(raw["train_acc"], "training accuracy", 0.0, 1.0),
-        val_loss=_float(raw["val_loss"], "validation loss", 0.0, MAX_LOSS),
-        val_acc=_float(raw["val_acc"], "validation accuracy", 0.0, 1.0),
-        epoch_seconds=_float(raw["epoch_seconds"], "epoch time", 0.0, MAX_SECONDS),
-        elapsed_seconds=_float(raw["elapsed_seconds"], "elapsed time", 0.0, MAX_SECONDS),
+        epoch=_int(raw["epoch"], "epoch_number", 1, planned),
+        epochs=_int(raw["epochs"], "planned_epochs", planned, planned),
+        train_loss=_float(raw["train_loss"], "train_loss", 0.0, MAX_LOSS),
+        train_acc=_float(raw["train_acc"], "train_acc", 0.0, 1.0),
+        val_loss=_float(raw["val_loss"], "val_loss", 0.0, MAX_LOSS),
+        val_acc=_float(raw["val_acc"], "val_acc", 0.0, 1.0),
+        epoch_seconds=_float(raw["epoch_seconds"], "epoch_time", 0.0, MAX_SECONDS),
+        elapsed_seconds=_float(raw["elapsed_seconds"], "elapsed_time", 0.0, MAX_SECONDS),
         device=_device(raw["device"]),
     )
 
@@ -211,7 +230,7 @@ def _now() -> str:
 def save_model(run: RunLike) -> bytes:
     """The run's final weights as safetensors bytes, with its config and how it ended as metadata."""
     if not run.history:
-        raise ValueError("A run without a finished epoch has no trained model to save.")
+        _fail("no_epochs_to_save")
     tensors = {
         name: tensor.detach().to(device="cpu", dtype=torch.float32).contiguous()
         for name, tensor in run.model.state_dict().items()
@@ -233,7 +252,7 @@ def save_model(run: RunLike) -> bytes:
 
 def _header(data: bytes) -> dict:
     """The JSON header of a safetensors file: tensor table plus ``__metadata__``."""
-    not_safetensors = "The file is not a model saved by linecnn: it is not in the safetensors format."
+    not_safetensors = "not_safetensors"
     if len(data) < 8:
         _fail(not_safetensors)
     (length,) = struct.unpack("<Q", data[:8])
@@ -252,39 +271,37 @@ def _metadata(header: dict) -> dict[str, str]:
     """The metadata strings, with the format tag and version checked."""
     metadata = header.get("__metadata__")
     if not isinstance(metadata, dict) or not all(isinstance(v, str) for v in metadata.values()):
-        _fail("The safetensors file has no linecnn metadata: it was not saved by linecnn's Train page.")
+        _fail("no_metadata")
     if metadata.get("format") != MODEL_FORMAT:
-        _fail("The safetensors file was not saved by linecnn: its format tag is missing or different.")
+        _fail("wrong_model_tag")
     if metadata.get("format_version") != str(FORMAT_VERSION):
         version = str(metadata.get("format_version"))[:MAX_TEXT]
-        _fail(f"The model file has format version {version}; this app reads version {FORMAT_VERSION}.")
+        _fail("model_version", version=version, expected=FORMAT_VERSION)
     keys = ("config", "device", "threads", "epochs_done", "final_metrics", "confusion", "created")
     missing = [key for key in keys if key not in metadata]
     if missing:
-        _fail(f"The model file's metadata lacks {', '.join(missing)}.")
+        _fail("metadata_lacks", names=", ".join(missing))
     return metadata
 
 
 def _info(metadata: Mapping[str, str], config: RunConfig) -> ModelInfo:
-    final = _epoch_record(_json(metadata["final_metrics"], "final metrics"), config)
-    epochs_done = _int(_json(metadata["epochs_done"], "epochs done"), "epochs done", 1, config.train.epochs)
+    final = _epoch_record(_json(metadata["final_metrics"], "final_metrics"), config)
+    epochs_done = _int(_json(metadata["epochs_done"], "epochs_done"), "epochs_done", 1, config.train.epochs)
     if epochs_done != final.epoch:
-        _fail(
-            f"The model file says {epochs_done} epochs were done, but its final metrics are of another epoch."
-        )
+        _fail("epochs_mismatch", epochs=epochs_done)
     return ModelInfo(
         device=_device(metadata["device"]),
-        threads=_threads(_json(metadata["threads"], "thread count")),
+        threads=_threads(_json(metadata["threads"], "thread_count")),
         final=final,
-        confusion=_confusion(_json(metadata["confusion"], "confusion matrix")),
+        confusion=_confusion(_json(metadata["confusion"], "confusion")),
         created=_timestamp(metadata["created"]),
     )
 
 
 def _names(names: Sequence[str]) -> str:
-    shown = [repr(str(name)[:40]) for name in sorted(names)[:MAX_NAMES]]
-    more = len(names) - len(shown)
-    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+    shown = ", ".join(repr(str(name)[:40]) for name in sorted(names)[:MAX_NAMES])
+    more = len(names) - min(len(names), MAX_NAMES)
+    return Message("and_more", names=shown, count=more) if more > 0 else shown
 
 
 def _check_tensors(header: Mapping[str, object], config: RunConfig) -> None:
@@ -294,41 +311,36 @@ def _check_tensors(header: Mapping[str, object], config: RunConfig) -> None:
     found = {name: entry for name, entry in header.items() if name != "__metadata__"}
     missing, unexpected = expected.keys() - found.keys(), found.keys() - expected.keys()
     if missing or unexpected:
-        parts = [f"missing {_names(list(missing))}" if missing else ""]
-        parts.append(f"unexpected {_names(list(unexpected))}" if unexpected else "")
-        _fail(
-            f"The file's weights do not match the model its settings describe (width {config.model.width}): "
-            + "; ".join(part for part in parts if part)
-            + "."
-        )
+        parts = [Message("missing", names=_names(list(missing)))] if missing else []
+        parts += [Message("unexpected", names=_names(list(unexpected)))] if unexpected else []
+        _fail("weights_mismatch", width=config.model.width, detail=_joined(parts))
     for name, shape in expected.items():
         entry = found[name]
         if not isinstance(entry, dict):
-            _fail(f"The file's entry for weight {name} is damaged.")
+            _fail("weight_damaged", name=name)
         if entry.get("dtype") != "F32":
-            dtype = str(entry.get("dtype"))[:12]
-            _fail(f"Weight {name} is stored as {dtype}; linecnn models are 32-bit floats (F32).")
+            _fail("weight_dtype", name=name, dtype=str(entry.get("dtype"))[:12])
         if entry.get("shape") != list(shape):
             found_shape = str(entry.get("shape"))[:40]
-            needed = f"a model of width {config.model.width} needs {list(shape)}"
-            _fail(f"Weight {name} has shape {found_shape}; {needed}.")
+            width = config.model.width
+            _fail("weight_shape", name=name, shape=found_shape, width=width, expected=list(shape))
 
 
 def load_model(data: bytes) -> tuple[RunConfig, nn.Module, ModelInfo]:
     """Config, CPU model in eval mode and metadata of a model file, every part checked first."""
-    _size(data, MAX_MODEL_BYTES, "model file")
+    _size(data, MAX_MODEL_BYTES, "model_file")
     header = _header(bytes(data))
     metadata = _metadata(header)
-    config = _config(_json(metadata["config"], "run settings"))
+    config = _config(_json(metadata["config"], "run_settings"))
     info = _info(metadata, config)
     _check_tensors(header, config)
     try:
         tensors = load_tensors(bytes(data))
     except (SafetensorError, ValueError, RuntimeError) as error:
-        _fail(f"The model file is damaged or cut short ({str(error)[:80]}).")
+        _fail("model_damaged", detail=str(error)[:80])
     for name, tensor in tensors.items():
         if not torch.isfinite(tensor).all():
-            _fail(f"Weight {name} holds NaN or infinite values: the run diverged or the file is damaged.")
+            _fail("weight_not_finite", name=name)
     model = build_model(config.model, config.seed)
     model.load_state_dict(tensors, strict=True)
     return config, model.eval(), info
@@ -371,16 +383,16 @@ def history_csv(runs: Sequence[RunLike]) -> bytes:
 
 def _saved_run(value: object) -> SavedRun:
     keys = ("number", "config", "device", "threads", "confusion", "epochs")
-    raw = _dict(value, "run in the history", keys)
+    raw = _dict(value, "run_in_history", keys)
     config = _config(raw["config"])
     epochs = raw["epochs"]
     if not isinstance(epochs, list) or not epochs:
-        _fail("A run in the history has no list of epochs.")
+        _fail("run_without_epochs")
     history = tuple(_epoch_record(record, config) for record in epochs)
     if [record.epoch for record in history] != list(range(1, len(history) + 1)):
-        _fail("A run's epochs in the history are not numbered 1, 2, 3 … in order.")
+        _fail("epochs_out_of_order")
     return SavedRun(
-        number=_int(raw["number"], "run number", 1, 10**9),
+        number=_int(raw["number"], "run_number", 1, 10**9),
         config=config,
         device=_device(raw["device"]),
         threads=_threads(raw["threads"]),
@@ -391,22 +403,22 @@ def _saved_run(value: object) -> SavedRun:
 
 def load_history(data: bytes) -> list[SavedRun]:
     """The runs of a history JSON, every field checked."""
-    _size(data, MAX_HISTORY_BYTES, "history file")
+    _size(data, MAX_HISTORY_BYTES, "history_file")
     keys = ("format", "format_version", "created", "runs")
-    document = _dict(_json(bytes(data), "history file"), "history file", keys)
+    document = _dict(_json(bytes(data), "history_file"), "history_file", keys)
     if document["format"] != HISTORY_FORMAT:
-        _fail("The JSON file is not a linecnn run history: its format tag is missing or different.")
+        _fail("not_history")
     if document["format_version"] != FORMAT_VERSION:
         version = str(document["format_version"])[:MAX_TEXT]
-        _fail(f"The history file has format version {version}; this app reads version {FORMAT_VERSION}.")
+        _fail("history_version", version=version, expected=FORMAT_VERSION)
     _timestamp(document["created"])
     runs = document["runs"]
     if not isinstance(runs, list) or not 1 <= len(runs) <= MAX_HISTORY_RUNS:
-        _fail(f"A history file holds 1 to {MAX_HISTORY_RUNS} runs.")
+        _fail("history_runs", limit=MAX_HISTORY_RUNS)
     lists = [run.get("epochs") for run in runs if isinstance(run, dict)]
     total = sum(len(epochs) for epochs in lists if isinstance(epochs, list))
     if total > MAX_HISTORY_EPOCHS:
-        _fail(f"The history file holds {total:,} epochs; at most {MAX_HISTORY_EPOCHS:,} are accepted.")
+        _fail("history_too_long", epochs=total, limit=MAX_HISTORY_EPOCHS)
     return [_saved_run(run) for run in runs]
 
 

@@ -15,6 +15,8 @@ from dataclasses import asdict, dataclass
 
 import torch
 
+from linecnn.errors import Message
+
 # The lesson's one-line portable pattern, shown on the Home page.
 PORTABLE_PATTERN = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
 
@@ -69,8 +71,8 @@ def cuda_unavailable_reason() -> str | None:
     if cuda_available():
         return None
     if torch.version.cuda is None:
-        return f"this PyTorch ({torch.__version__}) is a CPU-only build."
-    return "no NVIDIA GPU or driver is visible to PyTorch."
+        return Message("cuda_cpu_build", version=torch.__version__)
+    return Message("cuda_no_gpu")
 
 
 def cpu_model() -> str:

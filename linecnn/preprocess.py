@@ -25,6 +25,7 @@ import numpy as np
 import torch
 
 from linecnn.data import SIZE
+from linecnn.errors import Message
 
 # Luma weights of ITU-R BT.601: how bright a pixel looks.
 LUMA = (0.299, 0.587, 0.114)
@@ -136,11 +137,11 @@ def thicken(ink: np.ndarray, length: float) -> np.ndarray:
 def problem_with(coverage: float, length: float, roundness: float) -> str | None:
     """A friendly sentence when the ink is not one straight line, else None."""
     if coverage >= FULL_INK:
-        return "The ink covers most of the canvas. Clear it and draw a single line."
+        return Message("drawing_full")
     if length < DOT_LENGTH:
-        return "That looks like a dot. Draw a line at least a quarter of the canvas long."
+        return Message("drawing_dot")
     if roundness > BLOB_ROUNDNESS:
-        return "That does not look like one straight line. The model only knows single lines."
+        return Message("drawing_blob")
     return None
 
 

@@ -7,11 +7,13 @@ inference takes about a millisecond, so a Predict button would only add a click.
 import streamlit as st
 from streamlit_drawable_canvas import st_canvas
 
+from linecnn.data import CLASS_NAMES
 from linecnn.device import describe
 from linecnn.predict import Prediction, predict
 from linecnn.preprocess import Drawing, from_cells, preprocess
 from linecnn.ui import draw, draw_input, restore, setup_page
 from linecnn.ui.draw_charts import INK, feature_maps_figure, input_figure, probability_figure
+from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
 
 CHART_CONFIG = {"displayModeBar": False}
 LOW_CONFIDENCE = 0.6  # below this the page says the model is unsure
@@ -21,7 +23,7 @@ PANEL_PX = (285, 285, 310)  # drawing, what the model sees, prediction: 912 px w
 VERDICT_HTML = (
     "<div style='color:#52606d'>{lead}</div>"
     "<div data-testid='draw-prediction' style='font-size:{size};font-weight:600;line-height:1.2'>{name}</div>"
-    "<div data-testid='draw-confidence' style='color:#52606d'>{confidence:.0%} {sure}</div>"
+    "<div data-testid='draw-confidence' style='color:#52606d'>{confidence}</div>"
 )
 
 
@@ -38,16 +40,16 @@ def canvas_drawing() -> Drawing:
         key=draw.CANVAS,
     )
     # Below the canvas: above it is where its undo/redo toolbar shows on hover.
-    st.caption("The model answers when you lift the pen. Undo and redo appear above the canvas on hover.")
+    st.caption(t("draw.canvas_caption"))
     st.segmented_control(
-        "Brush width",
+        t("draw.brush"),
         draw.BRUSHES,
-        format_func=lambda px: f"{px} px",
+        format_func=lambda px: t("draw.pixels", px=px),
         default=draw.DEFAULT_BRUSH,
         required=True,
         key=draw.BRUSH,
         persist_state="session",
-        help="The canvas is 280 px wide, so each of the 8×8 cells is 35 px.",
+        help=t("draw.brush_help"),
     )
     draw_input.canvas_clear_button()
     pixels = result.image_data
@@ -56,7 +58,7 @@ def canvas_drawing() -> Drawing:
 
 def cell_drawing() -> Drawing:
     """The lesson's 8x8 grid of cells to click; returns the painted grid."""
-    st.caption("Click cells to paint them, as in the lesson's grid. Click again to erase.")
+    st.caption(t("draw.cells_caption"))
     grid = draw_input.cell_grid(draw.cells())
     return from_cells(draw.keep_cells(grid))
 
@@ -64,25 +66,31 @@ def cell_drawing() -> Drawing:
 def show_prediction(drawing: Drawing, prediction: Prediction) -> None:
     """The class, how sure the model is, the probability bars and where it ran."""
     if drawing.problem:
-        st.warning(drawing.problem, icon=":material/info:")
-    sure = "unsure" if prediction.confidence < LOW_CONFIDENCE else "sure"
-    lead, size = ("The model's forced guess", "1.5rem") if drawing.problem else ("", "2.2rem")
+        st.warning(say(drawing.problem), icon=":material/info:")
+    sure = "draw.unsure" if prediction.confidence < LOW_CONFIDENCE else "draw.sure"
+    lead, size = (t("draw.forced_guess"), "1.5rem") if drawing.problem else ("", "2.2rem")
+    confidence = t(sure, percent=percent(prediction.confidence))
     verdict = VERDICT_HTML.format(
-        lead=lead, size=size, name=prediction.name, confidence=prediction.confidence, sure=sure
+        lead=lead, size=size, name=class_name(prediction.name), confidence=confidence
     )
     st.markdown(verdict, unsafe_allow_html=True)
-    st.plotly_chart(
-        probability_figure(prediction.probabilities), config=CHART_CONFIG, key="draw.probabilities"
+    figure = probability_figure(
+        prediction.probabilities,
+        names=[class_name(name) for name in CLASS_NAMES],
+        texts=[percent(p) for p in prediction.probabilities],
+        axis_title=t("draw.probability"),
+        separators=plotly_separators(),
     )
+    st.plotly_chart(figure, config=CHART_CONFIG, key="draw.probabilities")
     if drawing.problem:
-        st.caption(
-            "Softmax always shares 100 % among the three classes, so even a drawing unlike any "
-            "line gets a confident-looking answer. The network cannot say *none of these*."
-        )
-    st.caption(
-        f"Ran on **{describe(prediction.device)}**: one forward pass in {prediction.seconds * 1000:.2f} ms, "
-        f"with `model.eval()` and `torch.inference_mode()`."
-    )
+        st.caption(t("draw.softmax"))
+    ms = number(prediction.seconds * 1000, 2)
+    st.caption(t("draw.ran_on", device=describe(prediction.device), ms=ms))
+
+
+def class_name(name: str) -> str:
+    """A class ('vertical', ...) in the session's language."""
+    return t(f"draw.class.{name}")
 
 
 MAX_CONV1_MAPS, MAX_CONV2_MAPS = 16, 32  # a width-2 model shows all; wider ones their most active
@@ -90,46 +98,42 @@ MAX_CONV1_MAPS, MAX_CONV2_MAPS = 16, 32  # a width-2 model shows all; wider ones
 
 def maps_title(count: int, limit: int) -> str:
     """'8 feature maps', or 'the 16 most active of 128 feature maps' for wide models."""
-    return f"{count} feature maps" if count <= limit else f"the {limit} most active of {count} feature maps"
+    if count <= limit:
+        return t("draw.maps_all", count=number(count))
+    return t("draw.maps_some", limit=number(limit), count=number(count))
 
 
 def show_feature_maps(prediction: Prediction) -> None:
     """The conv1 and conv2 activations as small heatmaps, with a caption saying what they are."""
-    st.subheader("Inside the network")
+    st.subheader(t("draw.inside"))
     conv1, conv2 = prediction.conv1, prediction.conv2
     with st.container(horizontal=True, gap="large"):
         with st.container(width="content"):
             st.markdown(f"**conv1**: {maps_title(len(conv1), MAX_CONV1_MAPS)}, 8×8")
-            figure = feature_maps_figure(conv1, columns=4, limit=MAX_CONV1_MAPS)
+            figure = feature_maps_figure(conv1, columns=4, limit=MAX_CONV1_MAPS, hover=t("draw.hover_filter"))
             st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv1")
         with st.container(width="content"):
             st.markdown(f"**conv2**: {maps_title(len(conv2), MAX_CONV2_MAPS)}, 4×4")
-            figure = feature_maps_figure(conv2, columns=8, map_px=52, limit=MAX_CONV2_MAPS)
+            figure = feature_maps_figure(
+                conv2, columns=8, map_px=52, limit=MAX_CONV2_MAPS, hover=t("draw.hover_filter")
+            )
             st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv2")
-    st.caption(
-        "Each small square is one filter's response (after ReLU) to your drawing: bright where the "
-        "3×3 pattern it learned, such as a vertical or a slanted edge, appears. conv2 looks at conv1's "
-        "maps pooled to 4×4 and combines them; the last layers turn its pooled maps into the three "
-        "probabilities above. Yellow is a strong response, dark is none; one colour scale per layer."
-    )
+    st.caption(t("draw.maps_caption"))
 
 
 device = setup_page("draw", ":material/draw:")
-st.title("Draw")
-st.markdown(
-    "Draw **one straight line**: vertical, horizontal or diagonal. "
-    "When you lift the pen, the drawing is shrunk to the 8×8 image the network reads and classified."
-)
+st.title(t("draw.title"))
+st.markdown(t("draw.intro"))
 with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
     mode = st.segmented_control(
-        "Input",
+        t("draw.input"),
         ["canvas", "cells"],
-        format_func={"canvas": "Draw freely", "cells": "Click cells"}.__getitem__,
+        format_func=lambda mode: t(f"draw.input_{mode}"),
         default="canvas",
         required=True,
         key=draw.MODE,
         persist_state="session",
-        help="Draw with the mouse or a finger, or click the cells of the lesson's 8×8 grid.",
+        help=t("draw.input_help"),
     )
     with st.container(width="content"):
         choice = draw.pick_model()
@@ -137,43 +141,32 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
 # would shift the canvas below to a new place in the page, remounting it blank.
 hint = st.empty()
 if not restore.show_message(hint) and choice.data_mode == "seed":
-    hint.info(
-        "This run learned from the lesson's exact lines only (full-length, one pixel wide, never at the "
-        "edges), so it misreads many hand-drawn strokes. Train on *varied* data to fix that.",
-        icon=":material/lightbulb:",
-    )
+    hint.info(t("draw.seed_hint"), icon=":material/lightbulb:")
 
 prediction = None
 with st.container(horizontal=True, gap="small", key="draw-panels"):
     with st.container(width=PANEL_PX[0]):
-        st.subheader("Your line")
+        st.subheader(t("draw.your_line"))
         drawing = cell_drawing() if mode == "cells" else canvas_drawing()
     with st.container(width=PANEL_PX[1], key="draw-seen"):
-        st.subheader("What the model sees")
-        st.plotly_chart(input_figure(drawing.image), config=CHART_CONFIG, width="content", key="draw.input")
-        st.caption(
-            "A painted cell is 1 and the others 0: these 64 numbers are all the network gets."
-            if mode == "cells"
-            else "Each cell is the average ink of a 35×35-pixel block of the canvas, scaled so the darkest "
-            "cell is 1: these 64 numbers are all the network gets."
-        )
+        st.subheader(t("draw.model_sees"))
+        figure = input_figure(drawing.image, hover=t("draw.hover_cell"), decimal=decimal_mark())
+        st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.input")
+        st.caption(t("draw.sees_cells" if mode == "cells" else "draw.sees_canvas"))
     with st.container(width=PANEL_PX[2], key="draw-prediction"):
-        st.subheader("Prediction")
+        st.subheader(t("draw.prediction"))
         if drawing.empty:
-            empty = (
-                "The grid is empty. Click cells to paint a line"
-                if mode == "cells"
-                else "The canvas is empty. Draw a line with the mouse or a finger"
+            st.warning(
+                t("draw.empty_cells" if mode == "cells" else "draw.empty_canvas"), icon=":material/draw:"
             )
-            st.warning(f"{empty} to see what the model thinks.", icon=":material/draw:")
         else:
             try:
                 prediction = predict(choice.model, drawing.image, device)
             except (RuntimeError, ValueError) as error:  # e.g. a GPU out of memory: say so, no traceback
-                st.error(f"The prediction failed on {describe(device)}: {error}", icon=":material/error:")
+                st.error(t("draw.failed", device=describe(device), error=say(error)), icon=":material/error:")
             else:
                 show_prediction(drawing, prediction)
-        st.caption(f"**{choice.title}.** {choice.detail}")
+        st.caption(t("draw.model_caption", title=choice.title, detail=choice.detail))
         restore.draw_uploader()
 
 if prediction is not None:

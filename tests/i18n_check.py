@@ -17,6 +17,7 @@ SHARED_WORDS = {
     "channels_last", "torch", "streamlit", "json", "csv", "safetensors", "linux", "macos", "windows",
     "english", "español", "float", "bfloat", "float16", "bfloat16", "float32", "tf32", "ddp", "torchrun",
     "gloo", "nccl", "batch", "sha", "utc", "gib", "mib", "kib", "ms", "cuda:0", "build", "total",
+    "vertical", "horizontal", "diagonal",  # the three classes: the same words in Spanish
 }
 _WORD = re.compile(r"[^\W\d_]{3,}", re.UNICODE)
 _TEXT_FIELDS = ("label", "body", "help", "placeholder", "caption")

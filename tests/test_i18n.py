@@ -1,10 +1,14 @@
 """The two languages: complete catalogs, the browser's language first, ?lang= links and the toggle."""
 
+import re
 import string
 
 import pytest
 
+from linecnn import checkpoint
+from linecnn.errors import ENGLISH, UserError
 from linecnn.ui import i18n
+from linecnn.ui.format import format_bytes, format_seconds
 from tests.helpers import app_test
 from tests.i18n_check import is_untranslated, untranslated
 
@@ -42,21 +46,13 @@ def test_a_lang_link_sets_the_language_and_the_toggle_can_change_it_back():
     assert at.query_params["lang"] == "en"
 
 
-def test_the_language_stays_when_the_reader_goes_to_another_page():
-    """Spanish on Home stays Spanish on the next page: the toggle's widget state is not reset to English."""
-    at = page_in("es", None)
-    at.switch_page("pages/1_Train.py").run()
-    assert at.session_state[i18n.LANGUAGE] == "es"
-    assert at.query_params["lang"] == "es"
-
-
 def page_in(language: str, page: str | None):
     """AppTest of ``page`` opened through a ?lang= link."""
     from streamlit.testing.v1 import AppTest
 
     from tests.helpers import ROOT
 
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=30)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)  # Draw may train the default model
     at.query_params["lang"] = language
     at.run()
     if page is not None:
@@ -72,7 +68,7 @@ def test_the_checker_catches_text_nobody_translated():
 
 
 # Each page joins this list once every string it shows is in both catalogs.
-TRANSLATED_PAGES: list[str | None] = ["pages/4_Lesson.py"]
+TRANSLATED_PAGES: list[str | None] = [None, "pages/2_Benchmark.py", "pages/3_Draw.py", "pages/4_Lesson.py"]
 
 
 @pytest.mark.parametrize("page", TRANSLATED_PAGES)
@@ -88,3 +84,53 @@ def test_the_sidebar_is_translated():
     english, spanish = page_in("en", None), page_in("es", None)
     sidebar = untranslated(english.sidebar, spanish.sidebar)
     assert sidebar == [], sidebar
+
+
+def test_a_page_switch_keeps_the_language():
+    """Opened in Spanish, Home's language carries to Draw: its body, not only the sidebar."""
+    at = page_in("es", "pages/3_Draw.py")
+    assert at.title[0].value == "Dibujar"
+    assert "El lienzo está vacío" in at.warning[0].value
+    assert at.query_params["lang"] == "es"
+
+
+def test_draw_with_a_prediction_is_translated():
+    """With a line drawn, the verdict, bars, feature maps and captions read in Spanish too."""
+    from tests.draw_helpers import synthetic_canvas
+    from tests.test_draw_page import draw
+
+    stroke = synthetic_canvas(((10, 10), (10, 270)))
+    english, spanish = (draw(page_in(language, "pages/3_Draw.py"), stroke) for language in ("en", "es"))
+    assert not english.exception and not spanish.exception
+    assert untranslated(english, spanish) == []
+    captions = " ".join(caption.value for caption in spanish.caption)
+    assert "Se ejecutó en **CPU" in captions and re.search(r"en \d+,\d\d ms", captions)
+    assert re.search(r"\d+\s?% de confianza", " ".join(m.value for m in spanish.markdown))
+
+
+def test_numbers_use_the_languages_separators():
+    """Durations and sizes: a decimal point in English, a decimal comma in Spanish."""
+    assert format_seconds(12.34) == "12.3 s" and format_seconds(12.34, "es") == "12,3 s"
+    assert format_seconds(245, "es") == "4 min 05 s"
+    assert format_bytes(24 << 30) == "24.0 GiB" and format_bytes(24 << 30, "es") == "24,0 GiB"
+    at = page_in("es", None)
+    memory = at.dataframe[0].value["memoria"].iloc[0]
+    assert re.fullmatch(r"[\d.]+,\d (GiB|MiB|TiB)", memory), memory
+
+
+def test_core_messages_are_said_in_the_users_language():
+    """A core error reads in Spanish in the app, nested parts included, and stays English for the CLI."""
+    with pytest.raises(UserError) as caught:
+        checkpoint.load_model(b"x" * (checkpoint.MAX_MODEL_BYTES + 1))
+    assert str(caught.value).startswith("The model file is 3.1 MB; at most 3.1 MB")
+    assert i18n.say(caught.value, "en") == str(caught.value)
+    assert i18n.say(caught.value, "es").startswith("El archivo de modelo ocupa 3,1 MB; se aceptan 3,1 MB")
+    assert i18n.say(ValueError("plain"), "es") == "plain"  # an error without a key is shown as it is
+
+
+def test_every_core_message_has_a_spanish_sentence_with_the_same_fields():
+    """Each key of linecnn.errors has a Spanish entry that fills the same {fields}."""
+    spanish = i18n.catalog("es")
+    for key, text in ENGLISH.items():
+        assert f"errors.{key}" in spanish, key
+        assert fields(text) == fields(spanish[f"errors.{key}"]), key

@@ -9,6 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAuthError
 
 from linecnn.ui.format import escape_markdown
+from linecnn.ui.i18n import t
 
 # Keys of [auth] (or of one [auth.<name>] table) that make up one OIDC provider.
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
@@ -66,7 +67,7 @@ def display_name(user: Mapping[str, Any]) -> str:
     for key in ("name", "email", "sub"):
         if user.get(key):
             return str(user[key])
-    return "signed in"
+    return t("auth.signed_in")
 
 
 def require_login() -> None:
@@ -81,17 +82,18 @@ def require_login() -> None:
         not_allowed_screen(user)
         st.stop()
     with st.sidebar:
-        st.markdown(f"Signed in as **{escape_markdown(display_name(user))}**")
+        st.markdown(t("auth.signed_in_as", name=escape_markdown(display_name(user))))
         log_out_button()
         st.divider()
 
 
 def sign_in_screen() -> None:
     """The only thing a visitor sees before signing in: what this is and a Log in button per provider."""
-    st.header("Sign in to linecnn")
-    st.markdown("This dashboard is open to the members of its class. Sign in with your account to continue.")
+    st.header(t("auth.sign_in_title"))
+    st.markdown(t("auth.sign_in_text"))
     for name in provider_names(st.secrets["auth"]):
-        label = "Log in" if name is None else f"Log in with {name.replace('-', ' ').title()}"
+        provider = None if name is None else name.replace("-", " ").title()
+        label = t("auth.log_in") if provider is None else t("auth.log_in_with", provider=provider)
         if st.button(label, key=f"auth_login_{name or 'default'}", type="primary", icon=":material/login:"):
             log_in(name)
 
@@ -101,22 +103,18 @@ def log_in(provider: str | None) -> None:
     try:
         st.login(provider)
     except StreamlitAuthError as error:
-        st.error(f"Sign-in is not set up correctly on this server: {error}", icon=":material/error:")
+        st.error(t("auth.broken", error=error), icon=":material/error:")
 
 
 def not_allowed_screen(user: Mapping[str, Any]) -> None:
     """Tell a signed-in user outside the allow-list why they cannot go on, and let them switch accounts."""
-    st.header("This account has no access")
-    email = escape_markdown(user.get("email") or "an account without an e-mail address")
-    st.error(
-        f"You are signed in as {email}, which is not on this class's list of allowed accounts. "
-        "Log out and sign in with your school account, or ask your teacher to add this address.",
-        icon=":material/block:",
-    )
+    st.header(t("auth.no_access"))
+    email = escape_markdown(user.get("email") or t("auth.no_email"))
+    st.error(t("auth.not_allowed", email=email), icon=":material/block:")
     log_out_button()
 
 
 def log_out_button() -> None:
     """A Log out button that ends the Streamlit session and the provider's one, where it supports that."""
-    if st.button("Log out", key="auth_logout", icon=":material/logout:"):
+    if st.button(t("auth.log_out"), key="auth_logout", icon=":material/logout:"):
         st.logout()

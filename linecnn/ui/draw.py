@@ -6,6 +6,7 @@ be imported inside a running app.
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import streamlit as st
@@ -15,6 +16,7 @@ from torch import nn
 from linecnn.data import SIZE
 from linecnn.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.ui import state
+from linecnn.ui.i18n import number, t
 
 CANVAS = "draw.canvas"  # the canvas widget; one key for good, so reruns never remount it
 MODEL = "draw.model"  # "run" (the session's last trained run) or "default"
@@ -32,7 +34,7 @@ class ModelChoice:
     """The model the page classifies with, and how to describe it."""
 
     model: nn.Module
-    title: str  # e.g. "Run 2 · cpu · 120 ep" or "Default model"
+    title: str  # e.g. "Run 2 · cpu · 120 ep" or "Default model", in the session's language
     detail: str  # one sentence on how it was trained
     data_mode: str  # "seed" or "varied": what it learned from
 
@@ -81,12 +83,24 @@ def park_canvas_toolbar() -> None:
     _toolbar_fix(key="draw.toolbar_fix")
 
 
-@st.cache_resource(
-    show_spinner="Training the default model on varied strokes (once per server, a few seconds)…"
-)
+# Set once the default model exists: its training spinner, which speaks the session's language
+# and so cannot be cache_resource's fixed text, is shown only before that.
+_DEFAULT_READY = threading.Event()
+
+
+@st.cache_resource(show_spinner=False)
+def _trained_default_model() -> nn.Module:
+    return train_default_model("cpu")
+
+
 def default_model() -> nn.Module:
     """The default model, trained once per server and shared read-only by every session."""
-    return train_default_model("cpu")
+    if _DEFAULT_READY.is_set():
+        return _trained_default_model()
+    with st.spinner(t("draw.training_default")):
+        model = _trained_default_model()
+    _DEFAULT_READY.set()
+    return model
 
 
 def cells() -> list[bool]:
@@ -104,13 +118,15 @@ def _describe_config(record: state.RunRecord) -> str:
     """One sentence on how a session run was trained."""
     c = record.config
     origin = (
-        f"Restored from {record.restored_from}"
-        if record.restored_from
-        else "Trained in this session on the Train page"
+        t("draw.restored_from", file=record.restored_from) if record.restored_from else t("draw.trained_here")
     )
-    return (
-        f"{origin}: {c.data.mode} data, "
-        f"{c.data.per_class:,} images per class, {record.epochs_done} epochs on {record.device}."
+    return t(
+        "draw.run_detail",
+        origin=origin,
+        data=t(f"draw.data.{c.data.mode}"),
+        per_class=number(c.data.per_class),
+        epochs=number(record.epochs_done),
+        device=record.device,
     )
 
 
@@ -119,25 +135,26 @@ def pick_model() -> ModelChoice:
     run = state.latest_run()
     if run is None:
         choice = "default"
-        st.caption(
-            "Using the **default model**. Train a model on the Train page and you can use it here too.",
-        )
+        st.caption(t("draw.using_default"))
     else:
-        labels = {"run": f"Your last run ({run.label})", "default": "Default model"}
+        labels = {"run": t("draw.your_run", label=run.label), "default": t("draw.default_model")}
         choice = st.radio(
-            "Model",
+            t("draw.model"),
             list(labels),
             format_func=labels.__getitem__,
             key=MODEL,
             horizontal=True,
             persist_state="session",
-            help="Your own run from the Train page, or the default model trained on varied strokes.",
+            help=t("draw.model_help"),
         )
     if choice == "run" and run is not None:
         return ModelChoice(run.model, run.label, _describe_config(run), run.config.data.mode)
     c = DEFAULT_CONFIG
-    detail = (
-        f"The lesson's CNN trained on {c.data.mode} strokes: {c.data.per_class:,} images per class, "
-        f"{c.train.epochs} epochs of mini-batches of {c.train.batch_size}, trained once on this server."
+    detail = t(
+        "draw.default_detail",
+        data=t(f"draw.strokes.{c.data.mode}"),
+        per_class=number(c.data.per_class),
+        epochs=number(c.train.epochs),
+        batch=number(c.train.batch_size),
     )
-    return ModelChoice(default_model(), "Default model", detail, c.data.mode)
+    return ModelChoice(default_model(), t("draw.default_model"), detail, c.data.mode)

@@ -24,10 +24,12 @@ def _square_axes(fig: go.Figure) -> None:
     fig.update_yaxes(visible=False, autorange="reversed", constrain="domain")
 
 
-def input_figure(image: torch.Tensor, size: int = 280) -> go.Figure:
-    """The 8x8 model input as a heatmap, each cell labelled with its value."""
+def input_figure(
+    image: torch.Tensor, size: int = 280, hover: str = "row %{y}, column %{x}: %{z:.2f}", decimal: str = "."
+) -> go.Figure:
+    """The 8x8 model input as a heatmap, each cell labelled with its value (``decimal``: the decimal mark)."""
     cells = image.reshape(8, 8).tolist()
-    text = [[f"{v:.1f}" if v >= 0.05 else "" for v in row] for row in cells]
+    text = [[f"{v:.1f}".replace(".", decimal) if v >= 0.05 else "" for v in row] for row in cells]
     fig = go.Figure(
         go.Heatmap(
             z=cells,
@@ -40,11 +42,12 @@ def input_figure(image: torch.Tensor, size: int = 280) -> go.Figure:
             textfont={"size": 10},
             xgap=1,
             ygap=1,
-            hovertemplate="row %{y}, column %{x}: %{z:.2f}<extra></extra>",
+            hovertemplate=hover + "<extra></extra>",
         )
     )
     _square_axes(fig)
     fig.update_layout(
+        separators=decimal + ",",
         height=size,
         width=size,  # a square plot with no margins: square cells
         margin={"l": 1, "r": 1, "t": 1, "b": 1},
@@ -53,23 +56,36 @@ def input_figure(image: torch.Tensor, size: int = 280) -> go.Figure:
     return fig
 
 
-def probability_figure(probabilities: Sequence[float], height: int = 230) -> go.Figure:
-    """The three class probabilities as bars, the winner in the accent colour."""
+def probability_figure(
+    probabilities: Sequence[float],
+    height: int = 230,
+    names: Sequence[str] = CLASS_NAMES,
+    texts: Sequence[str] | None = None,
+    axis_title: str = "probability",
+    separators: str = ".,",
+) -> go.Figure:
+    """The three class probabilities as bars, the winner in the accent colour.
+
+    ``names`` label the bars, ``texts`` (default '95%') sit on them, and ``separators`` are Plotly's
+    decimal mark and thousands separator for the axis: the page passes them in the reader's language.
+    """
     best = max(range(len(probabilities)), key=probabilities.__getitem__)
     colors = [ACCENT if i == best else MUTED for i in range(len(probabilities))]
     fig = go.Figure(
         go.Bar(
-            x=list(CLASS_NAMES),
+            x=list(names),
             y=list(probabilities),
             marker_color=colors,
-            text=[f"{p:.0%}" for p in probabilities],
+            text=list(texts) if texts is not None else [f"{p:.0%}" for p in probabilities],
             textposition="outside",
             cliponaxis=False,
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         )
     )
-    fig.update_yaxes(range=[0, 1.12], tickformat=".0%", title="probability", dtick=0.25)
-    fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 16, "b": 10}, showlegend=False)
+    fig.update_yaxes(range=[0, 1.12], tickformat=".0%", title=axis_title, dtick=0.25)
+    fig.update_layout(
+        separators=separators, height=height, margin={"l": 10, "r": 10, "t": 16, "b": 10}, showlegend=False
+    )
     return fig
 
 
@@ -81,9 +97,15 @@ def strongest_channels(maps: torch.Tensor, limit: int) -> list[int]:
 
 
 def feature_maps_figure(
-    maps: torch.Tensor, columns: int, map_px: int = 60, limit: int | None = None
+    maps: torch.Tensor,
+    columns: int,
+    map_px: int = 60,
+    limit: int | None = None,
+    hover: str = "filter {number}, row %{{y}}, column %{{x}}: %{{z:.2f}}",
 ) -> go.Figure:
     """One small heatmap per channel of ``maps`` (C, H, W), on one colour scale for the layer.
+
+    ``hover`` is the tooltip, with ``{number}`` for the filter's number and Plotly's %{...} fields doubled.
 
     With ``limit``, only that many of the most active channels are drawn: a wide model has
     hundreds, and a heatmap each would take seconds to build and send.
@@ -110,7 +132,7 @@ def feature_maps_figure(
                 zmax=top,
                 colorscale=MAP_SCALE,
                 showscale=False,
-                hovertemplate=f"filter {channel + 1}" + ", row %{y}, column %{x}: %{z:.2f}<extra></extra>",
+                hovertemplate=hover.format(number=channel + 1) + "<extra></extra>",
             ),
             row=position // columns + 1,
             col=position % columns + 1,

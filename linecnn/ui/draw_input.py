@@ -13,6 +13,7 @@ import json
 import streamlit as st
 
 from linecnn.data import SIZE
+from linecnn.ui.i18n import t
 
 GRID_KEY = "draw.grid"  # the cell grid's widget; its value is {"cells": 64 booleans, row by row}
 CLEAR_KEY = "draw.canvas_clear"  # the canvas's Clear button
@@ -33,7 +34,8 @@ _ERASER_SVG = (
     '<svg viewBox="0 0 24 24" fill="none" stroke="currentColor" stroke-width="2" aria-hidden="true">'
     '<path d="M7 21h10"/><path d="M5 15l9-9 5 5-9 9H8z"/><path d="M9 10l5 5"/></svg>'
 )
-_CLEAR_HTML = f'<button type="button" class="clear">{_ERASER_SVG}<span>Clear</span></button>'
+# Its label comes with the data of each render, so it follows the language toggle.
+_CLEAR_HTML = f'<button type="button" class="clear">{_ERASER_SVG}<span></span></button>'
 
 _GRID_CSS = (
     _BUTTON_CSS
@@ -48,21 +50,29 @@ _GRID_CSS = (
 """
 )
 # The grid lives in the browser: a click flips its cell there and sends the whole grid, so
-# every click counts whatever the server is doing. Data from Python seeds a new grid only.
+# every click counts whatever the server is doing. Data from Python seeds a new grid's cells
+# only; its words (data.text) are set again on every render, so they follow the language.
 _GRID_JS = """
 const grids = new WeakMap();
+
+function label(grid, text) {
+  grid.box.setAttribute("aria-label", text.grid);
+  grid.buttons.forEach((button, index) => {
+    const place = { row: Math.floor(index / 8) + 1, column: (index % 8) + 1 };
+    button.setAttribute("aria-label", text.cell.replace(/\\{(row|column)\\}/g, (_, name) => place[name]));
+  });
+  grid.element.querySelector(".clear span").textContent = text.clear;
+}
 
 function build(root, cells) {
   const grid = { send: () => {}, element: document.createElement("div") };
   const box = document.createElement("div");
   box.className = "cells";
   box.setAttribute("role", "group");
-  box.setAttribute("aria-label", "8×8 cells");
   const buttons = cells.map((on, index) => {
     const button = document.createElement("button");
     button.type = "button";
     button.className = "cell";
-    button.setAttribute("aria-label", `Row ${Math.floor(index / 8) + 1}, column ${(index % 8) + 1}`);
     button.setAttribute("aria-pressed", String(on));
     button.addEventListener("click", () => {
       cells[index] = !cells[index];
@@ -79,6 +89,8 @@ function build(root, cells) {
     buttons.forEach((button) => button.setAttribute("aria-pressed", "false"));
     grid.send("cells", [...cells]);
   });
+  grid.box = box;
+  grid.buttons = buttons;
   return grid;
 }
 
@@ -90,6 +102,7 @@ export default function ({ data, parentElement, setStateValue }) {
   }
   const root = parentElement.querySelector(".grid-root");
   if (!root.contains(grid.element)) root.appendChild(grid.element);
+  label(grid, data.text);
   grid.send = setStateValue;
 }
 """
@@ -105,8 +118,9 @@ function resetCanvases() {
   }
 }
 
-export default function ({ parentElement }) {
+export default function ({ data, parentElement }) {
   const button = parentElement.querySelector(".clear");
+  button.querySelector("span").textContent = data.label;
   if (button.dataset.wired) return;
   button.dataset.wired = "yes";
   button.addEventListener("click", resetCanvases);
@@ -126,8 +140,9 @@ _canvas_clear = st.components.v2.component(
 
 def cell_grid(initial: list[bool]) -> list[bool]:
     """The clickable 8x8 grid, starting from ``initial``; returns its 64 cells, row by row."""
+    text = {"grid": t("draw.grid_label"), "cell": t("draw.cell_label"), "clear": t("draw.clear")}
     result = _grid(
-        data={"cells": initial},
+        data={"cells": initial, "text": text},
         key=GRID_KEY,
         default={"cells": initial},
         on_cells_change=lambda: None,
@@ -140,4 +155,4 @@ def cell_grid(initial: list[bool]) -> list[bool]:
 
 def canvas_clear_button() -> None:
     """A Clear button that empties the page's canvas in the browser."""
-    _canvas_clear(key=CLEAR_KEY, width="content", height="content")
+    _canvas_clear(key=CLEAR_KEY, data={"label": t("draw.clear")}, width="content", height="content")

@@ -4,27 +4,34 @@ from __future__ import annotations
 
 import re
 
+from babel.numbers import format_decimal
 
-def format_bytes(count: int | None) -> str:
-    """Bytes as a short human string, e.g. '24.0 GiB'; 'unknown' for None."""
+
+def _decimal(value: float, digits: int, locale: str) -> str:
+    """``value`` with ``digits`` decimals and the separators of ``locale`` ('en': 1,234.5; 'es': 1.234,5)."""
+    return format_decimal(value, format="#,##0" + ("." + "0" * digits if digits else ""), locale=locale)
+
+
+def format_bytes(count: int | None, locale: str = "en") -> str:
+    """Bytes as a short human string, e.g. '24.0 GiB' ('24,0 GiB' for locale 'es'); 'unknown' for None."""
     if count is None:
         return "unknown"
     value = float(count)
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if value < 1024 or unit == "TiB":
-            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+            return f"{_decimal(value, 0 if unit == 'B' else 1, locale)} {unit}"
         value /= 1024
-    return f"{value:.1f} TiB"
+    return f"{_decimal(value, 1, locale)} TiB"
 
 
-def format_seconds(seconds: float) -> str:
-    """Seconds as '850 ms', '12.3 s' or '4 min 05 s'."""
+def format_seconds(seconds: float, locale: str = "en") -> str:
+    """Seconds as '850 ms', '12.3 s' or '4 min 05 s' (the units read the same in Spanish: '12,3 s')."""
     if seconds < 1:
-        return f"{seconds * 1000:.0f} ms"
+        return f"{_decimal(seconds * 1000, 0, locale)} ms"
     if seconds < 60:
-        return f"{seconds:.1f} s"
+        return f"{_decimal(seconds, 1, locale)} s"
     minutes, rest = divmod(int(round(seconds)), 60)
-    return f"{minutes} min {rest:02d} s"
+    return f"{_decimal(minutes, 0, locale)} min {rest:02d} s"
 
 
 # Characters that start markdown, HTML, LaTeX ($) or Streamlit's :color[...] and :icon: directives.

@@ -3,7 +3,9 @@
 Strings live in ``linecnn/ui/locales/<language>/<area>.toml``, one file per page or part of the app,
 so the two languages can be compared key by key. ``t("train.start")`` looks up the key ``start`` in
 ``train.toml`` of the language in use. Numbers go through :func:`number` and :func:`percent`, which
-write them the language's way (``1,234.5`` in English, ``1.234,5`` in Spanish).
+write them the language's way (``1,234.5`` in English, ``1.234,5`` in Spanish). Sentences of the
+core (``linecnn.errors.Message``) are shown with :func:`say`; their English is the core's own table,
+so only Spanish has an ``errors.toml``.
 """
 
 from __future__ import annotations
@@ -13,11 +15,15 @@ from functools import cache
 from pathlib import Path
 
 import streamlit as st
-from babel.numbers import format_decimal, format_percent
+from babel.numbers import format_decimal, format_percent, get_decimal_symbol, get_group_symbol
+
+from linecnn.errors import ENGLISH, Message
+from linecnn.ui.format import format_bytes, format_seconds
 
 LANGUAGES = {"en": "English", "es": "Español"}  # code -> its name in itself, for the toggle
 DEFAULT = "en"  # for a browser whose language is neither
-LANGUAGE = "language"  # session key of the sidebar's language toggle
+LANGUAGE = "language"  # session key of the session's language, 'en' or 'es'
+_TOGGLE = "language.toggle"  # the sidebar toggle's widget: shows LANGUAGE, and sets it when clicked
 _FROM_LINK = "language.from_link"  # the ?lang= value already applied, so a toggle can override it
 _LOCALES = Path(__file__).parent / "locales"
 
@@ -34,7 +40,7 @@ def _flatten(table: dict, prefix: str) -> dict[str, str]:
 @cache
 def catalog(language: str) -> dict[str, str]:
     """Every string of ``language``, keyed by '<area>.<key>'."""
-    strings: dict[str, str] = {}
+    strings = {f"errors.{key}": text for key, text in ENGLISH.items()} if language == "en" else {}
     for path in sorted((_LOCALES / language).glob("*.toml")):
         strings.update(_flatten(tomllib.loads(path.read_text(encoding="utf-8")), path.stem))
     return strings
@@ -63,19 +69,25 @@ def init_language() -> None:
 
 
 def language_toggle() -> None:
-    """The sidebar's language switch; the address bar's ?lang= follows it so links keep it."""
-    # Set through the Session State API first: on a page just switched to, the widget would
-    # otherwise start from its own default (no choice, i.e. English) and drop the reader's language.
-    st.session_state[LANGUAGE] = current()
+    """The sidebar's language switch; the address bar's ?lang= follows it so links keep it.
+
+    The language lives in its own session key, not in the widget's: a widget's value starts over
+    on a page that has not drawn it yet, and the language must survive every page switch.
+    """
+    st.session_state[_TOGGLE] = current()
     st.segmented_control(
         t("sidebar.language"),
         list(LANGUAGES),
         format_func=LANGUAGES.get,
-        key=LANGUAGE,
-        persist_state="session",
+        key=_TOGGLE,
         required=True,
+        on_change=_toggled,
     )
     st.query_params["lang"] = st.session_state[_FROM_LINK] = current()
+
+
+def _toggled() -> None:
+    st.session_state[LANGUAGE] = st.session_state[_TOGGLE]
 
 
 def t(key: str, **values: object) -> str:
@@ -91,13 +103,60 @@ def translate(language: str, key: str, **values: object) -> str:
     return text.format(**values) if values else text
 
 
+def say(text: object, language: str | None = None) -> str:
+    """A core sentence (a ``Message``, or a ValueError carrying one) in the session's language.
+
+    Any other text or error is shown as it is: torch's own errors, say, have no translation.
+    """
+    if isinstance(text, BaseException) and len(text.args) == 1:
+        text = text.args[0]
+    if not isinstance(text, Message):
+        return str(text)
+    language = language or current()
+    values = {name: _value(value, language) for name, value in text.values.items()}
+    return translate(language, f"errors.{text.key}", **values)
+
+
+def _value(value: object, language: str) -> str:
+    """A field of a core sentence, written the language's way (see ``linecnn.errors.english_value``)."""
+    if isinstance(value, Message):
+        return say(value, language)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return _number(value, 0 if isinstance(value, int) else 1, language)
+
+
+def size(count: int | None) -> str:
+    """Bytes as '24,0 GiB' in the language's way; 'unknown' in the language for None."""
+    return t("common.unknown") if count is None else format_bytes(count, current())
+
+
+def duration(seconds: float) -> str:
+    """Seconds as '850 ms', '12,3 s' or '4 min 05 s', with the language's decimal mark."""
+    return format_seconds(seconds, current())
+
+
 def number(value: float, digits: int = 0) -> str:
     """``value`` with the language's separators and ``digits`` decimals, e.g. '12.345,7' in Spanish."""
+    return _number(value, digits, current())
+
+
+def _number(value: float, digits: int, language: str) -> str:
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return format_decimal(value, format=pattern, locale=current())
+    return format_decimal(value, format=pattern, locale=language)
 
 
 def percent(fraction: float, digits: int = 0) -> str:
     """``fraction`` (0.953) as a percentage in the language's way, e.g. '95,3%'."""
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
     return format_percent(fraction, format=pattern, locale=current())
+
+
+def decimal_mark() -> str:
+    """The language's decimal mark: '.' in English, ',' in Spanish."""
+    return get_decimal_symbol(current())
+
+
+def plotly_separators() -> str:
+    """Plotly's ``layout.separators`` for the language: its decimal mark, then its thousands separator."""
+    return decimal_mark() + get_group_symbol(current())

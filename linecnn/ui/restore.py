@@ -17,6 +17,7 @@ import streamlit as st
 
 from linecnn import checkpoint
 from linecnn.ui import draw, state
+from linecnn.ui.i18n import number, say, t
 
 VERSION = "restore.version"  # bumped after each upload, so the uploaders come back empty
 MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the next render
@@ -42,14 +43,14 @@ def download_buttons(run: state.RunRecord) -> None:
     stem = f"linecnn-run{run.number}"
     files = (  # label, what makes the file, from what, extension, MIME type
         (
-            "Download model (.safetensors)",
+            t("restore.download_model"),
             checkpoint.save_model,
             run,
             "safetensors",
             "application/octet-stream",
         ),
-        ("Download history (JSON)", checkpoint.history_json, [run], "json", "application/json"),
-        ("Download history (CSV)", checkpoint.history_csv, [run], "csv", "text/csv"),
+        (t("restore.download_json"), checkpoint.history_json, [run], "json", "application/json"),
+        (t("restore.download_csv"), checkpoint.history_csv, [run], "csv", "text/csv"),
     )
     with st.container(horizontal=True, gap="small"):
         for label, make, what, extension, mime in files:
@@ -70,19 +71,19 @@ def _split(files: Sequence[File]) -> tuple[File | None, File | None]:
     histories = [file for file in files if file[0].lower().endswith(".json")]
     for name, _ in files:
         if not name.lower().endswith((".safetensors", ".json")):
-            raise ValueError(f"{shown_name(name)} is not a model file (.safetensors) or a history (.json).")
+            raise ValueError(t("restore.not_a_run_file", name=shown_name(name)))
     if len(models) > 1 or len(histories) > 1:
-        raise ValueError("Upload one model file at a time, with at most one history file (.json).")
+        raise ValueError(t("restore.one_model"))
     return (models[0] if models else None), (histories[0] if histories else None)
 
 
 def _read(file: File, reader: Callable[[bytes], object]):
-    """``reader`` applied to the file's bytes; its ValueError names the file."""
+    """``reader`` applied to the file's bytes; its ValueError names the file, in the session's language."""
     name, data = file
     try:
         return reader(data)
     except ValueError as error:
-        raise ValueError(f"{shown_name(name)}: {error}") from None
+        raise ValueError(t("restore.file_error", name=shown_name(name), error=say(error))) from None
 
 
 def _attach_curves(name: str, saved: Sequence[checkpoint.SavedRun]) -> str:
@@ -92,13 +93,10 @@ def _attach_curves(name: str, saved: Sequence[checkpoint.SavedRun]) -> str:
         match = checkpoint.matching_run(saved, run.config, run.history[-1])
         if match is not None:
             if len(run.history) >= len(match.history):
-                return f"**{run.label}** already has these curves."
+                return t("restore.has_curves", run=run.label)
             runs[index] = replace(run, history=match.history)
-            return f"Added the curves of {shown_name(name)} to **{runs[index].label}**."
-    raise ValueError(
-        f"{shown_name(name)} is a run history; it is restored with its model. Upload the model file "
-        "(.safetensors) as well: both at once, or the model first."
-    )
+            return t("restore.added_curves", name=shown_name(name), run=runs[index].label)
+    raise ValueError(t("restore.history_alone", name=shown_name(name)))
 
 
 def restore_files(files: Sequence[File]) -> str:
@@ -110,15 +108,12 @@ def restore_files(files: Sequence[File]) -> str:
     saved = _read(history_file, checkpoint.load_history) if history_file else None
     if model_file is None:
         if history_file is None:
-            raise ValueError("No file was uploaded.")
+            raise ValueError(t("restore.no_file"))
         return _attach_curves(history_file[0], saved)
     config, model, info = _read(model_file, checkpoint.load_model)
     curves = checkpoint.matching_run(saved, config, info.final) if saved is not None else None
     if saved is not None and curves is None:
-        raise ValueError(
-            f"{shown_name(history_file[0])} holds no run with this model's settings and final epoch: it is "
-            "another run's history. Nothing was restored."
-        )
+        raise ValueError(t("restore.other_history", name=shown_name(history_file[0])))
     record = state.file_run(
         state.RunRecord(
             number=0,
@@ -132,11 +127,11 @@ def restore_files(files: Sequence[File]) -> str:
         )
     )
     how = (
-        f"with its curves ({len(curves.history):,} epochs)"
+        t("restore.with_curves", epochs=number(len(curves.history)))
         if curves
-        else "without its curves (upload its history JSON too to see them)"
+        else t("restore.without_curves")
     )
-    return f"Restored **{record.label}** from {record.restored_from}, {how}. The Draw page now uses it."
+    return t("restore.restored", run=record.label, name=record.restored_from, how=how)
 
 
 def _on_upload(key: str) -> None:
@@ -169,22 +164,21 @@ def show_message(slot=None) -> bool:
 def train_section() -> None:
     """Train page: download a finished run's files, or restore a run from them."""
     st.divider()
-    st.subheader("Save and restore")
-    st.caption(
-        "Runs live in this browser tab's session and are gone when the page reloads. Download a run's "
-        "model (its settings are inside) and its history to keep it; upload them here later to bring "
-        "the run back, to compare it here and to draw with it on the Draw page."
-    )
+    st.subheader(t("restore.title"))
+    st.caption(t("restore.explain"))
     runs = state.runs()
     if runs:
         by_number = {run.number: run for run in runs}
-        number = st.selectbox(
-            "Run to download", list(by_number), index=len(runs) - 1, format_func=lambda n: by_number[n].label
+        chosen = st.selectbox(
+            t("restore.run_to_download"),
+            list(by_number),
+            index=len(runs) - 1,
+            format_func=lambda n: by_number[n].label,
         )
-        download_buttons(by_number[number])
+        download_buttons(by_number[chosen])
     key = _uploader_key("train")
     st.file_uploader(
-        "Restore a run: its model (.safetensors), with its history (.json) for the curves",
+        t("restore.upload"),
         type=[*MODEL_TYPES, *HISTORY_TYPES],
         accept_multiple_files=True,
         key=key,
@@ -197,10 +191,10 @@ def train_section() -> None:
 
 def draw_uploader() -> None:
     """Draw page: a popover to classify with a model file saved from the Train page."""
-    with st.popover("Use a model file", icon=":material/upload_file:"):
+    with st.popover(t("restore.use_file"), icon=":material/upload_file:"):
         key = _uploader_key("draw")
         st.file_uploader(
-            "A model saved from the Train page (.safetensors)",
+            t("restore.draw_upload"),
             type=list(MODEL_TYPES),
             key=key,
             on_change=_on_upload,

@@ -13,7 +13,7 @@ from linecnn.config import RunConfig
 from linecnn.device import cpu_threads, describe
 from linecnn.sharing import Wait, cpu_share, is_local_client, training_queue
 from linecnn.train import Trainer, cpu_threads_for
-from linecnn.ui.format import format_seconds
+from linecnn.ui.i18n import duration, number, t
 
 # A host who knows better than the policy below can fix the CPU threads of every Train-page run.
 TRAIN_THREADS_ENV = "LINECNN_TRAIN_THREADS"
@@ -52,11 +52,15 @@ def training_threads(config: RunConfig, device: torch.device | str) -> int | Non
 
 
 def wait_text(wait: Wait, device: torch.device | str) -> str:
-    """'Queued for CPU · …: place 2 of 3 · 1 of 1 training slots in use · waiting 3.0 s. …'."""
-    return (
-        f"Queued for {describe(device)}: place {wait.place} of {wait.waiting} · "
-        f"{wait.training} of {wait.slots} training slot{'s' if wait.slots != 1 else ''} in use · "
-        f"waiting {format_seconds(wait.seconds)}. Stop leaves the queue."
+    """'Queued for CPU · …: place 2 of 3 · 1 of 1 training slot in use · waiting 3.0 s. …' (or in Spanish)."""
+    return t(
+        "sharing.queued_one_slot" if wait.slots == 1 else "sharing.queued",
+        device=describe(device),
+        place=number(wait.place),
+        waiting=number(wait.waiting),
+        training=number(wait.training),
+        slots=number(wait.slots),
+        wait=duration(wait.seconds),
     )
 
 

@@ -8,7 +8,7 @@ import torch
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
 from linecnn.ui.auth import require_login
-from linecnn.ui.i18n import init_language, language_toggle, t
+from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
 
 # (script path, key of its name in sidebar.toml, icon). Paths are relative to app.py, as
@@ -30,12 +30,17 @@ def setup_page(page: str, icon: str) -> torch.device:
     with st.sidebar:
         st.markdown(t("sidebar.tagline"))
         for path, name, page_icon in PAGES:
-            st.page_link(path, label=t("sidebar.page." + name), icon=page_icon)
+            page_link(path, name, page_icon)
         st.divider()
         device = device_toggle()
         language_toggle()
     apply_layout()
     return device
+
+
+def page_link(path: str, name: str, icon: str) -> None:
+    """A link to a page in the session's language; its address keeps ?lang=, so a new tab opens in it too."""
+    st.page_link(path, label=t("sidebar.page." + name), icon=icon, query_params={"lang": current()})
 
 
 def device_toggle() -> torch.device:
@@ -53,5 +58,5 @@ def device_toggle() -> torch.device:
     )
     reason = cuda_unavailable_reason()
     if reason:
-        st.caption(t("sidebar.no_cuda", reason=reason))
+        st.caption(t("sidebar.no_cuda", reason=say(reason)))
     return torch.device(choice)

@@ -1,0 +1,123 @@
+"""Sentences the core says to users, each known by a key so the app can say it in the user's language.
+
+The core speaks English: the CLI, logs and tests read a :class:`Message` as the plain string it is.
+It also carries its key and values, so ``linecnn.ui.i18n.say`` can show it from the app's catalogs
+(area ``errors``, whose English entries are the ``ENGLISH`` table below) in the session's language.
+"""
+
+from __future__ import annotations
+
+# key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5.
+ENGLISH: dict[str, str] = {
+    # device.py: why the sidebar offers no CUDA
+    "cuda_cpu_build": "this PyTorch ({version}) is a CPU-only build.",
+    "cuda_no_gpu": "no NVIDIA GPU or driver is visible to PyTorch.",
+    # preprocess.py: a drawing that is not one straight line
+    "drawing_full": "The ink covers most of the canvas. Clear it and draw a single line.",
+    "drawing_dot": "That looks like a dot. Draw a line at least a quarter of the canvas long.",
+    "drawing_blob": "That does not look like one straight line. The model only knows single lines.",
+    # checkpoint.py: a model or history file that cannot be restored
+    "file_too_big": "The {what} is {size} MB; at most {limit} MB is accepted.",
+    "file_not_bytes": "The {what} must be raw file bytes.",
+    "not_json": "The {what} is not valid JSON ({detail}).",
+    "json_constant": "holds {name}, which is not a number JSON allows",
+    "not_object": "The {what} must be a JSON object.",
+    "wrong_fields": "The {what} has the wrong fields: {detail}.",
+    "not_whole_number": "The {what} must be a whole number from {low} to {high}; the file has {value}.",
+    "not_number": "The {what} must be a number from {low} to {high}; the file has {value}.",
+    "not_text": "The {what} must be a short line of text (at most {limit} characters).",
+    "bad_device": "The device name {name} is not one like 'cpu' or 'cuda:0'.",
+    "bad_time": "The creation time {text} is not an ISO 8601 date and time.",
+    "bad_settings": "The file's run settings are not valid: {detail}",
+    "bad_confusion": "The confusion matrix must be {classes} rows of {classes} counts.",
+    "no_epochs_to_save": "A run without a finished epoch has no trained model to save.",
+    "not_safetensors": "The file is not a model saved by linecnn: it is not in the safetensors format.",
+    "no_metadata": "The safetensors file has no linecnn metadata: it was not saved by linecnn's Train page.",
+    "wrong_model_tag": (
+        "The safetensors file was not saved by linecnn: its format tag is missing or different."
+    ),
+    "model_version": "The model file has format version {version}; this app reads version {expected}.",
+    "metadata_lacks": "The model file's metadata lacks {names}.",
+    "epochs_mismatch": (
+        "The model file says {epochs} epochs were done, but its final metrics are of another epoch."
+    ),
+    "weights_mismatch": (
+        "The file's weights do not match the model its settings describe (width {width}): {detail}."
+    ),
+    "weight_damaged": "The file's entry for weight {name} is damaged.",
+    "weight_dtype": "Weight {name} is stored as {dtype}; linecnn models are 32-bit floats (F32).",
+    "weight_shape": "Weight {name} has shape {shape}; a model of width {width} needs {expected}.",
+    "model_damaged": "The model file is damaged or cut short ({detail}).",
+    "weight_not_finite": (
+        "Weight {name} holds NaN or infinite values: the run diverged or the file is damaged."
+    ),
+    "run_without_epochs": "A run in the history has no list of epochs.",
+    "epochs_out_of_order": "A run's epochs in the history are not numbered 1, 2, 3 … in order.",
+    "not_history": "The JSON file is not a linecnn run history: its format tag is missing or different.",
+    "history_version": "The history file has format version {version}; this app reads version {expected}.",
+    "history_runs": "A history file holds 1 to {limit} runs.",
+    "history_too_long": "The history file holds {epochs} epochs; at most {limit} are accepted.",
+    # The things a checkpoint message can name as {what}
+    "what.model_file": "model file",
+    "what.history_file": "history file",
+    "what.run_settings": "run settings",
+    "what.final_metrics": "final metrics",
+    "what.epochs_done": "epochs done",
+    "what.thread_count": "thread count",
+    "what.cpu_threads": "CPU thread count",
+    "what.confusion": "confusion matrix",
+    "what.confusion_count": "confusion matrix count",
+    "what.epoch_record": "epoch record",
+    "what.epoch_number": "epoch number",
+    "what.planned_epochs": "planned epochs of a record",
+    "what.train_loss": "training loss",
+    "what.train_acc": "training accuracy",
+    "what.val_loss": "validation loss",
+    "what.val_acc": "validation accuracy",
+    "what.epoch_time": "epoch time",
+    "what.elapsed_time": "elapsed time",
+    "what.device_name": "device name",
+    "what.creation_time": "creation time",
+    "what.run_in_history": "run in the history",
+    "what.run_number": "run number",
+    "missing": "missing {names}",
+    "unknown": "unknown {names}",
+    "unexpected": "unexpected {names}",
+    "and_more": "{names} and {count} more",
+    "two_parts": "{first}; {second}",
+}
+
+
+def english_value(value: object) -> str:
+    """A field's value as the English sentence writes it: 1,234 for integers, 1,234.5 for other numbers."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return str(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+
+
+class Message(str):
+    """A sentence for the user: the English string itself, plus its key and values for translation."""
+
+    key: str  # its key in ENGLISH and in the app's ``errors`` catalog
+    values: dict[str, object]  # its fields; a value may be a Message itself (e.g. what a file is)
+
+    def __new__(cls, key: str, **values: object) -> Message:
+        text = super().__new__(cls, ENGLISH[key].format(**{k: english_value(v) for k, v in values.items()}))
+        text.key, text.values = key, values
+        return text
+
+    def __reduce__(self) -> tuple:
+        """Copies and pickles rebuild the message from its key and values, not from its English."""
+        return _rebuild, (self.key, self.values)
+
+
+def _rebuild(key: str, values: dict[str, object]) -> Message:
+    return Message(key, **values)
+
+
+class UserError(ValueError):
+    """A ValueError whose sentence is a :class:`Message`: English in ``str()``, translatable in the app."""
+
+    def __init__(self, key: str, **values: object) -> None:
+        self.message = Message(key, **values)
+        super().__init__(self.message)
