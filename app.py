@@ -47,7 +47,7 @@ with right:
 
 st.divider()
 st.subheader(t("home.next"))
-for column, (path, name, icon) in zip(st.columns(3), PAGES[1:], strict=True):
+for column, (path, name, icon) in zip(st.columns(len(PAGES) - 1), PAGES[1:], strict=True):
     with column:
         page_link(path, name, icon)
         st.caption(t(f"home.{name}"))
