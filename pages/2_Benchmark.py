@@ -11,8 +11,7 @@ from linecnn.ui.bench_explain import reference_runs, render_references
 from linecnn.ui.bench_history import render_history
 from linecnn.ui.bench_results import render_results
 from linecnn.ui.bench_words import factor_title, x_text
-from linecnn.ui.format import format_bytes, format_seconds
-from linecnn.ui.i18n import number, t
+from linecnn.ui.i18n import duration, number, say, size, t
 
 device = setup_page("benchmark", ":material/speed:")
 ui.finish_job()
@@ -145,19 +144,19 @@ with st.form("bench.settings", border=True):
     )
     notes = []
     if no_cuda:
-        notes.append(t("bench.form.no_cuda", reason=cuda_unavailable_reason()[:-1]))
+        notes.append(t("bench.form.no_cuda", reason=say(cuda_unavailable_reason())))
     if compile_model:
         notes.append(t("bench.form.compile_slow"))
     time_cap = (
         t("bench.form.no_time_cap")
         if caps.max_seconds is None
-        else t("bench.form.time_cap", seconds=format_seconds(caps.max_seconds))
+        else t("bench.form.time_cap", seconds=duration(caps.max_seconds))
     )
     notes.append(
         t(
             "bench.form.caps",
             images=number(caps.max_images),
-            bytes=format_bytes(caps.max_step_bytes),
+            bytes=size(caps.max_step_bytes),
             time=time_cap,
         )
     )

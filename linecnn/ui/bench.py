@@ -35,8 +35,8 @@ from linecnn.sweep import (
 from linecnn.ui.bench_cards import WIDE_SPREAD
 from linecnn.ui.bench_data import ShownRun, run_problem
 from linecnn.ui.bench_words import ms_text, progress_label, status_text, x_text
-from linecnn.ui.format import escape_markdown, format_seconds
-from linecnn.ui.i18n import number, t
+from linecnn.ui.format import escape_markdown
+from linecnn.ui.i18n import duration, number, t
 
 _LOG = logging.getLogger(__name__)
 
@@ -297,11 +297,11 @@ def _summary(job: Job) -> tuple[str, str]:
     oom = sum(r["status"] == "out of memory" for r in results)
     failed = [r["status"] for r in results if r["status"].startswith("failed")]
     name = t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.unsaved")
-    text = t("bench.done.ok", seconds=format_seconds(job.seconds), name=name, cells=len(results))
+    text = t("bench.done.ok", seconds=duration(job.seconds), name=name, cells=len(results))
     kind = "success"
     if skipped:
         kind = "warning"
-        text += " " + t("bench.done.capped", cap=format_seconds(caps.max_seconds or 0), skipped=skipped)
+        text += " " + t("bench.done.capped", cap=duration(caps.max_seconds or 0), skipped=skipped)
     if oom:
         kind = "warning"
         text += " " + t("bench.done.oom", oom=oom)

@@ -14,7 +14,7 @@ from linecnn.device import cuda_unavailable_reason, list_devices
 from linecnn.ui.bench_data import baseline_series
 from linecnn.ui.bench_words import ms_text, ratio_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import number, t
+from linecnn.ui.i18n import number, say, t
 
 WIDE_SPREAD = 1.5  # a cell whose p75 exceeds its p25 by more than this factor was disturbed while timed
 SAME_SPEED = 0.05  # speed-ups within 5 % of 1x are shown as "about the same", not as a win or a loss
@@ -42,7 +42,7 @@ def cuda_absent_text() -> str | None:
     reason = cuda_unavailable_reason()
     if reason is None:
         return None
-    return t("bench.cards.no_cuda", reason=reason)
+    return t("bench.cards.no_cuda", reason=say(reason))
 
 
 def render_absent_cuda() -> None:

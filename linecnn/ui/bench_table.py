@@ -9,8 +9,8 @@ import streamlit as st
 
 from linecnn.ui.bench_data import ShownRun
 from linecnn.ui.bench_words import factor_title, significant, status_text
-from linecnn.ui.format import escape_markdown, format_bytes
-from linecnn.ui.i18n import number, t
+from linecnn.ui.format import escape_markdown
+from linecnn.ui.i18n import number, size, t
 
 HIDDEN = ("x", "kind")  # columns the table does not show: the swept value repeats another; kind is internal
 TEXT_COLUMNS = (
@@ -89,7 +89,7 @@ def render_environment(runs: list[ShownRun]) -> None:
                 return escape_markdown(env.get(key) or missing)
 
             gpus = [
-                f"{escape_markdown(d.get('name') or '?')} ({format_bytes(d.get('memory_bytes'))})"
+                f"{escape_markdown(d.get('name') or '?')} ({size(d.get('memory_bytes'))})"
                 for d in env.get("devices") or []
                 if d.get("kind") != "cpu"
             ]
