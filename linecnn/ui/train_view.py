@@ -12,7 +12,7 @@ from linecnn.bench import is_out_of_memory
 from linecnn.config import RunConfig, TrainLimits
 from linecnn.device import describe
 from linecnn.sharing import gpu_shared
-from linecnn.train import EpochRecord, Trainer, check_limits, diagnose, weights_fingerprint
+from linecnn.train import EpochRecord, Trainer, check_limits, find_problem, weights_fingerprint
 from linecnn.ui import charts, i18n, sharing, state
 from linecnn.ui.format import format_bytes
 from linecnn.ui.i18n import t
@@ -406,7 +406,7 @@ def summary(record: state.RunRecord) -> None:
     last = record.history[-1]
     ending = "time_cap" if record.out_of_time else "stopped" if record.stopped else "done"
     st.subheader(t(f"train.summary.title_{ending}", label=record.label))
-    problem = diagnose(record.history, record.config.train.lr)
+    problem = diagnosis(record)
     if problem:
         st.warning(problem, icon=":material/warning:")
     left, right = st.columns([3, 2], gap="large")
@@ -435,6 +435,25 @@ def summary(record: state.RunRecord) -> None:
     with right:
         st.plotly_chart(charts.confusion_figure(record.confusion), key="train.confusion")
         st.caption(t("train.summary.confusion_caption", classes=", ".join(charts.class_names())))
+
+
+def diagnosis(record: state.RunRecord) -> str | None:
+    """A sentence when the run ended no better than chance or its loss diverged, with advice."""
+    found = find_problem(record.history, record.config.train.lr)
+    if found is None:
+        return None
+    advice = t(
+        f"train.diagnosis.{found.advice}",
+        lr=significant(found.lr, 4),
+        smaller=significant(found.smaller_lr, 4),
+    )
+    return t(
+        f"train.diagnosis.{found.problem}",
+        advice=advice,
+        first=significant(found.first_loss, 3),
+        last=significant(found.last_loss, 3),
+        accuracy=i18n.percent(found.val_acc, 1),
+    )
 
 
 def loss_text(loss: float) -> str:

@@ -1,0 +1,149 @@
+"""In Chromium: the Train page's charts (log toggle, steady axes and layout, smoothing, legends, the
+validation-set warning, the CSV) and the page in Spanish."""
+
+import csv
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+# What a user sees of a chart, found by its title: the y axis and where it sits under the page title.
+CHART_JS = """(title) => {
+    const plot = [...document.querySelectorAll('.js-plotly-plot')]
+        .find((p) => p.layout && p.layout.title && p.layout.title.text === title);
+    if (!plot) return null;
+    const heading = document.querySelector('h1').getBoundingClientRect().top;
+    return {
+        type: plot.layout.yaxis.type,
+        range: plot.layout.yaxis.range,
+        top: Math.round(plot.getBoundingClientRect().top - heading),
+        traces: plot.data.map((t) => ({name: t.name, y: Array.from(t.y), opacity: t.opacity ?? 1,
+                                       legend: t.showlegend !== false})),
+    };
+}"""
+# Samples the loss chart every 20 ms, so that every live redraw is seen: its y range, its
+# position and how many epochs it plots.
+WATCH_JS = """() => {
+    window.lossSamples = [];
+    const find = (title) => [...document.querySelectorAll('.js-plotly-plot')]
+        .find((p) => p.layout && p.layout.title && p.layout.title.text === title);
+    window.lossWatch = setInterval(() => {
+        const plot = find('Loss');
+        const heading = document.querySelector('h1');
+        if (!plot || !heading || !plot.data.length) return;
+        window.lossSamples.push({
+            range: JSON.stringify(plot.layout.yaxis.range),
+            top: Math.round(plot.getBoundingClientRect().top - heading.getBoundingClientRect().top),
+            epochs: plot.data[0].x.length,
+        });
+    }, 20);
+}"""
+
+
+def chart(tab, title: str) -> dict:
+    return tab.evaluate(CHART_JS, title)
+
+
+def set_number(tab, label: str, value: str) -> None:
+    field = tab.get_by_label(label, exact=True)
+    field.fill(value)
+    field.press("Enter")
+    wait_for_app(tab, 120_000)
+
+
+def one_epoch_run(tab, number: int) -> None:
+    """Step once, then Stop: a one-epoch run filed as run ``number``."""
+    tab.get_by_role("button", name="Step").click()
+    expect(tab.get_by_role("button", name="Resume")).to_be_visible(timeout=120_000)
+    tab.get_by_role("button", name="Stop").click()
+    tab.get_by_text(re.compile(rf"Summary · Run {number} ·")).wait_for(timeout=120_000)
+    wait_for_app(tab, 120_000)
+
+
+def overlay_legend(tab) -> list[str]:
+    figure = chart(tab, "Validation loss by run")
+    return [trace["name"] for trace in figure["traces"] if trace["legend"]]
+
+
+def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
+    """One run of 150 epochs on a linear axis, then two one-epoch runs, checked as a user would."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page, 120_000)
+    assert chart(page, "Loss")["type"] == "log"
+    page.get_by_text("Log scale (loss)").click()
+    page.wait_for_function(f"() => ({CHART_JS})('Loss')?.type === 'linear'")
+    set_number(page, "Epochs", "150")
+    set_number(page, "Images per class", "30")
+    before = chart(page, "Loss")
+
+    page.evaluate(WATCH_JS)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_text(re.compile(r"Summary · Run 1 ·")).wait_for(timeout=180_000)
+    wait_for_app(page, 120_000)
+    samples = page.evaluate("() => { clearInterval(window.lossWatch); return window.lossSamples; }")
+    redraws = {sample["epochs"] for sample in samples}
+    assert len(redraws) >= 3, redraws  # several live redraws, then the final one
+    assert {sample["range"] for sample in samples} == {"[0,2]"}  # linear: 0 to 2 from start to end
+    assert {sample["top"] for sample in samples} == {before["top"]}  # the summary moved no chart
+
+    page.get_by_role("slider", name="Smoothing").press("End")  # the strongest smoothing, 0.99
+    page.wait_for_function(f"() => ({CHART_JS})('Loss')?.traces.length === 4")
+    raw, smoothed = (t for t in chart(page, "Loss")["traces"] if t["name"] == "validation")
+    assert raw["opacity"] < 1 and not raw["legend"] and smoothed["legend"]
+    assert smoothed["y"][0] == raw["y"][0] and smoothed["y"][40] > 2 * raw["y"][40]  # lags the fall
+
+    set_number(page, "Learning rate (Adam)", "0.05")
+    one_epoch_run(page, 2)
+    assert overlay_legend(page) == ["Run 1 · lr 0.01", "Run 2 · lr 0.05"]
+    assert page.get_by_text("validated on different images").count() == 0  # the same seed and data
+
+    set_number(page, "Seed", "7")
+    one_epoch_run(page, 3)
+    assert overlay_legend(page) == [
+        "Run 1 · lr 0.01 · seed 24",
+        "Run 2 · lr 0.05 · seed 24",
+        "Run 3 · lr 0.05 · seed 7",
+    ]
+    warning = page.get_by_text("validated on different images")
+    expect(warning).to_contain_text("(their seed differ)")
+
+    with page.expect_download() as received:
+        page.get_by_role("button", name="Download these runs (CSV)").click()
+    path = tmp_path / received.value.suggested_filename
+    received.value.save_as(path)
+    with open(path, encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    assert [(row["run"], row["lr"], row["seed"]) for row in rows[149:]] == [
+        ("1", "0.01", "24"),
+        ("2", "0.05", "24"),
+        ("3", "0.05", "7"),
+    ]
+    assert len(rows) == 152 and [row["epoch"] for row in rows[:3]] == ["1", "2", "3"]
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_train_page_reads_spanish(server, page):
+    """?lang=es: headings, buttons, charts, the summary and its numbers are Spanish."""
+    page.goto(f"{server.url}/Train?lang=es")
+    wait_for_app(page, 120_000)
+    page.get_by_role("heading", name="Entrenar", exact=True).wait_for()
+    for button in ("Iniciar", "Pausar", "Paso", "Detener"):
+        expect(page.get_by_role("button", name=button)).to_be_visible()
+    names = {trace["name"] for trace in chart(page, "Exactitud")["traces"]}
+    assert names == {"entrenamiento", "validación"}
+    page.get_by_role("button", name="Paso").click()
+    expect(page.get_by_role("button", name="Reanudar")).to_be_visible(timeout=120_000)
+    page.get_by_role("button", name="Detener").click()
+    page.get_by_text(re.compile(r"Resumen · Ejecución 1 · cpu · detenida en 1")).wait_for(timeout=120_000)
+    wait_for_app(page, 120_000)
+    assert chart(page, "Pérdida")["traces"][0]["y"]  # the run's epoch is plotted
+    accuracy = page.locator('[data-testid="stMetric"]', has_text="Exactitud de validación")
+    assert re.fullmatch(r"\d+,\d\s?%", accuracy.locator('[data-testid="stMetricValue"]').inner_text())
+    expect(page.get_by_text("Comparar ejecuciones")).to_be_visible()
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    for english in ("Start", "Epochs", "Summary", "Compare runs", "Validation", "Smoothing"):
+        assert english not in main
