@@ -7,6 +7,7 @@ from linecnn.ui import restore, setup_page, sharing, state
 from linecnn.ui import train_history as history
 from linecnn.ui import train_view as view
 from linecnn.ui.i18n import t
+from linecnn.ui.train_summary import summary
 
 device = setup_page("train", ":material/model_training:")
 st.title(t("train.title"))
@@ -47,13 +48,13 @@ if live is not None and not live.paused and not live.ended:
         # The final metrics go out first: they are small, while the browser spends a while on
         # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
         with summary_slot.container():
-            view.summary(record)
+            summary(record)
         live_charts.show(record.history, epochs, None)
         st.rerun()
 
 if live is None and state.latest_run() is not None:
     with summary_slot.container():
-        view.summary(state.latest_run())
+        summary(state.latest_run())
 
 history.history_section(style)
 restore.train_section()

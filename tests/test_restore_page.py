@@ -39,8 +39,8 @@ def test_a_finished_run_offers_its_three_downloads():
     at = app_test(TRAIN)
     at.session_state[state.RUNS] = [run_record(RunConfig.from_flat(epochs=1, per_class=5))]
     at.run()
-    labels = [button.label for button in at.get("download_button")]  # Compare runs' CSV comes first
-    assert labels[1:] == ["Download model (.safetensors)", "Download history (JSON)", "Download history (CSV)"]
+    labels = [button.label for button in at.get("download_button")][1:]  # after Compare runs' CSV
+    assert labels == ["Download model (.safetensors)", "Download history (JSON)", "Download history (CSV)"]
 
 
 def run_record(config: RunConfig) -> state.RunRecord:

@@ -11,10 +11,13 @@ from tests.helpers import wait_for_app
 
 pytestmark = pytest.mark.browser
 
-# What a user sees of a chart, found by its title: the y axis and where it sits under the page title.
+WAIT_MS = 240_000  # a first page load or a run on a busy 2-core machine can take minutes
+
+# What a user sees of a chart, found by its title (Streamlit wraps it in <b>): the y axis and where
+# it sits under the page title.
 CHART_JS = """(title) => {
     const plot = [...document.querySelectorAll('.js-plotly-plot')]
-        .find((p) => p.layout && p.layout.title && p.layout.title.text === title);
+        .find((p) => p.layout?.title?.text?.replace(/<[^>]+>/g, '') === title);
     if (!plot) return null;
     const heading = document.querySelector('h1').getBoundingClientRect().top;
     return {
@@ -30,7 +33,7 @@ CHART_JS = """(title) => {
 WATCH_JS = """() => {
     window.lossSamples = [];
     const find = (title) => [...document.querySelectorAll('.js-plotly-plot')]
-        .find((p) => p.layout && p.layout.title && p.layout.title.text === title);
+        .find((p) => p.layout?.title?.text?.replace(/<[^>]+>/g, '') === title);
     window.lossWatch = setInterval(() => {
         const plot = find('Loss');
         const heading = document.querySelector('h1');
@@ -45,23 +48,32 @@ WATCH_JS = """() => {
 
 
 def chart(tab, title: str) -> dict:
+    """The chart called ``title`` once it is drawn."""
+    tab.wait_for_function(f"() => ({CHART_JS})({title!r}) !== null", timeout=WAIT_MS)
     return tab.evaluate(CHART_JS, title)
+
+
+def wait_for_chart(tab, title: str, condition: str) -> None:
+    """Wait until the chart called ``title`` (``c`` in ``condition``, a JS expression) meets it."""
+    tab.wait_for_function(
+        f"() => {{ const c = ({CHART_JS})({title!r}); return c !== null && ({condition}); }}"
+    )
 
 
 def set_number(tab, label: str, value: str) -> None:
     field = tab.get_by_label(label, exact=True)
     field.fill(value)
     field.press("Enter")
-    wait_for_app(tab, 120_000)
+    wait_for_app(tab, WAIT_MS)
 
 
 def one_epoch_run(tab, number: int) -> None:
     """Step once, then Stop: a one-epoch run filed as run ``number``."""
     tab.get_by_role("button", name="Step").click()
-    expect(tab.get_by_role("button", name="Resume")).to_be_visible(timeout=120_000)
+    expect(tab.get_by_role("button", name="Resume")).to_be_visible(timeout=WAIT_MS)
     tab.get_by_role("button", name="Stop").click()
-    tab.get_by_text(re.compile(rf"Summary · Run {number} ·")).wait_for(timeout=120_000)
-    wait_for_app(tab, 120_000)
+    tab.get_by_text(re.compile(rf"Summary · Run {number} ·")).wait_for(timeout=WAIT_MS)
+    wait_for_app(tab, WAIT_MS)
 
 
 def overlay_legend(tab) -> list[str]:
@@ -72,18 +84,18 @@ def overlay_legend(tab) -> list[str]:
 def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
     """One run of 150 epochs on a linear axis, then two one-epoch runs, checked as a user would."""
     page.goto(f"{server.url}/Train")
-    wait_for_app(page, 120_000)
+    wait_for_app(page, WAIT_MS)
     assert chart(page, "Loss")["type"] == "log"
     page.get_by_text("Log scale (loss)").click()
-    page.wait_for_function(f"() => ({CHART_JS})('Loss')?.type === 'linear'")
+    wait_for_chart(page, "Loss", "c.type === 'linear'")
     set_number(page, "Epochs", "150")
     set_number(page, "Images per class", "30")
     before = chart(page, "Loss")
 
     page.evaluate(WATCH_JS)
     page.get_by_role("button", name="Start").click()
-    page.get_by_text(re.compile(r"Summary · Run 1 ·")).wait_for(timeout=180_000)
-    wait_for_app(page, 120_000)
+    page.get_by_text(re.compile(r"Summary · Run 1 ·")).wait_for(timeout=WAIT_MS)
+    wait_for_app(page, WAIT_MS)
     samples = page.evaluate("() => { clearInterval(window.lossWatch); return window.lossSamples; }")
     redraws = {sample["epochs"] for sample in samples}
     assert len(redraws) >= 3, redraws  # several live redraws, then the final one
@@ -91,7 +103,7 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
     assert {sample["top"] for sample in samples} == {before["top"]}  # the summary moved no chart
 
     page.get_by_role("slider", name="Smoothing").press("End")  # the strongest smoothing, 0.99
-    page.wait_for_function(f"() => ({CHART_JS})('Loss')?.traces.length === 4")
+    wait_for_chart(page, "Loss", "c.traces.length === 4")
     raw, smoothed = (t for t in chart(page, "Loss")["traces"] if t["name"] == "validation")
     assert raw["opacity"] < 1 and not raw["legend"] and smoothed["legend"]
     assert smoothed["y"][0] == raw["y"][0] and smoothed["y"][40] > 2 * raw["y"][40]  # lags the fall
@@ -129,17 +141,17 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
 def test_the_train_page_reads_spanish(server, page):
     """?lang=es: headings, buttons, charts, the summary and its numbers are Spanish."""
     page.goto(f"{server.url}/Train?lang=es")
-    wait_for_app(page, 120_000)
+    wait_for_app(page, WAIT_MS)
     page.get_by_role("heading", name="Entrenar", exact=True).wait_for()
     for button in ("Iniciar", "Pausar", "Paso", "Detener"):
         expect(page.get_by_role("button", name=button)).to_be_visible()
     names = {trace["name"] for trace in chart(page, "Exactitud")["traces"]}
     assert names == {"entrenamiento", "validación"}
     page.get_by_role("button", name="Paso").click()
-    expect(page.get_by_role("button", name="Reanudar")).to_be_visible(timeout=120_000)
+    expect(page.get_by_role("button", name="Reanudar")).to_be_visible(timeout=WAIT_MS)
     page.get_by_role("button", name="Detener").click()
-    page.get_by_text(re.compile(r"Resumen · Ejecución 1 · cpu · detenida en 1")).wait_for(timeout=120_000)
-    wait_for_app(page, 120_000)
+    page.get_by_text(re.compile(r"Resumen · Ejecución 1 · cpu · detenida en 1")).wait_for(timeout=WAIT_MS)
+    wait_for_app(page, WAIT_MS)
     assert chart(page, "Pérdida")["traces"][0]["y"]  # the run's epoch is plotted
     accuracy = page.locator('[data-testid="stMetric"]', has_text="Exactitud de validación")
     assert re.fullmatch(r"\d+,\d\s?%", accuracy.locator('[data-testid="stMetricValue"]').inner_text())
