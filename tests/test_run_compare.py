@@ -76,6 +76,7 @@ def test_different_validation_sets_are_named_same_ones_are_not():
 def test_numbers_are_written_to_their_significant_digits():
     assert significant(0.05, 4) == "0.05" and significant(0.012345, 4) == "0.01235"
     assert significant(1234.56, 4) == "1,235" and significant(0.0, 4) == "0"
+    assert significant(5.5962e-8, 4) == "5.596E-8"
 
 
 def test_the_loss_axis_holds_every_value_and_moves_only_in_steps():

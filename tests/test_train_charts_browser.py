@@ -56,7 +56,7 @@ def chart(tab, title: str) -> dict:
 def wait_for_chart(tab, title: str, condition: str) -> None:
     """Wait until the chart called ``title`` (``c`` in ``condition``, a JS expression) meets it."""
     tab.wait_for_function(
-        f"() => {{ const c = ({CHART_JS})({title!r}); return c !== null && ({condition}); }}"
+        f"() => {{ const c = ({CHART_JS})({title!r}); return c !== null && ({condition}); }}", timeout=WAIT_MS
     )
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_scientific
 
 from linecnn.ui import i18n
 from linecnn.ui.i18n import t
@@ -20,6 +20,7 @@ LEGEND_SETTINGS = ("device", "lr", "batch_size", "width", "per_class", "data_mod
 # The validation images come from the seed's generator after the training images, so any of
 # these settings gives a run other validation images.
 VAL_SET_SETTINGS = ("seed", "data_mode", "per_class", "val_per_class")
+SCIENTIFIC_BELOW = 1e-3  # smaller numbers are written as 5.6E-8 rather than with a row of zeros
 
 
 def ema(values: Sequence[float], weight: float) -> list[float]:
@@ -47,6 +48,8 @@ def significant(value: float, digits: int) -> str:
     """``value`` to ``digits`` significant digits, the language's way, e.g. '0,05' or '1.234'."""
     if not math.isfinite(value) or value == 0:
         return i18n.number(value)
+    if abs(value) < SCIENTIFIC_BELOW:
+        return format_scientific(value, "0." + "#" * (digits - 1) + "E0", locale=i18n.current())
     decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
     rounded = round(value, decimals)
     return format_decimal(rounded, "#,##0." + "#" * decimals if decimals else "#,##0", locale=i18n.current())
