@@ -68,9 +68,9 @@ def test_runs_that_differ_in_nothing_keep_their_full_label():
 def test_different_validation_sets_are_named_same_ones_are_not():
     assert val_set_warning([run(1), run(2, "cuda:0", lr=0.1, batch_size=8)]) is None  # same images
     warning = val_set_warning([run(1), run(2, seed=7)])
-    assert warning and "(their seed differ)" in warning
+    assert warning and "(they differ in seed)" in warning
     warning = val_set_warning([run(1), run(2, per_class=200, data_mode="varied")])
-    assert "(their data, images per class differ)" in warning
+    assert "(they differ in data, images per class)" in warning
 
 
 def test_numbers_are_written_to_their_significant_digits():

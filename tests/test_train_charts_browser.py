@@ -82,31 +82,33 @@ def overlay_legend(tab) -> list[str]:
 
 
 def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
-    """One run of 150 epochs on a linear axis, then two one-epoch runs, checked as a user would."""
+    """A long run on a linear axis stopped after a few live redraws, then two one-epoch runs."""
     page.goto(f"{server.url}/Train")
     wait_for_app(page, WAIT_MS)
     assert chart(page, "Loss")["type"] == "log"
-    page.get_by_text("Log scale (loss)").click()
+    page.locator('[data-testid="stCheckbox"] label', has_text="Log scale (loss)").click()
     wait_for_chart(page, "Loss", "c.type === 'linear'")
-    set_number(page, "Epochs", "150")
+    set_number(page, "Epochs", "5000")
     set_number(page, "Images per class", "30")
     before = chart(page, "Loss")
 
     page.evaluate(WATCH_JS)
     page.get_by_role("button", name="Start").click()
-    page.get_by_text(re.compile(r"Summary · Run 1 ·")).wait_for(timeout=WAIT_MS)
+    page.wait_for_function(
+        "() => new Set(window.lossSamples.map((s) => s.epochs)).size >= 4", timeout=WAIT_MS
+    )  # three live redraws after the first
+    page.get_by_role("button", name="Stop").click()
+    page.get_by_text(re.compile(r"Summary · Run 1 · cpu · stopped at \d+")).wait_for(timeout=WAIT_MS)
     wait_for_app(page, WAIT_MS)
     samples = page.evaluate("() => { clearInterval(window.lossWatch); return window.lossSamples; }")
-    redraws = {sample["epochs"] for sample in samples}
-    assert len(redraws) >= 3, redraws  # several live redraws, then the final one
     assert {sample["range"] for sample in samples} == {"[0,2]"}  # linear: 0 to 2 from start to end
-    assert {sample["top"] for sample in samples} == {before["top"]}  # the summary moved no chart
+    assert {sample["top"] for sample in samples} == {before["top"]}  # the run and its summary moved no chart
 
     page.get_by_role("slider", name="Smoothing").press("End")  # the strongest smoothing, 0.99
     wait_for_chart(page, "Loss", "c.traces.length === 4")
     raw, smoothed = (t for t in chart(page, "Loss")["traces"] if t["name"] == "validation")
     assert raw["opacity"] < 1 and not raw["legend"] and smoothed["legend"]
-    assert smoothed["y"][0] == raw["y"][0] and smoothed["y"][40] > 2 * raw["y"][40]  # lags the fall
+    assert smoothed["y"][0] == raw["y"][0] and smoothed["y"][-1] > raw["y"][-1]  # it lags the fall
 
     set_number(page, "Learning rate (Adam)", "0.05")
     one_epoch_run(page, 2)
@@ -121,7 +123,7 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
         "Run 3 · lr 0.05 · seed 7",
     ]
     warning = page.get_by_text("validated on different images")
-    expect(warning).to_contain_text("(their seed differ)")
+    expect(warning).to_contain_text("(they differ in seed)")
 
     with page.expect_download() as received:
         page.get_by_role("button", name="Download these runs (CSV)").click()
@@ -129,12 +131,13 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
     received.value.save_as(path)
     with open(path, encoding="utf-8") as file:
         rows = list(csv.DictReader(file))
-    assert [(row["run"], row["lr"], row["seed"]) for row in rows[149:]] == [
-        ("1", "0.01", "24"),
-        ("2", "0.05", "24"),
-        ("3", "0.05", "7"),
+    first = rows[:-2]
+    assert [int(row["epoch"]) for row in first] == list(range(1, len(first) + 1))  # every epoch of run 1
+    assert {(row["run"], row["lr"], row["seed"]) for row in first} == {("1", "0.01", "24")}
+    assert [(row["run"], row["lr"], row["seed"], row["epoch"]) for row in rows[-2:]] == [
+        ("2", "0.05", "24", "1"),
+        ("3", "0.05", "7", "1"),
     ]
-    assert len(rows) == 152 and [row["epoch"] for row in rows[:3]] == ["1", "2", "3"]
     assert page.locator('[data-testid="stException"]').count() == 0
 
 
