@@ -21,8 +21,8 @@ CHART_JS = """(title) => {
     if (!plot) return null;
     const heading = document.querySelector('h1').getBoundingClientRect().top;
     return {
-        type: plot.layout.yaxis.type,
-        range: plot.layout.yaxis.range,
+        type: plot._fullLayout.yaxis.type,
+        range: plot._fullLayout.yaxis.range,
         top: Math.round(plot.getBoundingClientRect().top - heading),
         traces: plot.data.map((t) => ({name: t.name, y: Array.from(t.y), opacity: t.opacity ?? 1,
                                        legend: t.showlegend !== false})),
@@ -39,7 +39,7 @@ WATCH_JS = """() => {
         const heading = document.querySelector('h1');
         if (!plot || !heading || !plot.data.length) return;
         window.lossSamples.push({
-            range: JSON.stringify(plot.layout.yaxis.range),
+            range: JSON.stringify(plot._fullLayout.yaxis.range),
             top: Math.round(plot.getBoundingClientRect().top - heading.getBoundingClientRect().top),
             epochs: plot.data[0].x.length,
         });

@@ -127,6 +127,7 @@ def _loss_axis(fig: go.Figure, values: Sequence[float], style: ChartStyle) -> st
     if style.log_loss:
         fig.update_yaxes(type="log", exponentformat="power")
         return t("train.chart.cross_entropy_log")
+    fig.update_yaxes(type="linear")
     return t("train.chart.cross_entropy")
 
 
