@@ -69,9 +69,9 @@ def set_number(tab, label: str, value: str) -> None:
 
 def one_epoch_run(tab, number: int) -> None:
     """Step once, then Stop: a one-epoch run filed as run ``number``."""
-    tab.get_by_role("button", name="Step").click()
-    expect(tab.get_by_role("button", name="Resume")).to_be_visible(timeout=WAIT_MS)
-    tab.get_by_role("button", name="Stop").click()
+    tab.get_by_role("button", name="Step", exact=True).click()
+    expect(tab.get_by_role("button", name="Resume", exact=True)).to_be_visible(timeout=WAIT_MS)
+    tab.get_by_role("button", name="Stop", exact=True).click()
     tab.get_by_text(re.compile(rf"Summary · Run {number} ·")).wait_for(timeout=WAIT_MS)
     wait_for_app(tab, WAIT_MS)
 
@@ -97,7 +97,7 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
     page.wait_for_function(
         "() => new Set(window.lossSamples.map((s) => s.epochs)).size >= 4", timeout=WAIT_MS
     )  # three live redraws after the first
-    page.get_by_role("button", name="Stop").click()
+    page.get_by_role("button", name="Stop", exact=True).click()
     page.get_by_text(re.compile(r"Summary · Run 1 · cpu · stopped at \d+")).wait_for(timeout=WAIT_MS)
     wait_for_app(page, WAIT_MS)
     samples = page.evaluate("() => { clearInterval(window.lossWatch); return window.lossSamples; }")
@@ -147,12 +147,12 @@ def test_the_train_page_reads_spanish(server, page):
     wait_for_app(page, WAIT_MS)
     page.get_by_role("heading", name="Entrenar", exact=True).wait_for()
     for button in ("Iniciar", "Pausar", "Paso", "Detener"):
-        expect(page.get_by_role("button", name=button)).to_be_visible()
+        expect(page.get_by_role("button", name=button, exact=True)).to_be_visible()
     names = {trace["name"] for trace in chart(page, "Exactitud")["traces"]}
     assert names == {"entrenamiento", "validación"}
-    page.get_by_role("button", name="Paso").click()
-    expect(page.get_by_role("button", name="Reanudar")).to_be_visible(timeout=WAIT_MS)
-    page.get_by_role("button", name="Detener").click()
+    page.get_by_role("button", name="Paso", exact=True).click()
+    expect(page.get_by_role("button", name="Reanudar", exact=True)).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("button", name="Detener", exact=True).click()
     page.get_by_text(re.compile(r"Resumen · Ejecución 1 · cpu · detenida en 1")).wait_for(timeout=WAIT_MS)
     wait_for_app(page, WAIT_MS)
     assert chart(page, "Pérdida")["traces"][0]["y"]  # the run's epoch is plotted
