@@ -177,24 +177,56 @@ def weights_fingerprint(model: nn.Module) -> str:
 CHANCE_MARGIN = 0.05  # within this of 1/3, the model does no better than guessing
 
 
-def diagnose(history: Sequence[EpochRecord], lr: float) -> str | None:
-    """A sentence when a run ended no better than chance or its loss diverged, with advice; else None."""
+@dataclass(frozen=True)
+class Diagnosis:
+    """What went wrong with a run, and the advice, for a message in any language."""
+
+    problem: str  # "nan" or "infinite" (the loss), "diverged", or "chance" (no better than guessing)
+    advice: str  # "smaller_lr" or "more_epochs"
+    lr: float  # the run's learning rate
+    smaller_lr: float  # a smaller learning rate to try
+    first_loss: float  # training loss of the first epoch
+    last_loss: float  # training loss of the last epoch
+    val_acc: float  # validation accuracy at the end
+
+
+def find_problem(history: Sequence[EpochRecord], lr: float) -> Diagnosis | None:
+    """How a run ended no better than chance or its loss diverged, with advice; None when it did not."""
     if not history:
         return None
     last = history[-1]
-    smaller = f"try a smaller learning rate than {lr:g}, such as {min(lr / 10, 0.01):g}"
     losses = (last.train_loss, last.val_loss)
+    first = history[0].train_loss
     if not all(math.isfinite(loss) for loss in losses):
-        return f"The loss became {'NaN' if any(math.isnan(x) for x in losses) else 'infinite'}: {smaller}."
-    if last.train_loss > 2 * history[0].train_loss:
-        return f"The loss diverged (from {history[0].train_loss:.3g} to {last.train_loss:.3g}): {smaller}."
-    if last.val_acc <= 1 / NUM_CLASSES + CHANCE_MARGIN:
-        cause = smaller if lr > 0.01 else "train for more epochs, or try a smaller learning rate"
-        return (
-            f"Validation accuracy ended at {last.val_acc:.1%}, no better than guessing one of three "
-            f"classes: {cause}."
-        )
-    return None
+        problem = "nan" if any(math.isnan(x) for x in losses) else "infinite"
+    elif last.train_loss > 2 * first:
+        problem = "diverged"
+    elif last.val_acc <= 1 / NUM_CLASSES + CHANCE_MARGIN:
+        problem = "chance"
+    else:
+        return None
+    advice = "more_epochs" if problem == "chance" and lr <= 0.01 else "smaller_lr"
+    return Diagnosis(problem, advice, lr, min(lr / 10, 0.01), first, last.train_loss, last.val_acc)
+
+
+def diagnose(history: Sequence[EpochRecord], lr: float) -> str | None:
+    """A sentence when a run ended no better than chance or its loss diverged, with advice; else None."""
+    found = find_problem(history, lr)
+    if found is None:
+        return None
+    advice = (
+        f"try a smaller learning rate than {found.lr:g}, such as {found.smaller_lr:g}"
+        if found.advice == "smaller_lr"
+        else "train for more epochs, or try a smaller learning rate"
+    )
+    if found.problem in ("nan", "infinite"):
+        return f"The loss became {'NaN' if found.problem == 'nan' else 'infinite'}: {advice}."
+    if found.problem == "diverged":
+        return f"The loss diverged (from {found.first_loss:.3g} to {found.last_loss:.3g}): {advice}."
+    return (
+        f"Validation accuracy ended at {found.val_acc:.1%}, no better than guessing one of three "
+        f"classes: {advice}."
+    )
 
 
 SMALL_STEP_BYTES = 32 << 20  # steps under ~32 MiB of activations train on one CPU thread

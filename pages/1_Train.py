@@ -4,28 +4,28 @@ import streamlit as st
 
 from linecnn.sharing import Cancelled, sharing_gpu
 from linecnn.ui import restore, setup_page, sharing, state
+from linecnn.ui import train_history as history
 from linecnn.ui import train_view as view
+from linecnn.ui.i18n import t
+from linecnn.ui.train_summary import summary
 
 device = setup_page("train", ":material/model_training:")
-st.title("Train")
-st.caption(
-    "Train the lesson's CNN on the device chosen in the sidebar. Metrics are computed every epoch. "
-    "Going to another page pauses a run, and it carries on when you come back; runs live in this "
-    "browser tab's session, so reloading the page starts afresh."
-)
+st.title(t("train.title"))
+st.caption(t("train.intro"))
 
 live = state.live_trainer()
 view.config_controls(locked=live is not None)
 view.run_buttons(device)
 view.limits_caption(state.server_limits())
 view.show_flash()
+style = history.chart_options()
 
 live = state.live_trainer()
 shown = live.history if live else (state.latest_run().history if state.latest_run() else ())
 epochs = live.config.train.epochs if live else (shown[-1].epoch if shown else view.planned_epochs())
 progress = st.empty()
 loss_slot, acc_slot = (column.empty() for column in st.columns(2))
-live_charts = view.LiveCharts(progress, loss_slot, acc_slot)
+live_charts = view.LiveCharts(progress, loss_slot, acc_slot, style)
 live_charts.show(shown, epochs, live)
 summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 
@@ -48,13 +48,13 @@ if live is not None and not live.paused and not live.ended:
         # The final metrics go out first: they are small, while the browser spends a while on
         # the Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
         with summary_slot.container():
-            view.summary(record)
+            summary(record)
         live_charts.show(record.history, epochs, None)
         st.rerun()
 
 if live is None and state.latest_run() is not None:
     with summary_slot.container():
-        view.summary(state.latest_run())
+        summary(state.latest_run())
 
-view.history_section()
+history.history_section(style)
 restore.train_section()

@@ -237,7 +237,7 @@ def test_the_history_table_has_one_type_per_column():
     """A full batch and a numeric batch in one table must not mix types (Arrow refuses that)."""
     import pyarrow as pa
 
-    from linecnn.ui.train_view import history_table
+    from linecnn.ui.train_history import history_table
 
     at = app_test(TRAIN)
     click(at, "Step")

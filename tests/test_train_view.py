@@ -4,8 +4,9 @@ import pytest
 
 from linecnn.config import RunConfig
 from linecnn.train import EpochRecord
+from linecnn.ui.charts import thinned
 from linecnn.ui.sharing import TRAIN_THREADS_ENV, training_threads
-from linecnn.ui.train_view import LiveCharts, seconds_left, thinned
+from linecnn.ui.train_view import LiveCharts, seconds_left
 
 
 class Slot:

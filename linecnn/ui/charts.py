@@ -1,25 +1,110 @@
-"""Plotly figure builders shared by the pages. Pure: data in, figure out, no Streamlit."""
+"""Plotly figure builders of the Train page: data in, figure out, no widgets.
+
+Text comes from the session's language (``i18n.t``). Curves can be smoothed (an EMA, the raw
+curve kept faintly behind it) and loss axes drawn on a log or a linear scale. Axis ranges grow
+only in whole steps, so a chart redrawn while a run streams keeps its axes until a curve would
+leave them.
+"""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TypeVar
 
 import plotly.graph_objects as go
 
 from linecnn.data import CLASS_NAMES
 from linecnn.train import EpochRecord
+from linecnn.ui.i18n import t
+from linecnn.ui.run_compare import ema
 
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
 RUN_COLORS = ("#2f6690", "#3a9d6e", "#d9822b", "#8e5ea2", "#c0504d", "#6c7a89", "#b5a642", "#1f9eb3")
+RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
 
-METRICS = {
-    "val_loss": "Validation loss",
-    "train_loss": "Training loss",
-    "val_acc": "Validation accuracy",
-    "train_acc": "Training accuracy",
-}
-X_AXES = {"epoch": "Epoch", "seconds": "Training time (s)"}
+METRICS = ("val_loss", "train_loss", "val_acc", "train_acc")  # names: train.metric.<key>
+X_AXES = ("epoch", "seconds")  # names: train.x_axis.<key>
+ACCURACY_RANGE = [0.0, 1.02]
+HEADROOM = 1.25  # the loss axis starts this far above the first epochs' highest loss
+LOG_DECADES = 2  # a log loss axis spans at least this many decades below its top at first
+FIRST_LOSS = math.log(3)  # cross-entropy of an even guess between three classes: where runs start
+
+Item = TypeVar("Item")
+
+
+@dataclass(frozen=True)
+class ChartStyle:
+    """How the Train page draws curves; the user picks both above the charts."""
+
+    smoothing: float = 0.0  # EMA weight from 0 (raw curves only) to 0.99
+    log_loss: bool = True  # loss axes on a log scale (losses fall by orders of magnitude)
+
+
+DEFAULT_STYLE = ChartStyle()
+
+
+def thinned(items: Sequence[Item], points: int | None) -> Sequence[Item]:
+    """Every k-th item, the last one always kept, so that at most about ``points`` remain."""
+    if points is None:
+        return items
+    step = -(-len(items) // points)  # ceiling division
+    if step <= 1:
+        return items
+    kept = list(items[::step])
+    return kept if kept[-1] is items[-1] else [*kept, items[-1]]
+
+
+def loss_range(values: Sequence[float], log: bool) -> list[float]:
+    """A loss axis range that holds ``values`` and changes only in whole steps as they grow or shrink.
+
+    Its top sits above the highest loss, rounded up (half decades on a log axis, 1-2-5 steps on a
+    linear one); a log axis reaches down at least LOG_DECADES below that, then whole decades. A
+    linear axis starts at 0. Log ranges are in decades (Plotly's convention).
+    """
+    finite = [value for value in values if math.isfinite(value) and (value > 0 or not log)]
+    if not finite:
+        finite = [FIRST_LOSS]  # before the first epoch: the axis that epoch will most likely get
+    top = max(finite) * HEADROOM
+    if not log:
+        return [0.0, _nice_ceiling(top) if top > 0 else 1.0]
+    high = math.ceil(2 * math.log10(top)) / 2
+    low = min(math.floor(math.log10(min(finite))), math.floor(high) - LOG_DECADES)
+    return [float(low), high]
+
+
+def _nice_ceiling(value: float) -> float:
+    """The smallest 1, 2 or 5 times a power of ten that is at least ``value``."""
+    power = 10.0 ** math.floor(math.log10(value))
+    return next(step * power for step in (1, 2, 5, 10) if step * power >= value * (1 - 1e-12))
+
+
+def _add_curve(
+    fig: go.Figure, x: list, y: list[float], name: str, color: str, style: ChartStyle, points: int | None
+) -> None:
+    """One curve: raw, or smoothed with the raw one faintly behind it (as TensorBoard draws them).
+
+    The smoothing sees every point; ``points`` then caps how many are plotted.
+    """
+    kept = thinned(range(len(x)), points)
+    x_kept = [x[i] for i in kept]
+    if style.smoothing <= 0:
+        fig.add_scatter(x=x_kept, y=[y[i] for i in kept], name=name, line_color=color, legendgroup=name)
+        return
+    smoothed = ema(y, style.smoothing)
+    fig.add_scatter(
+        x=x_kept,
+        y=[y[i] for i in kept],
+        name=name,
+        line_color=color,
+        opacity=RAW_OPACITY,
+        legendgroup=name,
+        showlegend=False,
+        hoverinfo="skip",
+    )
+    fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line_color=color, legendgroup=name)
 
 
 def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int = 320) -> go.Figure:
@@ -36,65 +121,99 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
     return fig
 
 
-def loss_figure(history: Sequence[EpochRecord], epochs: int) -> go.Figure:
-    """Train and validation loss against epoch, log scale (losses fall by orders of magnitude)."""
-    x = [r.epoch for r in history]
-    fig = go.Figure()
-    fig.add_scatter(x=x, y=[r.train_loss for r in history], name="train", line_color=TRAIN_COLOR)
-    fig.add_scatter(x=x, y=[r.val_loss for r in history], name="validation", line_color=VAL_COLOR)
-    fig.update_xaxes(range=[0, epochs + 1])
-    fig.update_yaxes(type="log", exponentformat="power")
-    return _layout(fig, "Loss", "cross-entropy (log)", "Epoch")
+def _loss_axis(fig: go.Figure, values: Sequence[float], style: ChartStyle) -> str:
+    """Set the y axis of a loss chart; return its title."""
+    fig.update_yaxes(range=loss_range(values, style.log_loss))
+    if style.log_loss:
+        fig.update_yaxes(type="log", exponentformat="power")
+        return t("train.chart.cross_entropy_log")
+    fig.update_yaxes(type="linear")
+    return t("train.chart.cross_entropy")
 
 
-def accuracy_figure(history: Sequence[EpochRecord], epochs: int) -> go.Figure:
-    """Train and validation accuracy against epoch."""
-    x = [r.epoch for r in history]
+def _epoch_figure(
+    history: Sequence[EpochRecord], epochs: int, style: ChartStyle, points: int | None, kind: str
+) -> go.Figure:
+    """Train and validation curves of one run (``kind``: 'loss' or 'acc') against epoch."""
     fig = go.Figure()
-    fig.add_scatter(x=x, y=[r.train_acc for r in history], name="train", line_color=TRAIN_COLOR)
-    fig.add_scatter(x=x, y=[r.val_acc for r in history], name="validation", line_color=VAL_COLOR)
+    x = [r.epoch for r in history]
+    for split, color in (("train", TRAIN_COLOR), ("val", VAL_COLOR)):
+        y = [getattr(r, f"{split}_{kind}") for r in history]
+        _add_curve(fig, x, y, t(f"train.chart.{split}"), color, style, points)
     fig.update_xaxes(range=[0, epochs + 1])
-    fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    return _layout(fig, "Accuracy", "accuracy", "Epoch")
+    return fig
+
+
+def loss_figure(
+    history: Sequence[EpochRecord], epochs: int, style: ChartStyle = DEFAULT_STYLE, points: int | None = None
+) -> go.Figure:
+    """Train and validation loss against epoch; ``points`` caps the points plotted per curve."""
+    fig = _epoch_figure(history, epochs, style, points, "loss")
+    values = [value for r in history for value in (r.train_loss, r.val_loss)]
+    y_title = _loss_axis(fig, values, style)
+    return _layout(fig, t("train.chart.loss"), y_title, t("train.x_axis.epoch"))
+
+
+def accuracy_figure(
+    history: Sequence[EpochRecord], epochs: int, style: ChartStyle = DEFAULT_STYLE, points: int | None = None
+) -> go.Figure:
+    """Train and validation accuracy against epoch; ``points`` caps the points plotted per curve."""
+    fig = _epoch_figure(history, epochs, style, points, "acc")
+    fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
+    return _layout(fig, t("train.chart.accuracy"), t("train.chart.accuracy_axis"), t("train.x_axis.epoch"))
 
 
 def overlay_figure(
-    runs: Sequence[tuple[str, Sequence[EpochRecord]]], metric: str = "val_loss", x_axis: str = "epoch"
+    runs: Sequence[tuple[str, Sequence[EpochRecord]]],
+    metric: str = "val_loss",
+    x_axis: str = "epoch",
+    style: ChartStyle = DEFAULT_STYLE,
 ) -> go.Figure:
-    """One line per (label, history) run: ``metric`` against epoch or training seconds."""
+    """One line per (legend name, history) run: ``metric`` against epoch or training seconds."""
     if metric not in METRICS:
         raise ValueError(f"Unknown metric {metric!r}; choose one of {', '.join(METRICS)}.")
     if x_axis not in X_AXES:
         raise ValueError(f"Unknown x axis {x_axis!r}; choose epoch or seconds.")
     fig = go.Figure()
+    values: list[float] = []
     for index, (label, history) in enumerate(runs):
         x = [r.epoch if x_axis == "epoch" else r.elapsed_seconds for r in history]
         y = [getattr(r, metric) for r in history]
-        fig.add_scatter(x=x, y=y, name=label, line_color=RUN_COLORS[index % len(RUN_COLORS)])
+        values += y
+        _add_curve(fig, x, y, label, RUN_COLORS[index % len(RUN_COLORS)], style, None)
+    name = t(f"train.metric.{metric}")
     if metric.endswith("loss"):
-        fig.update_yaxes(type="log", exponentformat="power")
+        y_title = _loss_axis(fig, values, style)
     else:
-        fig.update_yaxes(range=[0, 1.02], tickformat=".0%")
-    fig = _layout(fig, f"{METRICS[metric]} by run", METRICS[metric].lower(), X_AXES[x_axis], height=380)
+        fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
+        y_title = t("train.chart.accuracy_axis")
+    fig = _layout(fig, t("train.chart.by_run", metric=name), y_title, t(f"train.x_axis.{x_axis}"), height=380)
     fig.update_layout(hovermode="closest")
     return fig
 
 
+def class_names() -> list[str]:
+    """The three classes in the session's language."""
+    return [t(f"train.class.{name}") for name in CLASS_NAMES]
+
+
 def confusion_figure(matrix: Sequence[Sequence[int]]) -> go.Figure:
     """Validation confusion matrix as an annotated heatmap (rows: true, columns: predicted)."""
+    names = class_names()
     fig = go.Figure(
         go.Heatmap(
             z=matrix,
-            x=list(CLASS_NAMES),
-            y=list(CLASS_NAMES),
+            x=names,
+            y=names,
             colorscale="Blues",
             showscale=False,
             text=matrix,
             texttemplate="%{text}",
-            hovertemplate="true %{y}, predicted %{x}: %{z}<extra></extra>",
+            hovertemplate=t("train.chart.confusion_hover") + "<extra></extra>",
         )
     )
     fig.update_yaxes(autorange="reversed")
-    fig = _layout(fig, "Confusion matrix (validation)", "true class", "predicted class", height=320)
+    title, y_title, x_title = (t(f"train.chart.{key}") for key in ("confusion", "true_class", "predicted"))
+    fig = _layout(fig, title, y_title, x_title, height=320)
     fig.update_layout(hovermode="closest")
     return fig

@@ -13,6 +13,7 @@ from torch import nn
 from linecnn.config import RunConfig, TrainLimits
 from linecnn.hostenv import env_number, env_uncapped
 from linecnn.train import EpochRecord, Trainer
+from linecnn.ui.i18n import t
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
 LIVE = "train.live"  # the Trainer of the run in progress (running or paused), if any
@@ -55,8 +56,9 @@ class RunRecord:
     @property
     def label(self) -> str:
         """Short name for pickers and legends, e.g. 'Run 2 · cuda:0 · 120 ep'."""
-        end = f"stopped at {self.epochs_done}" if self.stopped else f"{self.epochs_done} ep"
-        return f"Run {self.number} · {self.device} · {end}" + (" · restored" if self.restored_from else "")
+        end = t("train.label.stopped" if self.stopped else "train.label.epochs", epochs=self.epochs_done)
+        parts = [t("train.run", number=self.number), self.device, end]
+        return " · ".join(parts + ([t("train.label.restored")] if self.restored_from else []))
 
 
 def server_limits() -> TrainLimits:

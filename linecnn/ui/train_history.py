@@ -1,0 +1,126 @@
+"""The Train page's chart options and its "Compare runs" section: overlay, warning, table and CSV."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import streamlit as st
+
+from linecnn import checkpoint
+from linecnn.ui import charts, state
+from linecnn.ui.i18n import t
+from linecnn.ui.run_compare import legend_labels, val_set_warning
+
+# Widget keys; the values persist for the whole session, across pages.
+SMOOTHING, LOG_LOSS = "train.smoothing", "train.log_loss"
+METRIC, X_AXIS, CHOSEN = "train.overlay_metric", "train.overlay_x", "train.overlay_runs"
+MAX_SMOOTHING = 0.99  # TensorBoard's slider stops short of 1, where the curve would never move
+OVERLAID_BY_DEFAULT = 4  # the most recent runs overlaid until the user picks
+
+
+def chart_options() -> charts.ChartStyle:
+    """Smoothing and the loss scale, for the live charts and the overlay alike."""
+    columns = st.columns([3, 2, 2], vertical_alignment="bottom")
+    smoothing = columns[0].slider(
+        t("train.options.smoothing"),
+        0.0,
+        MAX_SMOOTHING,
+        0.0,
+        step=0.01,
+        key=SMOOTHING,
+        persist_state="session",
+        help=t("train.options.smoothing_help"),
+    )
+    log_loss = columns[1].toggle(
+        t("train.options.log"),
+        value=True,
+        key=LOG_LOSS,
+        persist_state="session",
+        help=t("train.options.log_help"),
+    )
+    return charts.ChartStyle(smoothing=smoothing, log_loss=log_loss)
+
+
+def _clear_history() -> None:
+    """Callback: forget finished runs (the live run, if any, is kept)."""
+    state.runs().clear()
+
+
+def history_section(style: charts.ChartStyle) -> None:
+    """Overlay of the session's runs, by epoch or by training seconds, a table of them and their CSV."""
+    st.divider()
+    st.subheader(t("train.history.title"))
+    runs = state.runs()
+    if not runs:
+        st.info(t("train.history.empty"), icon=":material/stacked_line_chart:")
+        return
+    by_number = {run.number: run for run in runs}
+    controls = st.columns([3, 1, 1])
+    chosen = controls[0].multiselect(
+        t("train.history.runs"),
+        list(by_number),
+        default=list(by_number)[-OVERLAID_BY_DEFAULT:],
+        format_func=lambda n: by_number[n].label,
+    )
+    metric = controls[1].selectbox(
+        t("train.history.metric"),
+        charts.METRICS,
+        format_func=lambda key: t(f"train.metric.{key}"),
+        key=METRIC,
+        persist_state="session",
+    )
+    x_axis = controls[2].segmented_control(
+        t("train.history.x_axis"),
+        charts.X_AXES,
+        default="epoch",
+        required=True,
+        format_func=lambda key: t(f"train.history.x_{key}"),
+        key=X_AXIS,
+        persist_state="session",
+    )
+    selected = [by_number[n] for n in chosen]
+    warning = val_set_warning(selected) if metric.startswith("val_") else None
+    if warning:
+        st.warning(warning, icon=":material/warning:")
+    lines = list(zip(legend_labels(selected), (run.history for run in selected), strict=True))
+    figure = charts.overlay_figure(lines, metric, x_axis or "epoch", style)
+    st.plotly_chart(figure, key="train.overlay")
+    st.caption(t("train.history.caption"))
+    st.dataframe(history_table(runs), hide_index=True, width="stretch")
+    with st.container(horizontal=True, gap="small"):
+        st.download_button(
+            t("train.history.download"),
+            partial(checkpoint.history_csv, selected),
+            file_name="linecnn-runs.csv",
+            mime="text/csv",
+            icon=":material/download:",
+            disabled=not selected,
+            help=t("train.history.download_help"),
+        )
+        st.button(t("train.history.clear"), icon=":material/delete:", on_click=_clear_history)
+
+
+def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
+    """One row per run: settings, final metrics and speed, under the language's column names."""
+    rows = []
+    for run in runs:
+        last = run.history[-1]
+        row = {
+            "run": run.number,
+            "device": run.device if run.threads is None else f"{run.device} ×{run.threads}",
+            "epochs": f"{last.epoch}/{run.config.train.epochs}",
+            "images": run.config.data.train_size,
+            # one type per column for Arrow
+            "batch": str(run.config.train.batch_size or t("train.batch_full")),
+            "width": run.config.model.width,
+            "lr": run.config.train.lr,
+            "seed": run.config.seed,
+            "data": t(f"train.mode.{run.config.data.mode}"),
+            "val_acc": round(last.val_acc, 4),
+            "val_loss": float(f"{last.val_loss:.4g}"),
+            "seconds": round(last.elapsed_seconds, 3),
+            "ms_per_epoch": round(1000 * last.elapsed_seconds / last.epoch, 2),
+        }
+        rows.append({t(f"train.table.{key}"): value for key, value in row.items()})
+    return rows

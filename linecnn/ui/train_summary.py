@@ -1,0 +1,80 @@
+"""The Train page's summary of a finished run: final metrics, speed, diagnosis and confusion matrix."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from linecnn.device import describe
+from linecnn.train import find_problem, weights_fingerprint
+from linecnn.ui import charts, i18n, state
+from linecnn.ui.i18n import t
+from linecnn.ui.run_compare import significant
+from linecnn.ui.train_view import batch_text, seconds_text
+
+
+def summary(record: state.RunRecord) -> None:
+    """Final metrics of a run, then its validation confusion matrix."""
+    last = record.history[-1]
+    ending = "time_cap" if record.out_of_time else "stopped" if record.stopped else "done"
+    st.subheader(t(f"train.summary.title_{ending}", label=record.label))
+    problem = diagnosis(record)
+    if problem:
+        st.warning(problem, icon=":material/warning:")
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        row = st.columns(3)
+        row[0].metric(t("train.metric.val_acc"), i18n.percent(last.val_acc, 1))
+        row[1].metric(t("train.metric.val_loss"), loss_text(last.val_loss))
+        row[2].metric(t("train.summary.device"), record.device)
+        row = st.columns(3)
+        row[0].metric(t("train.metric.train_acc"), i18n.percent(last.train_acc, 1))
+        row[1].metric(t("train.metric.train_loss"), loss_text(last.train_loss))
+        row[2].metric(t("train.summary.total_time"), seconds_text(last.elapsed_seconds))
+        st.markdown(
+            t(
+                "train.summary.speed",
+                ms=i18n.number(1000 * last.elapsed_seconds / last.epoch, 2),
+                epochs=i18n.number(last.epoch),
+                where=where(record),
+                images=i18n.number(record.config.data.train_size),
+                batch=batch_text(record.config.train.batch_size or "full"),
+            )
+        )
+        st.caption(
+            t("train.summary.fingerprint", fingerprint=weights_fingerprint(record.model), epoch=last.epoch)
+        )
+    with right:
+        st.plotly_chart(charts.confusion_figure(record.confusion), key="train.confusion")
+        st.caption(t("train.summary.confusion_caption", classes=", ".join(charts.class_names())))
+
+
+def diagnosis(record: state.RunRecord) -> str | None:
+    """A sentence when the run ended no better than chance or its loss diverged, with advice."""
+    found = find_problem(record.history, record.config.train.lr)
+    if found is None:
+        return None
+    advice = t(
+        f"train.diagnosis.{found.advice}",
+        lr=significant(found.lr, 4),
+        smaller=significant(found.smaller_lr, 4),
+    )
+    return t(
+        f"train.diagnosis.{found.problem}",
+        advice=advice,
+        first=significant(found.first_loss, 3),
+        last=significant(found.last_loss, 3),
+        accuracy=i18n.percent(found.val_acc, 1),
+    )
+
+
+def loss_text(loss: float) -> str:
+    """A loss with four significant digits, the language's way (e.g. '0,01234')."""
+    return significant(loss, 4)
+
+
+def where(record: state.RunRecord) -> str:
+    """The device a run used, with its CPU thread count, e.g. 'CPU · AMD EPYC (1 thread)'."""
+    if record.threads is None:
+        return describe(record.device)
+    key = "train.where.one_thread" if record.threads == 1 else "train.where.threads"
+    return t(key, device=describe(record.device), threads=record.threads)

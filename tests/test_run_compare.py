@@ -1,0 +1,89 @@
+"""Comparing runs: EMA smoothing, legends naming what differs, the validation-set warning, loss axes."""
+
+import math
+
+import pytest
+
+from linecnn.config import RunConfig
+from linecnn.train import EpochRecord
+from linecnn.ui import charts
+from linecnn.ui.run_compare import ema, legend_labels, significant, val_set_warning
+from linecnn.ui.state import RunRecord
+
+
+def run(number: int, device: str = "cpu", **settings) -> RunRecord:
+    """A finished 3-epoch run with the lesson's settings, except ``settings`` (RunConfig.from_flat names)."""
+    config = RunConfig.from_flat(**{"epochs": 3, **settings})
+    history = tuple(EpochRecord(e, 3, 1.0 / e, 0.5, 1.0 / e, 0.5, 0.01, 0.01 * e, device) for e in (1, 2, 3))
+    return RunRecord(number, config, device, history, [[0] * 3] * 3, model=None)
+
+
+def test_ema_starts_at_the_first_value_and_is_debiased():
+    """TensorBoard's smoothing: no pull towards zero at the start, then the running average."""
+    smoothed = ema([10.0, 20.0, 30.0], 0.5)
+    assert smoothed[0] == 10.0
+    # (0.5 * 5 + 0.5 * 20) / (1 - 0.25) = 12.5 / 0.75; without debiasing it would be 12.5
+    assert smoothed[1] == pytest.approx(12.5 / 0.75)
+    assert smoothed[2] == pytest.approx((0.5 * 12.5 + 0.5 * 30) / (1 - 0.125))
+
+
+def test_ema_weight_zero_is_the_raw_curve_and_a_constant_stays_constant():
+    assert ema([3.0, 1.0, 2.0], 0.0) == [3.0, 1.0, 2.0]
+    assert ema([0.7] * 50, 0.99) == pytest.approx([0.7] * 50)
+
+
+def test_ema_smooths_noise_and_passes_non_finite_values_through():
+    noisy = [1.0, 0.0] * 20
+    smoothed = ema(noisy, 0.9)
+    assert max(smoothed[10:]) - min(smoothed[10:]) < 0.2  # raw swings by 1.0
+    with_nan = ema([1.0, math.nan, 3.0], 0.5)
+    assert with_nan[0] == 1.0 and math.isnan(with_nan[1])
+    assert with_nan[2] == pytest.approx((0.25 + 1.5) / 0.75)  # the NaN left no mark
+
+
+@pytest.mark.parametrize("weight", [-0.1, 1.0, 2.0])
+def test_ema_refuses_a_weight_outside_zero_to_one(weight):
+    with pytest.raises(ValueError, match="Smoothing"):
+        ema([1.0], weight)
+
+
+def test_legends_name_the_setting_that_differs():
+    runs = [run(1), run(2, lr=0.05), run(3, lr=0.001)]
+    assert legend_labels(runs) == ["Run 1 · lr 0.01", "Run 2 · lr 0.05", "Run 3 · lr 0.001"]
+
+
+def test_legends_name_every_differing_setting_and_the_device():
+    runs = [run(1, batch_size=32, seed=7), run(2, "cuda:0", width=2, seed=7)]
+    assert legend_labels(runs) == [
+        "Run 1 · cpu · batch 32 · width 1",
+        "Run 2 · cuda:0 · batch full · width 2",
+    ]
+
+
+def test_runs_that_differ_in_nothing_keep_their_full_label():
+    assert legend_labels([run(4)]) == ["Run 4 · cpu · 3 ep"]
+    assert legend_labels([run(1), run(2)]) == ["Run 1 · cpu · 3 ep", "Run 2 · cpu · 3 ep"]
+
+
+def test_different_validation_sets_are_named_same_ones_are_not():
+    assert val_set_warning([run(1), run(2, "cuda:0", lr=0.1, batch_size=8)]) is None  # same images
+    warning = val_set_warning([run(1), run(2, seed=7)])
+    assert warning and "(they differ in seed)" in warning
+    warning = val_set_warning([run(1), run(2, per_class=200, data_mode="varied")])
+    assert "(they differ in data, images per class)" in warning
+
+
+def test_numbers_are_written_to_their_significant_digits():
+    assert significant(0.05, 4) == "0.05" and significant(0.012345, 4) == "0.01235"
+    assert significant(1234.56, 4) == "1,235" and significant(0.0, 4) == "0"
+    assert significant(5.5962e-8, 4) == "5.596E-8"
+
+
+def test_the_loss_axis_holds_every_value_and_moves_only_in_steps():
+    start = charts.loss_range([1.1, 1.05], log=True)
+    assert start == [-2.0, 0.5]  # from 0.01 to 10^0.5, headroom above the first loss
+    assert charts.loss_range([1.1, 1.05, 0.4, 0.05, 0.011], log=True) == start  # the same axis
+    assert charts.loss_range([1.1, 0.004], log=True) == [-3.0, 0.5]  # a whole decade more
+    assert charts.loss_range([], log=True) == start  # before the first epoch: where runs start
+    assert charts.loss_range([1.1, 0.3], log=False) == [0.0, 2.0]
+    assert charts.loss_range([1.1, 4.5], log=False) == [0.0, 10.0]  # a diverging run is still shown

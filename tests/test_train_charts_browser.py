@@ -1,0 +1,164 @@
+"""In Chromium: the Train page's charts (log toggle, steady axes and layout, smoothing, legends, the
+validation-set warning, the CSV) and the page in Spanish."""
+
+import csv
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers import wait_for_app
+
+pytestmark = pytest.mark.browser
+
+WAIT_MS = 240_000  # a first page load or a run on a busy 2-core machine can take minutes
+
+# What a user sees of a chart, found by its title (Streamlit wraps it in <b>): the y axis and where
+# it sits under the page title.
+CHART_JS = """(title) => {
+    const plot = [...document.querySelectorAll('.js-plotly-plot')]
+        .find((p) => p.layout?.title?.text?.replace(/<[^>]+>/g, '') === title);
+    if (!plot) return null;
+    const heading = document.querySelector('h1').getBoundingClientRect().top;
+    return {
+        type: plot._fullLayout.yaxis.type,
+        range: plot._fullLayout.yaxis.range,
+        top: Math.round(plot.getBoundingClientRect().top - heading),
+        traces: plot.data.map((t) => ({name: t.name, y: Array.from(t.y), opacity: t.opacity ?? 1,
+                                       legend: t.showlegend !== false})),
+    };
+}"""
+# Samples the loss chart every 20 ms, so that every live redraw is seen: its y range, its
+# position and how many epochs it plots.
+WATCH_JS = """() => {
+    window.lossSamples = [];
+    const find = (title) => [...document.querySelectorAll('.js-plotly-plot')]
+        .find((p) => p.layout?.title?.text?.replace(/<[^>]+>/g, '') === title);
+    window.lossWatch = setInterval(() => {
+        const plot = find('Loss');
+        const heading = document.querySelector('h1');
+        if (!plot || !heading || !plot.data.length) return;
+        window.lossSamples.push({
+            range: JSON.stringify(plot._fullLayout.yaxis.range),
+            top: Math.round(plot.getBoundingClientRect().top - heading.getBoundingClientRect().top),
+            epochs: plot.data[0].x.length,
+        });
+    }, 20);
+}"""
+
+
+def chart(tab, title: str) -> dict:
+    """The chart called ``title`` once it is drawn."""
+    tab.wait_for_function(f"() => ({CHART_JS})({title!r}) !== null", timeout=WAIT_MS)
+    return tab.evaluate(CHART_JS, title)
+
+
+def wait_for_chart(tab, title: str, condition: str) -> None:
+    """Wait until the chart called ``title`` (``c`` in ``condition``, a JS expression) meets it."""
+    tab.wait_for_function(
+        f"() => {{ const c = ({CHART_JS})({title!r}); return c !== null && ({condition}); }}", timeout=WAIT_MS
+    )
+
+
+def set_number(tab, label: str, value: str) -> None:
+    field = tab.get_by_label(label, exact=True)
+    field.fill(value)
+    field.press("Enter")
+    wait_for_app(tab, WAIT_MS)
+
+
+def one_epoch_run(tab, number: int) -> None:
+    """Step once, then Stop: a one-epoch run filed as run ``number``."""
+    tab.get_by_role("button", name="Step", exact=True).click()
+    expect(tab.get_by_role("button", name="Resume", exact=True)).to_be_visible(timeout=WAIT_MS)
+    tab.get_by_role("button", name="Stop", exact=True).click()
+    tab.get_by_text(re.compile(rf"Summary · Run {number} ·")).wait_for(timeout=WAIT_MS)
+    wait_for_app(tab, WAIT_MS)
+
+
+def overlay_legend(tab) -> list[str]:
+    figure = chart(tab, "Validation loss by run")
+    return [trace["name"] for trace in figure["traces"] if trace["legend"]]
+
+
+def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
+    """A long run on a linear axis stopped after a few live redraws, then two one-epoch runs."""
+    page.goto(f"{server.url}/Train")
+    wait_for_app(page, WAIT_MS)
+    assert chart(page, "Loss")["type"] == "log"
+    page.locator('[data-testid="stCheckbox"] label', has_text="Log scale (loss)").click()
+    wait_for_chart(page, "Loss", "c.type === 'linear'")
+    set_number(page, "Epochs", "5000")
+    set_number(page, "Images per class", "30")
+    before = chart(page, "Loss")
+
+    page.evaluate(WATCH_JS)
+    page.get_by_role("button", name="Start").click()
+    page.wait_for_function(
+        "() => new Set(window.lossSamples.map((s) => s.epochs)).size >= 4", timeout=WAIT_MS
+    )  # three live redraws after the first
+    page.get_by_role("button", name="Stop", exact=True).click()
+    page.get_by_text(re.compile(r"Summary · Run 1 · cpu · stopped at \d+")).wait_for(timeout=WAIT_MS)
+    wait_for_app(page, WAIT_MS)
+    samples = page.evaluate("() => { clearInterval(window.lossWatch); return window.lossSamples; }")
+    assert {sample["range"] for sample in samples} == {"[0,2]"}  # linear: 0 to 2 from start to end
+    assert {sample["top"] for sample in samples} == {before["top"]}  # the run and its summary moved no chart
+
+    page.get_by_role("slider", name="Smoothing").press("End")  # the strongest smoothing, 0.99
+    wait_for_chart(page, "Loss", "c.traces.length === 4")
+    raw, smoothed = (t for t in chart(page, "Loss")["traces"] if t["name"] == "validation")
+    assert raw["opacity"] < 1 and not raw["legend"] and smoothed["legend"]
+    assert smoothed["y"][0] == raw["y"][0] and smoothed["y"][-1] > raw["y"][-1]  # it lags the fall
+
+    set_number(page, "Learning rate (Adam)", "0.05")
+    one_epoch_run(page, 2)
+    assert overlay_legend(page) == ["Run 1 · lr 0.01", "Run 2 · lr 0.05"]
+    assert page.get_by_text("validated on different images").count() == 0  # the same seed and data
+
+    set_number(page, "Seed", "7")
+    one_epoch_run(page, 3)
+    assert overlay_legend(page) == [
+        "Run 1 · lr 0.01 · seed 24",
+        "Run 2 · lr 0.05 · seed 24",
+        "Run 3 · lr 0.05 · seed 7",
+    ]
+    warning = page.get_by_text("validated on different images")
+    expect(warning).to_contain_text("(they differ in seed)")
+
+    with page.expect_download() as received:
+        page.get_by_role("button", name="Download these runs (CSV)").click()
+    path = tmp_path / received.value.suggested_filename
+    received.value.save_as(path)
+    with open(path, encoding="utf-8") as file:
+        rows = list(csv.DictReader(file))
+    first = rows[:-2]
+    assert [int(row["epoch"]) for row in first] == list(range(1, len(first) + 1))  # every epoch of run 1
+    assert {(row["run"], row["lr"], row["seed"]) for row in first} == {("1", "0.01", "24")}
+    assert [(row["run"], row["lr"], row["seed"], row["epoch"]) for row in rows[-2:]] == [
+        ("2", "0.05", "24", "1"),
+        ("3", "0.05", "7", "1"),
+    ]
+    assert page.locator('[data-testid="stException"]').count() == 0
+
+
+def test_the_train_page_reads_spanish(server, page):
+    """?lang=es: headings, buttons, charts, the summary and its numbers are Spanish."""
+    page.goto(f"{server.url}/Train?lang=es")
+    wait_for_app(page, WAIT_MS)
+    page.get_by_role("heading", name="Entrenar", exact=True).wait_for()
+    for button in ("Iniciar", "Pausar", "Paso", "Detener"):
+        expect(page.get_by_role("button", name=button, exact=True)).to_be_visible()
+    names = {trace["name"] for trace in chart(page, "Exactitud")["traces"]}
+    assert names == {"entrenamiento", "validación"}
+    page.get_by_role("button", name="Paso", exact=True).click()
+    expect(page.get_by_role("button", name="Reanudar", exact=True)).to_be_visible(timeout=WAIT_MS)
+    page.get_by_role("button", name="Detener", exact=True).click()
+    page.get_by_text(re.compile(r"Resumen · Ejecución 1 · cpu · detenida en 1")).wait_for(timeout=WAIT_MS)
+    wait_for_app(page, WAIT_MS)
+    assert chart(page, "Pérdida")["traces"][0]["y"]  # the run's epoch is plotted
+    accuracy = page.locator('[data-testid="stMetric"]', has_text="Exactitud de validación")
+    assert re.fullmatch(r"\d+,\d\s?%", accuracy.locator('[data-testid="stMetricValue"]').inner_text())
+    expect(page.get_by_text("Comparar ejecuciones")).to_be_visible()
+    main = page.locator('[data-testid="stMain"]').inner_text()
+    for english in ("Start", "Epochs", "Summary", "Compare runs", "Validation", "Smoothing"):
+        assert english not in main
