@@ -67,8 +67,14 @@ def test_the_checker_catches_text_nobody_translated():
     assert not is_untranslated("Train", "Entrenar")
 
 
-# Each page joins this list once every string it shows is in both catalogs.
-TRANSLATED_PAGES: list[str | None] = [None, "pages/2_Benchmark.py", "pages/3_Draw.py", "pages/4_Lesson.py"]
+# Every page of the app: each shows every string in both languages.
+TRANSLATED_PAGES: list[str | None] = [
+    None,
+    "pages/1_Train.py",
+    "pages/2_Benchmark.py",
+    "pages/3_Draw.py",
+    "pages/4_Lesson.py",
+]
 
 
 @pytest.mark.parametrize("page", TRANSLATED_PAGES)
