@@ -9,6 +9,7 @@ from linecnn import checkpoint
 from linecnn.errors import ENGLISH, UserError
 from linecnn.ui import i18n
 from linecnn.ui.format import format_bytes, format_seconds
+from linecnn.ui.sidebar import PAGES
 from tests.helpers import app_test
 from tests.i18n_check import is_untranslated, untranslated
 
@@ -67,14 +68,8 @@ def test_the_checker_catches_text_nobody_translated():
     assert not is_untranslated("Train", "Entrenar")
 
 
-# Every page of the app: each shows every string in both languages.
-TRANSLATED_PAGES: list[str | None] = [
-    None,
-    "pages/1_Train.py",
-    "pages/2_Benchmark.py",
-    "pages/3_Draw.py",
-    "pages/4_Lesson.py",
-]
+# Every page the sidebar links to (None: Home), so a new page is checked as soon as it is added.
+TRANSLATED_PAGES: list[str | None] = [None if path == "app.py" else path for path, _, _ in PAGES]
 
 
 @pytest.mark.parametrize("page", TRANSLATED_PAGES)
