@@ -16,6 +16,7 @@ from linecnn.sweep import (
 )
 from linecnn.ui import bench as ui
 from linecnn.ui import setup_page
+from linecnn.ui.bench_ranks import render as render_ranks
 from linecnn.ui.format import format_bytes, format_seconds
 
 device = setup_page("benchmark", ":material/speed:")
@@ -164,3 +165,6 @@ with results:
             icon=":material/speed:",
         )
         ui.render_absent_cuda()
+
+st.divider()
+render_ranks(caps)  # the Processes / GPUs factor: data-parallel runs through torchrun
