@@ -14,6 +14,14 @@ from linecnn.ranks import LOSS_TOLERANCE, Launch, RanksConfig, Series, run_serie
 from linecnn.train import format_size, step_memory_bytes
 
 POOR_EFFICIENCY = 0.5  # below this, the output explains where the time went
+SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own
+
+WHY_SUPERLINEAR = (
+    "Efficiency above 100 %: the 1-process run was slower than N processes can explain. It ran on "
+    "{threads} threads; a tiny model's ops split over several threads wait for whichever thread is "
+    "descheduled, which on a busy machine costs more than the op. Compare like with like with "
+    "--rank-threads 1."
+)
 
 WHY_POOR = (
     "Why the efficiency is poor: each rank's epoch is tiny ({compute:.2f} ms of compute at {ranks} "
@@ -163,6 +171,8 @@ def explain(series: Series) -> list[str]:
         key=lambda r: r.efficiency,
         default=None,
     )
+    if worst is not None and worst.efficiency > SUPERLINEAR:
+        lines.append(WHY_SUPERLINEAR.format(threads=series.rows[0].threads))
     if worst is not None and worst.efficiency < POOR_EFFICIENCY:
         lines.append(
             WHY_POOR.format(

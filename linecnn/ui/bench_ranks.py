@@ -30,6 +30,7 @@ MESSAGE = "ddp.message"  # (kind, text) about the last run
 POLL_SECONDS = 0.5  # how often the fragment redraws the progress
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
 POOR = 0.5  # below this efficiency the page explains the fixed costs
+SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own: said so
 
 
 class _Cancel(BaseException):
@@ -297,9 +298,12 @@ def _render_series(series: Series) -> None:
     elif scored:
         worst = min(scored, key=lambda row: row.efficiency)
         key = "ddp.why_poor" if worst.efficiency < POOR else "ddp.why_good"
+        if worst.efficiency > SUPERLINEAR:
+            key = "ddp.why_superlinear"
         st.info(
             t(
                 key,
+                threads=rows[0].threads,
                 ranks=worst.ranks,
                 efficiency=percent(worst.efficiency),
                 compute=number(worst.compute_ms, 2),
