@@ -352,8 +352,11 @@ def _how(code: int) -> str:
     return f"ended with exit status {code}"
 
 
-def reference_loss(config: RanksConfig) -> float:
-    """The final training loss of the same epochs on one device, in this process (what DDP must match)."""
+def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None = None) -> float:
+    """The final training loss of the same epochs on one device, in this process (what DDP must match).
+
+    ``after_epoch`` runs after each epoch; a cancel or a time cap raises from it.
+    """
     device = torch.device("cuda" if config.device == "cuda" else "cpu")
     with torch.random.fork_rng(devices=[]):
         x, y = make_lines(config.per_class, "seed", torch.Generator().manual_seed(config.seed))
@@ -363,6 +366,8 @@ def reference_loss(config: RanksConfig) -> float:
         order = torch.Generator().manual_seed(config.seed + 1)
         for _ in range(config.warmup + config.repeats):
             train_epoch(model, x, y, optimizer, config.batch_size, order)
+            if after_epoch is not None:
+                after_epoch()
         model.eval()
         with torch.no_grad():
             return float(torch.nn.functional.cross_entropy(model(x), y))
@@ -449,11 +454,27 @@ def run_series(
     progress: RanksProgress | None = None,
     max_seconds: float | None = None,
     on_row: Callable[[Series], None] | None = None,
+    check: Callable[[], None] | None = None,
 ) -> Series:
-    """Run each rank count in turn (fewest first) and compare each with one device; a cap stops the rest."""
+    """Run each rank count in turn (fewest first) and compare each with one device; a cap stops the rest.
+
+    The single-device reference trains first, in this process; ``check`` runs after each of its
+    epochs (a cancel raises from it, as from ``progress`` during the runs).
+    """
     counts = check_ranks(ranks, config)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
-    series = Series(config, reference_loss(config))
+
+    def after_epoch() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise Stopped
+        if check is not None:
+            check()
+
+    try:
+        series = Series(config, reference_loss(config, after_epoch))
+    except Stopped:
+        stopped = f"The time cap of {max_seconds:g} s ended the series during the single-device reference."
+        return Series(config, math.nan, stopped=stopped)
     base_ms: float | None = None
     for count in counts:
         try:

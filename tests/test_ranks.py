@@ -165,3 +165,21 @@ Root Cause (first observed failure):
     assert failure_message(3, 1, "oops\nsomething broke\n") == (
         "The run of 3 processes failed (torchrun exit status 1): something broke."
     )
+
+
+def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
+    """The single-device reference checks between epochs: a cancel raises, the cap stops before any launch."""
+    config = RanksConfig(per_class=5, warmup=0, repeats=1000, threads=1)
+    calls: list[int] = []
+
+    def cancel_at_third_epoch() -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise Cancel
+
+    with pytest.raises(Cancel):
+        run_series(config, [1], check=cancel_at_third_epoch)
+    assert len(calls) == 3
+    launched: list[rk.Launch] = []
+    series = run_series(config, [1], progress=launched.append, max_seconds=1e-9)
+    assert series.rows == [] and launched == [] and "during the single-device reference" in series.stopped

@@ -39,3 +39,24 @@ def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
     efficiencies = [m for m in at.metric if m.label == "scaling efficiency"]
     assert len(efficiencies) == 2 and efficiencies[1].value.endswith("%")
     assert any("efficiency" in i.value and "processes" in i.value for i in at.info)
+
+
+def test_cancel_ends_the_page_job_and_every_process_of_its_run():
+    """The Cancel button's event ends the series from the progress callback: cancelled, no process left."""
+    from linecnn.ranks import RanksConfig, group_alive
+    from linecnn.ui.bench import server_caps
+    from linecnn.ui.bench_ranks import RanksJob
+
+    job = RanksJob(RanksConfig(per_class=5, warmup=0, repeats=1, threads=1), [1], server_caps(), "test")
+    started: list[int] = []
+    original = job.progress
+
+    def progress(launch) -> None:  # noqa: ANN001 - a ranks.Launch
+        started.append(launch.pid)
+        job.cancel.set()  # as the button does, from another thread, while the run is in flight
+        original(launch)
+
+    job.progress = progress
+    job.run()
+    assert job.finished.is_set() and job.cancelled and job.error is None
+    assert started and not group_alive(started[0])

@@ -50,6 +50,7 @@ class RanksJob:
     done: int = 0  # its epochs done
     total: int = 0  # its epochs planned
     waited: float | None = None  # seconds queued behind another benchmark, while queued
+    locked: bool = False  # holds the benchmark lock: the reference or the runs are under way
     cancel: threading.Event = field(default_factory=threading.Event)  # set by the Cancel button
     finished: threading.Event = field(default_factory=threading.Event)  # set when the thread has ended
     cancelled: bool = False  # the user cancelled it
@@ -77,6 +78,11 @@ class RanksJob:
         if self.cancel.is_set():
             raise _Cancel
 
+    def check(self) -> None:
+        """run_series' callback between the reference's epochs: a cancel lands here too."""
+        if self.cancel.is_set():
+            raise _Cancel
+
     def keep(self, series: Series) -> None:
         """run_series' callback after each finished run: keep the rows, whatever ends the series later."""
         self.series = series
@@ -85,10 +91,15 @@ class RanksJob:
         """The thread's body: the series under the server-wide lock (and the GPUs alone for NCCL)."""
         try:
             with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS):
-                self.waited = None
+                self.waited, self.locked = None, True
                 with gpu_alone(torch.device(self.config.device)):
                     self.series = run_series(
-                        self.config, self.counts, self.progress, self.caps.max_seconds, on_row=self.keep
+                        self.config,
+                        self.counts,
+                        self.progress,
+                        self.caps.max_seconds,
+                        on_row=self.keep,
+                        check=self.check,
                     )
         except _Cancel:
             self.cancelled = True
@@ -218,8 +229,10 @@ def _job_fragment() -> None:
         st.caption(t("ddp.cancelling"))
     else:
         st.button(t("ddp.cancel"), key="ddp.cancel", icon=":material/stop_circle:", on_click=job.cancel.set)
-    if not job.ranks:
+    if not job.locked:
         text = t("ddp.waiting")
+    elif not job.ranks:
+        text = t("ddp.reference")
     elif job.done == 0:
         text = t("ddp.progress_start", ranks=job.ranks)
     else:
