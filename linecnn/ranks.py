@@ -426,6 +426,15 @@ def scaling(base_ms: float | None, ms: float, ranks: int) -> tuple[float | None,
     return speedup, speedup / ranks
 
 
+def compute_shrank(base_compute_ms: float, row: RanksRow) -> bool:
+    """Whether ``row``'s compute per epoch fell to at most twice the ideal share of the 1-process compute.
+
+    When it did not, the ranks did not each get a core (or GPU) of their own, and the low efficiency
+    comes from the hardware, not from the all-reduce or the per-step costs.
+    """
+    return row.compute_ms <= 2 * base_compute_ms / row.ranks
+
+
 @dataclass
 class Series:
     """What ``run_series`` measured so far: the rows, in rank order, and how it ended."""

@@ -10,10 +10,10 @@ import sys
 
 from linecnn.config import ModelConfig
 from linecnn.device import environment, resolve
-from linecnn.ranks import LOSS_TOLERANCE, Launch, RanksConfig, Series, run_series
+from linecnn.ranks import LOSS_TOLERANCE, Launch, RanksConfig, Series, compute_shrank, run_series
 from linecnn.train import format_size, step_memory_bytes
 
-POOR_EFFICIENCY = 0.5  # below this, the output explains where the time went
+POOR_EFFICIENCY = 0.8  # below this, the output explains where the time went
 SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own
 
 WHY_SUPERLINEAR = (
@@ -21,6 +21,13 @@ WHY_SUPERLINEAR = (
     "{threads} threads; a tiny model's ops split over several threads wait for whichever thread is "
     "descheduled, which on a busy machine costs more than the op. Compare like with like with "
     "--rank-threads 1."
+)
+
+WHY_CORES = (
+    "Why the efficiency is poor: the compute did not shrink with {ranks} processes ({compute:.2f} ms per "
+    "epoch each, against {base:.2f} ms for one), so the processes did not each get a core of their own: "
+    "other work on the machine, or more processes than free cores. Data parallelism divides the work "
+    "only across hardware that is free to take it."
 )
 
 WHY_POOR = (
@@ -173,7 +180,10 @@ def explain(series: Series) -> list[str]:
     )
     if worst is not None and worst.efficiency > SUPERLINEAR:
         lines.append(WHY_SUPERLINEAR.format(threads=series.rows[0].threads))
-    if worst is not None and worst.efficiency < POOR_EFFICIENCY:
+    base = next((row for row in series.rows if row.ranks == 1), None)
+    if worst is not None and base is not None and not compute_shrank(base.compute_ms, worst):
+        lines.append(WHY_CORES.format(ranks=worst.ranks, compute=worst.compute_ms, base=base.compute_ms))
+    elif worst is not None and worst.efficiency < POOR_EFFICIENCY:
         lines.append(
             WHY_POOR.format(
                 compute=worst.compute_ms, ranks=worst.ranks, comm=worst.comm_ms, cores=os.cpu_count()

@@ -72,6 +72,8 @@ def test_efficiency_is_t1_over_n_times_tn():
     assert row.median_ms == pytest.approx(5.0) and row.comm_ms == pytest.approx(2.0)
     assert row.compute_ms == pytest.approx(3.0) and row.samples_per_s == pytest.approx(72_000)
     assert row.efficiency == pytest.approx(0.4) and row.loss_error == pytest.approx(0.01)
+    # 3 ms of compute each for 2 ranks against 4 ms for one: shrank (ideal 2 ms, allowed up to 4 ms).
+    assert rk.compute_shrank(4.0, row) and not rk.compute_shrank(2.9, row)
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")

@@ -18,7 +18,16 @@ import torch
 from linecnn.bench import BENCH_LOCK, gpu_alone
 from linecnn.device import cuda_available
 from linecnn.model import ModelConfig
-from linecnn.ranks import LOSS_TOLERANCE, Launch, RanksConfig, Series, check_ranks, max_ranks, run_series
+from linecnn.ranks import (
+    LOSS_TOLERANCE,
+    Launch,
+    RanksConfig,
+    Series,
+    check_ranks,
+    compute_shrank,
+    max_ranks,
+    run_series,
+)
 from linecnn.sweep import BATCH_SIZES, Caps
 from linecnn.train import format_size, step_memory_bytes
 from linecnn.ui.format import format_seconds
@@ -29,7 +38,7 @@ RESULT = "ddp.result"  # the last Series measured, shown until the next run ends
 MESSAGE = "ddp.message"  # (kind, text) about the last run
 POLL_SECONDS = 0.5  # how often the fragment redraws the progress
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
-POOR = 0.5  # below this efficiency the page explains the fixed costs
+POOR = 0.8  # below this efficiency the page explains where the time went
 SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own: said so
 
 
@@ -313,10 +322,13 @@ def _render_series(series: Series) -> None:
         key = "ddp.why_poor" if worst.efficiency < POOR else "ddp.why_good"
         if worst.efficiency > SUPERLINEAR:
             key = "ddp.why_superlinear"
+        elif not compute_shrank(rows[0].compute_ms, worst):
+            key = "ddp.why_cores"
         st.info(
             t(
                 key,
                 threads=rows[0].threads,
+                base=number(rows[0].compute_ms, 2),
                 ranks=worst.ranks,
                 efficiency=percent(worst.efficiency),
                 compute=number(worst.compute_ms, 2),
