@@ -180,9 +180,9 @@ def run_ranks(
         threads = threads_per_rank(ranks, threads=config.threads)
         with _group(torchrun_command(config, ranks, out), _environment(threads)) as process:
             launch.pid = process.pid
+            lines, errors = _reader(process.stdout), _reader(process.stderr, keep=200)
             if progress is not None:
                 progress(launch)
-            lines, errors = _reader(process.stdout), _reader(process.stderr, keep=200)
             first_epoch: float | None = None
             while True:
                 if deadline is not None and time.monotonic() > deadline:
@@ -250,9 +250,6 @@ def end_group(process: subprocess.Popen) -> None:
             process.wait(timeout=STOP_GRACE_SECONDS)
     _signal_group(process.pid, signal.SIGKILL)  # a rank that outlived torchrun, or torchrun itself
     process.wait()
-    for stream in (process.stdout, process.stderr):
-        if stream is not None:
-            stream.close()
 
 
 def _signal_group(pgid: int, signal_number: int) -> None:
@@ -291,11 +288,12 @@ def _reader(stream, keep: int | None = None) -> _Lines:  # noqa: ANN001 - a text
     lines = _Lines(keep)
 
     def pump() -> None:
-        for line in stream:
-            if keep is None:
-                lines.put(line)
-            else:
-                lines.tail = [*lines.tail[-(keep - 1) :], line]
+        with stream:  # closed here, at end of file, once every line has been read
+            for line in stream:
+                if keep is None:
+                    lines.put(line)
+                else:
+                    lines.tail = [*lines.tail[-(keep - 1) :], line]
         lines.finished.set()
 
     threading.Thread(target=pump, name="linecnn-ranks-reader", daemon=True).start()

@@ -30,7 +30,7 @@ from linecnn.ranks import (
 )
 from linecnn.sweep import BATCH_SIZES, Caps
 from linecnn.train import format_size, step_memory_bytes
-from linecnn.ui.format import format_seconds
+from linecnn.ui.format import escape_markdown, format_seconds
 from linecnn.ui.i18n import number, percent, t
 
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
@@ -262,7 +262,7 @@ def _finish() -> None:
     if job.cancelled:
         st.session_state[MESSAGE] = ("info", t("ddp.cancelled", runs=runs))
     elif job.error is not None:
-        st.session_state[MESSAGE] = ("error", t("ddp.failed", error=job.error))
+        st.session_state[MESSAGE] = ("error", t("ddp.failed", error=escape_markdown(job.error)))
     elif series is not None and series.mismatch:
         counts = ", ".join(str(n) for n in series.mismatch)
         st.session_state[MESSAGE] = (
