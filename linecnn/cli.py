@@ -147,6 +147,18 @@ def devices_arg(text: str) -> list[str]:
     return list(dict.fromkeys(str(resolve(name)) for name in names))
 
 
+def ranks_arg(text: str) -> list[int]:
+    """Parse --ranks: a comma list of process counts such as '1,2,4'."""
+    problem = f"expected numbers of processes such as 1,2,4, got {text!r}"
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(problem) from None
+    if not counts:
+        raise argparse.ArgumentTypeError(problem)
+    return counts
+
+
 def add_bench_options(parser: argparse.ArgumentParser) -> None:
     """Options of ``bench``: the base cell, the sweep, the faster paths and the output."""
     parser.add_argument("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
@@ -181,12 +193,26 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the JSON document instead of a table")
     parser.add_argument("--out", default=None, help="also write the JSON document to this file")
     parser.add_argument("--no-save", action="store_true", help="do not add the run to the history")
+    parser.add_argument(
+        "--ranks",
+        type=ranks_arg,
+        default=None,
+        help="data-parallel: time torchrun runs of N processes each, e.g. 1,2,4 (CPU ranks over gloo; with "
+        "--devices cuda, NCCL with one rank per GPU); not added to the history",
+    )
+    parser.add_argument(
+        "--rank-threads", type=int, default=None, help="CPU threads per rank (default: cores // N or 1)"
+    )
 
 
 def bench_command(args: argparse.Namespace) -> int:
     """Time epochs on each device (a sweep when asked); print a table or the JSON document."""
     from linecnn.sweep import Caps, StepMemoryError, make_document, plan_sweep, run_sweep
 
+    if args.ranks is not None:
+        from linecnn.ranks_cli import ranks_command  # the data-parallel benchmark, through torchrun
+
+        return ranks_command(args)
     base = BenchConfig(
         per_class=args.per_class,
         batch_size=args.batch_size,

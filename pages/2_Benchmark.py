@@ -9,6 +9,7 @@ from linecnn.ui import bench as ui
 from linecnn.ui import setup_page
 from linecnn.ui.bench_explain import reference_runs, render_references
 from linecnn.ui.bench_history import render_history
+from linecnn.ui.bench_ranks import render as render_ranks
 from linecnn.ui.bench_results import render_results
 from linecnn.ui.bench_words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
@@ -192,3 +193,6 @@ render_references()
 render_history()
 with results:
     render_results(ui.shown_runs() + reference_runs())
+
+st.divider()
+render_ranks(caps)  # the Processes / GPUs factor: data-parallel runs through torchrun

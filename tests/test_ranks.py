@@ -1,0 +1,187 @@
+"""Data-parallel runs through torchrun on CPU ranks (gloo): equivalence, scaling math, dead ranks, cancel."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from linecnn import ranks as rk
+from linecnn.ranks import (
+    RanksConfig,
+    check_ranks,
+    failure_message,
+    group_alive,
+    run_ranks,
+    run_series,
+    scaling,
+)
+
+# 15 images in steps of 4: the last step has 3 images, which two ranks share unevenly (2 and 1).
+UNEVEN = RanksConfig(per_class=5, batch_size=4, warmup=1, repeats=2, threads=1)
+LONG = RanksConfig(per_class=5, warmup=0, repeats=1000, threads=1)  # outlasts any test: it is ended early
+
+
+def gone(pid: int) -> bool:
+    """True when no process ``pid`` exists (a zombie still counts as existing)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    return False
+
+
+def assert_no_process_left(launch: rk.Launch) -> None:
+    """torchrun's process group and every rank the run announced are gone."""
+    assert launch.pid is not None and not group_alive(launch.pid)
+    assert launch.rank_pids and all(gone(pid) for pid in launch.rank_pids.values()), launch.rank_pids
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
+def test_two_gloo_ranks_match_one_device_even_with_an_uneven_last_step():
+    """Two ranks sharing each step's batch end at the single-device loss, and the figures add up."""
+    series = run_series(UNEVEN, [2])
+    (row,) = series.rows
+    assert row.ranks == 2 and row.backend == "gloo" and row.threads == 1
+    assert row.loss_error <= rk.LOSS_TOLERANCE and series.mismatch == []
+    assert row.final_loss == pytest.approx(series.reference_loss, rel=rk.LOSS_TOLERANCE)
+    assert 0 < row.comm_ms <= row.median_ms and row.compute_ms == pytest.approx(row.median_ms - row.comm_ms)
+    assert row.samples_per_s == pytest.approx(15 / (row.median_ms / 1000))
+    assert row.efficiency is None  # no 1-process run to compare with
+
+
+def test_efficiency_is_t1_over_n_times_tn():
+    """Speed-up T1/TN and efficiency T1/(N*TN); no baseline, no figures."""
+    assert scaling(10.0, 4.0, 2) == (pytest.approx(2.5), pytest.approx(1.25))
+    assert scaling(10.0, 8.0, 4) == (pytest.approx(1.25), pytest.approx(0.3125))
+    assert scaling(None, 8.0, 4) == (None, None)
+    result = {
+        "ranks": 2,
+        "backend": "gloo",
+        "threads": 1,
+        "images": 360,
+        "epoch_s": [0.004, 0.006, 0.005],
+        "comm_s": [0.001, 0.003, 0.002],
+        "first_epoch_s": 0.01,
+        "start_s": 3.0,
+        "final_loss": 1.01,
+    }
+    row = rk.make_row(result, reference=1.0, base_ms=4.0)
+    assert row.median_ms == pytest.approx(5.0) and row.comm_ms == pytest.approx(2.0)
+    assert row.compute_ms == pytest.approx(3.0) and row.samples_per_s == pytest.approx(72_000)
+    assert row.efficiency == pytest.approx(0.4) and row.loss_error == pytest.approx(0.01)
+    # 3 ms of compute each for 2 ranks against 4 ms for one: shrank (ideal 2 ms, allowed up to 4 ms).
+    assert rk.compute_shrank(4.0, row) and not rk.compute_shrank(2.9, row)
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
+def test_a_killed_rank_ends_the_run_with_a_clear_error_and_no_process_left():
+    """SIGKILL one rank mid-run: a ValueError naming it, and no process of the run survives."""
+    seen: list[rk.Launch] = []
+    killed: list[int] = []
+
+    def kill_rank_one(launch: rk.Launch) -> None:
+        seen[:] = [launch]
+        if launch.done >= 1 and 1 in launch.rank_pids and not killed:
+            killed.append(launch.rank_pids[1])
+            os.kill(killed[0], signal.SIGKILL)
+
+    with pytest.raises(ValueError, match="Rank 1 of 2 was killed by SIGKILL") as error:
+        run_ranks(LONG, 2, progress=kill_rank_one)
+    assert "no process of it is left" in str(error.value)
+    assert_no_process_left(seen[0])
+
+
+class Cancel(Exception):
+    """What a page's Cancel raises from the progress callback."""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
+def test_cancel_from_progress_ends_every_process_at_once():
+    """An exception raised by the progress callback ends torchrun and both ranks, then propagates."""
+    seen: list[rk.Launch] = []
+
+    def cancel_after_first_epoch(launch: rk.Launch) -> None:
+        seen[:] = [launch]
+        if launch.done >= 1 and len(launch.rank_pids) == 2:
+            raise Cancel
+
+    started = time.monotonic()
+    with pytest.raises(Cancel):
+        run_ranks(LONG, 2, progress=cancel_after_first_epoch)
+    assert time.monotonic() - started < 120
+    assert_no_process_left(seen[0])
+
+
+def test_the_time_cap_stops_the_run_and_its_processes():
+    """A deadline already past ends the run at once with Stopped, its process group gone."""
+    seen: list[rk.Launch] = []
+    with pytest.raises(rk.Stopped):
+        run_ranks(LONG, 1, progress=seen.append, deadline=time.monotonic() - 1)
+    assert seen[0].pid is not None and not group_alive(seen[0].pid)
+
+
+def test_rank_counts_this_machine_cannot_run_are_refused_with_a_sentence():
+    """Too many CPU processes, GPUs that are not there, a step smaller than the ranks, a zero."""
+    cores = os.cpu_count() or 1
+    with pytest.raises(ValueError, match=f"more than this machine's {cores} CPU cores"):
+        check_ranks([1, cores + 1], RanksConfig())
+    with pytest.raises(ValueError, match="one rank per GPU"):
+        check_ranks([64], RanksConfig(device="cuda"))
+    with pytest.raises(ValueError, match="A step of 1 images cannot be shared by 2 processes"):
+        check_ranks([2], RanksConfig(per_class=1, batch_size=1))
+    with pytest.raises(ValueError, match="at least 1"):
+        check_ranks([0], RanksConfig())
+    assert check_ranks([1, 1], RanksConfig()) == [1]
+
+
+def test_the_command_is_torchrun_standalone_with_one_thread_share_per_rank():
+    """The launcher runs torchrun --standalone -m linecnn.ddp; threads split the cores unless given."""
+    command = rk.torchrun_command(RanksConfig(), 2, "/tmp/out.json")
+    assert command[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
+    assert command[command.index("-m", 2) + 1] == "linecnn.ddp"
+    assert f"--threads={max(1, (os.cpu_count() or 1) // 2)}" in command
+    assert "--threads=3" in rk.torchrun_command(RanksConfig(threads=3), 2, "/tmp/out.json")
+    assert rk.threads_per_rank(4, cores=2) == 1 and rk.threads_per_rank(2, cores=16) == 8
+
+
+def test_a_failure_report_names_the_rank_that_was_killed_first():
+    """torchrun's failure report is read into one sentence; the SIGKILLed rank comes before the victims."""
+    report = """
+E1201 19:30:32 api.py:1002] failed (exitcode: -9) local_rank: 1 (pid: 15438) of binary: python
+Failures:
+[1]:
+  rank      : 1 (local_rank: 1)
+  exitcode  : -9 (pid: 15438)
+  error_file: <N/A>
+------------------------------------------------------------
+Root Cause (first observed failure):
+[0]:
+  rank      : 0 (local_rank: 0)
+  exitcode  : 1 (pid: 15436)
+"""
+    text = failure_message(2, 1, report)
+    assert text.startswith("Rank 1 of 2 was killed by SIGKILL; rank 0 ended with exit status 1.")
+    assert failure_message(3, 1, "oops\nsomething broke\n") == (
+        "The run of 3 processes failed (torchrun exit status 1): something broke."
+    )
+
+
+def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
+    """The single-device reference checks between epochs: a cancel raises, the cap stops before any launch."""
+    config = RanksConfig(per_class=5, warmup=0, repeats=1000, threads=1)
+    calls: list[int] = []
+
+    def cancel_at_third_epoch() -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise Cancel
+
+    with pytest.raises(Cancel):
+        run_series(config, [1], check=cancel_at_third_epoch)
+    assert len(calls) == 3
+    launched: list[rk.Launch] = []
+    series = run_series(config, [1], progress=launched.append, max_seconds=1e-9)
+    assert series.rows == [] and launched == [] and "during the single-device reference" in series.stopped

@@ -1,0 +1,62 @@
+"""AppTest of the Benchmark page's Processes / GPUs factor: 1 and 2 CPU processes through torchrun."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.helpers import app_test
+
+PAGE = "pages/2_Benchmark.py"
+
+
+@pytest.fixture(autouse=True)
+def private_history(tmp_path, monkeypatch):
+    """The page's history lives in a temporary folder."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU processes need two cores")
+def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
+    """Run 1 and 2 processes from the page: a success message, a card per count and the efficiency."""
+    at = app_test(PAGE, timeout=60)
+    assert not at.exception
+    at.multiselect(key="ddp.ranks").set_value([1, 2])
+    at.number_input(key="ddp.per_class").set_value(20)
+    at.number_input(key="ddp.warmup").set_value(1)
+    at.number_input(key="ddp.repeats").set_value(2)
+    at = next(b for b in at.button if b.label == "Run data-parallel").click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    job = at.session_state["ddp.running"]
+    assert job.finished.wait(400), "the data-parallel runs did not end in time"
+    at.run()
+    assert not at.exception
+    assert any("Data-parallel benchmark done" in s.value for s in at.success), [e.value for e in at.error]
+    table = next(d.value for d in at.dataframe if "processes" in d.value.columns)
+    assert list(table["processes"]) == [1, 2] and list(table["backend"]) == ["gloo", "gloo"]
+    assert table["efficiency"].iloc[0] == "100%" and table["efficiency"].iloc[1].endswith("%")
+    efficiencies = [m for m in at.metric if m.label == "scaling efficiency"]
+    assert len(efficiencies) == 2 and efficiencies[1].value.endswith("%")
+    assert any("efficiency" in i.value.lower() and "2 processes" in i.value for i in at.info)
+
+
+def test_cancel_ends_the_page_job_and_every_process_of_its_run():
+    """The Cancel button's event ends the series from the progress callback: cancelled, no process left."""
+    from linecnn.ranks import RanksConfig, group_alive
+    from linecnn.ui.bench import server_caps
+    from linecnn.ui.bench_ranks import RanksJob
+
+    job = RanksJob(RanksConfig(per_class=5, warmup=0, repeats=1, threads=1), [1], server_caps(), "test")
+    started: list[int] = []
+    original = job.progress
+
+    def progress(launch) -> None:  # noqa: ANN001 - a ranks.Launch
+        started.append(launch.pid)
+        job.cancel.set()  # as the button does, from another thread, while the run is in flight
+        original(launch)
+
+    job.progress = progress
+    job.run()
+    assert job.finished.is_set() and job.cancelled and job.error is None
+    assert started and not group_alive(started[0])
