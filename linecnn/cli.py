@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linecnn.bench import AMP_MODES, BenchConfig, is_out_of_memory
-from linecnn.config import DATA_MODES, RunConfig
+from linecnn.config import DATA_MODES, DEFAULT_FLAT, RunConfig
 from linecnn.device import describe, environment, list_devices, resolve, synchronize
 from linecnn.sweep import FACTORS, MAX_STEP_BYTES, SweepPlan, crossover
 from linecnn.train import Trainer, check_step_memory
@@ -39,18 +39,63 @@ def batch_size_arg(text: str) -> int | None:
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by every command that builds a RunConfig (defaults: the seed's)."""
+    """Options shared by every command that builds a RunConfig; defaults and help come from RunConfig()."""
+    d = DEFAULT_FLAT
     parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
-    parser.add_argument("--epochs", type=int, default=120, help="passes over the training set (120)")
-    parser.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (0.01)")
-    parser.add_argument("--per-class", type=int, default=120, help="training images per class (120)")
-    parser.add_argument("--val-per-class", type=int, default=60, help="validation images per class (60)")
-    parser.add_argument("--seed", type=int, default=24, help="seed for data, weights and batch order (24)")
     parser.add_argument(
-        "--batch-size", type=batch_size_arg, default=None, help="images per step, or 'full' (default)"
+        "--epochs", type=int, default=d["epochs"], help=f"passes over the training set ({d['epochs']})"
     )
-    parser.add_argument("--width", type=int, default=1, help="channel multiplier; 1 = 8/16 channels (1)")
-    parser.add_argument("--data-mode", choices=DATA_MODES, default="seed", help="seed or varied (seed)")
+    parser.add_argument("--lr", type=float, default=d["lr"], help=f"Adam learning rate ({d['lr']})")
+    add_per_class(parser)
+    parser.add_argument(
+        "--val-per-class",
+        type=int,
+        default=d["val_per_class"],
+        help=f"validation images per class ({d['val_per_class']})",
+    )
+    add_seed(parser)
+    add_batch_size(parser)
+    add_width(parser)
+    parser.add_argument(
+        "--data-mode",
+        choices=DATA_MODES,
+        default=d["data_mode"],
+        help=f"the lesson's exact lines or varied strokes ({d['data_mode']})",
+    )
+
+
+def add_per_class(parser: argparse.ArgumentParser) -> None:
+    """--per-class, with the lesson's default."""
+    default = DEFAULT_FLAT["per_class"]
+    parser.add_argument(
+        "--per-class", type=int, default=default, help=f"training images per class ({default})"
+    )
+
+
+def add_seed(parser: argparse.ArgumentParser) -> None:
+    """--seed, with the lesson's default."""
+    default = DEFAULT_FLAT["seed"]
+    parser.add_argument(
+        "--seed", type=int, default=default, help=f"seed for data, weights and batch order ({default})"
+    )
+
+
+def add_batch_size(parser: argparse.ArgumentParser) -> None:
+    """--batch-size, with the lesson's default (the whole set per step)."""
+    parser.add_argument(
+        "--batch-size",
+        type=batch_size_arg,
+        default=DEFAULT_FLAT["batch_size"],
+        help="images per step, or 'full' (default)",
+    )
+
+
+def add_width(parser: argparse.ArgumentParser) -> None:
+    """--width, with the lesson's default."""
+    default = DEFAULT_FLAT["width"]
+    parser.add_argument(
+        "--width", type=int, default=default, help=f"channel multiplier; 1 = 8/16 channels ({default})"
+    )
 
 
 def run_config_from(args: argparse.Namespace) -> RunConfig:
@@ -150,14 +195,18 @@ def devices_arg(text: str) -> list[str]:
 def add_bench_options(parser: argparse.ArgumentParser) -> None:
     """Options of ``bench``: the base cell, the sweep, the faster paths and the output."""
     parser.add_argument("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
-    parser.add_argument("--per-class", type=int, default=120, help="training images per class (120)")
+    add_per_class(parser)
+    add_batch_size(parser)
+    add_width(parser)
+    extra = DEFAULT_FLAT["extra_convs"]
+    parser.add_argument("--extra-convs", type=int, default=extra, help=f"extra 3x3 conv layers ({extra})")
+    timing = BenchConfig()
     parser.add_argument(
-        "--batch-size", type=batch_size_arg, default=None, help="images per step, or 'full' (default)"
+        "--warmup", type=int, default=timing.warmup, help=f"untimed epochs before timing ({timing.warmup})"
     )
-    parser.add_argument("--width", type=int, default=1, help="channel multiplier; 1 = 8/16 channels (1)")
-    parser.add_argument("--extra-convs", type=int, default=0, help="extra 3x3 conv layers (0)")
-    parser.add_argument("--warmup", type=int, default=2, help="untimed epochs before timing (2)")
-    parser.add_argument("--repeats", type=int, default=5, help="timed epochs per cell (5)")
+    parser.add_argument(
+        "--repeats", type=int, default=timing.repeats, help=f"timed epochs per cell ({timing.repeats})"
+    )
     parser.add_argument(
         "--sweep", choices=FACTORS, default="none", help="vary one factor, the others held (none)"
     )
@@ -177,7 +226,7 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
         help="leave out cells whose training step would keep more activations than this, as the page "
         "does (default 2**30, 1 GiB; 'none' for no cap: a far bigger CPU step meets the OOM killer)",
     )
-    parser.add_argument("--seed", type=int, default=24, help="seed for data, weights and batch order (24)")
+    add_seed(parser)
     parser.add_argument("--json", action="store_true", help="print the JSON document instead of a table")
     parser.add_argument("--out", default=None, help="also write the JSON document to this file")
     parser.add_argument("--no-save", action="store_true", help="do not add the run to the history")

@@ -46,7 +46,7 @@ class EpochRecord:
 
 
 def make_optimizer(model: nn.Module, lr: float, device: torch.device) -> torch.optim.Optimizer:
-    """Adam, as in the seed; the fused kernel where torch has one (fewer tiny launches)."""
+    """Adam, as in the lesson; the fused kernel where torch has one (fewer tiny launches)."""
     fused = torch.device(device).type in ("cpu", "cuda")
     return torch.optim.Adam(model.parameters(), lr=lr, fused=fused)
 
@@ -79,7 +79,7 @@ def run_memory_bytes(config: RunConfig) -> int:
     """Rough bytes a run holds on its device: images and labels (plus the shuffled copy mini-batches
     take each epoch), the model with its gradients and Adam's two moments, and one step's activations."""
     per_image = 8 * 8 * 4 + 8  # float32 pixels and an int64 label
-    data = per_image * (config.data.train_size + config.data.val_size)
+    data = per_image * 3 * (config.data.per_class + config.data.val_per_class)
     if config.step_size < config.data.train_size:
         data += per_image * config.data.train_size
     model = 4 * 4 * count_parameters(build_model(config.model))

@@ -2,11 +2,11 @@
 
     python scripts/bench_core.py [--repeats 7] [--json]
 
-1. Training: ms/epoch of linecnn's Trainer vs a faithful copy of the seed's loop (same
-   config: 360 images, full batch, Adam 0.01, 120 epochs). The seed computes metrics every
+1. Training: ms/epoch of linecnn's Trainer vs a faithful copy of the lesson's loop (same
+   config: 360 images, full batch, Adam 0.01, 120 epochs). The lesson computes metrics every
    10 epochs; the core computes them every epoch, and is still timed as is. Runs alternate
    so that machine noise hits both alike; the ratio is the median of per-pair ratios.
-2. Data: the vectorised generator vs the seed's per-image Python loops, images per second.
+2. Data: the vectorised generator vs the lesson's per-image Python loops, images per second.
 3. One million images generated: seconds.
 """
 
@@ -29,7 +29,7 @@ from linecnn.data import make_lines  # noqa: E402
 from linecnn.device import environment  # noqa: E402
 from linecnn.train import Trainer  # noqa: E402
 
-# ---- A faithful copy of the seed's data and loop (shared/seed, translated names) ----------
+# ---- A faithful copy of the lesson's data and loop (its names translated) ----------------------
 
 
 def seed_vertical() -> torch.Tensor:
@@ -99,7 +99,7 @@ def seed_accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
 
 
 def seed_training_seconds(epochs: int = 120) -> float:
-    """The seed's entrenar_paso loop without its Tk after(30) waits; returns the loop's seconds."""
+    """The lesson's entrenar_paso loop without its Tk after(30) waits; returns the loop's seconds."""
     torch.manual_seed(24)
     x_train, y_train = seed_dataset(120)
     x_val, y_val = seed_dataset(60)
@@ -155,14 +155,14 @@ def compare_training(repeats: int) -> dict:
 
 
 def compare_generators(per_class: int = 10_000, repeats: int = 5) -> dict:
-    """Images per second of the seed's per-image loops vs make_lines on the same count.
+    """Images per second of the lesson's per-image loops vs make_lines on the same count.
 
     Runs alternate (one seed run, then the median of three core runs) and the speed-up is
     the median of the per-pair ratios, so that machine noise hits both alike.
     """
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
-    make_lines(per_class, "seed", generator)  # warm-up
+    make_lines(per_class, "lesson", generator)  # warm-up
     seed_runs, core_runs = [], []
     for _ in range(repeats):
         start = time.perf_counter()
@@ -171,7 +171,7 @@ def compare_generators(per_class: int = 10_000, repeats: int = 5) -> dict:
         core = []
         for _ in range(3):
             start = time.perf_counter()
-            make_lines(per_class, "seed", generator)
+            make_lines(per_class, "lesson", generator)
             core.append(time.perf_counter() - start)
         core_runs.append(statistics.median(core))
     images = 3 * per_class
@@ -189,7 +189,7 @@ def million_images() -> dict:
     times = []
     for _ in range(3):
         start = time.perf_counter()
-        images, _ = make_lines(333_334, "seed", generator)
+        images, _ = make_lines(333_334, "lesson", generator)
         times.append(time.perf_counter() - start)
         del images
     return {"images": 3 * 333_334, "median_s": statistics.median(times), "best_s": min(times)}
@@ -197,7 +197,7 @@ def million_images() -> dict:
 
 def main() -> int:
     """Run the three comparisons and print them."""
-    parser = argparse.ArgumentParser(description="Core vs the seed, side by side on the CPU.")
+    parser = argparse.ArgumentParser(description="Core vs the lesson, side by side on the CPU.")
     parser.add_argument("--repeats", type=int, default=7, help="training runs of each (default 7)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()

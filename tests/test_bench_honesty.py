@@ -10,7 +10,7 @@ from scripts.bench_honesty import TOLERANCE, compare
 
 
 def test_bench_agrees_with_torch_timer_on_the_seed_cell():
-    """On the seed's cell bench's median and Timer's, taken in alternating rounds, agree within 20 %."""
+    """On the lesson's cell bench's median and Timer's, taken in alternating rounds, agree within 20 %."""
     # A shared 2-core machine can be hit by a neighbour's long burst: allow more tries, each one whole.
     tries = []
     for _ in range(3):

@@ -157,7 +157,7 @@ def test_unreadable_stored_runs_are_left_out_with_a_warning():
 
 
 def test_a_step_above_the_memory_cap_is_refused_before_running():
-    """Width 64 with 16 extra convs would keep ~3 GiB per step even at the seed's size: refused, not run."""
+    """Width 64 with 16 extra convs would keep ~3 GiB per step even at the lesson's size: refused, not run."""
     at = app_test(PAGE)
     at.segmented_control(key="bench.factor").set_value("none").run()
     at.number_input(key="bench.width").set_value(64)
@@ -208,7 +208,7 @@ def test_every_shown_run_can_be_downloaded_and_summaries_load_once(monkeypatch):
     ],
 )
 def test_a_host_cap_the_page_cannot_use_falls_back_to_the_default(monkeypatch, name, value):
-    """Caps that are not numbers, not finite or too small for the seed's set are ignored, not fatal."""
+    """Caps that are not numbers, not finite or too small for the lesson's set are ignored, not fatal."""
     default = server_caps()
     monkeypatch.setenv(name, value)
     assert server_caps() == default

@@ -24,7 +24,7 @@ from tests.helpers import ROOT, wait_for_app
 pytestmark = pytest.mark.browser
 
 # One of each class; the diagonal starts in the top-right corner, under the canvas toolbar's
-# resting place, and the vertical hugs the left edge, which the seed's data never has.
+# resting place, and the vertical hugs the left edge, which the lesson's data never has.
 STROKES = (
     Stroke("vertical-left-edge", "vertical", ((8, 15), (8, 265))),
     Stroke("horizontal-slight-tilt", "horizontal", ((15, 135), (265, 155))),

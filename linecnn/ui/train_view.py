@@ -29,7 +29,7 @@ MAX_EPOCHS_UI = 5_000
 MAX_PER_CLASS_UI = 20_000
 BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
-MODE_LABELS = {"seed": "Lesson's lines", "varied": "Hand-drawn-like"}
+MODE_LABELS = {"lesson": "Lesson's lines", "varied": "Hand-drawn-like"}
 VAL_PER_CLASS = 60  # the seed's validation size
 
 
@@ -80,7 +80,7 @@ def config_controls(locked: bool) -> None:
         bottom[2].segmented_control(
             "Data",
             list(MODE_LABELS),
-            default="seed",
+            default="lesson",
             required=True,
             format_func=MODE_LABELS.get,
             key=MODE,
@@ -152,7 +152,7 @@ def config_from_widgets() -> RunConfig:
         batch_size=None if batch == "full" else int(batch),
         width=int(get(WIDTH, 1)),
         seed=int(get(SEED, 24)),
-        data_mode=get(MODE) or "seed",
+        data_mode=get(MODE) or "lesson",
     )
 
 
