@@ -204,10 +204,9 @@ def cpu_threads_for(config: RunConfig) -> int | None:
     """CPU threads for a run shown live in a browser: 1 for small steps, None (torch's default)
     for bigger ones. Pages train inside ``device.cpu_threads`` with it; the CLI does not.
 
-    Alone, two threads train the default run about 1.3x faster than one. But a small step's ops
-    last ~0.1-0.5 ms, and when the browser redraws on one of the cores, every op waits for its
-    descheduled second thread: on a 2-core machine the Train page's loop took 0.84 s on two
-    threads against 0.48 s on one (``scripts/bench_train_page.py``)."""
+    A small step's ops last well under a millisecond, and when the browser redraws on one of the
+    cores, every op split over two threads waits for its descheduled second thread; one thread
+    does not wait. The README's Measurements give the figures (``scripts/bench_train_page.py``)."""
     return 1 if step_memory_bytes(config.model, config.step_size) <= SMALL_STEP_BYTES else None
 
 
