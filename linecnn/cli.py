@@ -39,63 +39,33 @@ def batch_size_arg(text: str) -> int | None:
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by every command that builds a RunConfig; defaults and help come from RunConfig()."""
-    d = DEFAULT_FLAT
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
-    parser.add_argument(
-        "--epochs", type=int, default=d["epochs"], help=f"passes over the training set ({d['epochs']})"
-    )
-    parser.add_argument("--lr", type=float, default=d["lr"], help=f"Adam learning rate ({d['lr']})")
-    add_per_class(parser)
-    parser.add_argument(
+    """Options of ``train``; every default is RunConfig()'s."""
+    add, d = parser.add_argument, DEFAULT_FLAT
+    add("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
+    add("--epochs", type=int, default=d["epochs"], help="passes over the training set (%(default)s)")
+    add("--lr", type=float, default=d["lr"], help="Adam learning rate (%(default)s)")
+    add_problem_options(parser)
+    add(
         "--val-per-class",
         type=int,
         default=d["val_per_class"],
-        help=f"validation images per class ({d['val_per_class']})",
+        help="validation images per class (%(default)s)",
     )
-    add_seed(parser)
-    add_batch_size(parser)
-    add_width(parser)
-    parser.add_argument(
-        "--data-mode",
-        choices=DATA_MODES,
-        default=d["data_mode"],
-        help=f"the lesson's exact lines or varied strokes ({d['data_mode']})",
-    )
+    add("--data-mode", choices=DATA_MODES, default=d["data_mode"], help="lesson or varied (%(default)s)")
 
 
-def add_per_class(parser: argparse.ArgumentParser) -> None:
-    """--per-class, with the lesson's default."""
-    default = DEFAULT_FLAT["per_class"]
-    parser.add_argument(
-        "--per-class", type=int, default=default, help=f"training images per class ({default})"
-    )
-
-
-def add_seed(parser: argparse.ArgumentParser) -> None:
-    """--seed, with the lesson's default."""
-    default = DEFAULT_FLAT["seed"]
-    parser.add_argument(
-        "--seed", type=int, default=default, help=f"seed for data, weights and batch order ({default})"
-    )
-
-
-def add_batch_size(parser: argparse.ArgumentParser) -> None:
-    """--batch-size, with the lesson's default (the whole set per step)."""
-    parser.add_argument(
+def add_problem_options(parser: argparse.ArgumentParser) -> None:
+    """Options ``train`` and ``bench`` share, with RunConfig()'s defaults."""
+    add, d = parser.add_argument, DEFAULT_FLAT
+    add("--per-class", type=int, default=d["per_class"], help="training images per class (%(default)s)")
+    add(
         "--batch-size",
         type=batch_size_arg,
-        default=DEFAULT_FLAT["batch_size"],
+        default=d["batch_size"],
         help="images per step, or 'full' (default)",
     )
-
-
-def add_width(parser: argparse.ArgumentParser) -> None:
-    """--width, with the lesson's default."""
-    default = DEFAULT_FLAT["width"]
-    parser.add_argument(
-        "--width", type=int, default=default, help=f"channel multiplier; 1 = 8/16 channels ({default})"
-    )
+    add("--width", type=int, default=d["width"], help="channel multiplier; 1 = 8/16 channels (%(default)s)")
+    add("--seed", type=int, default=d["seed"], help="seed for data, weights and batch order (%(default)s)")
 
 
 def run_config_from(args: argparse.Namespace) -> RunConfig:
@@ -194,19 +164,12 @@ def devices_arg(text: str) -> list[str]:
 
 def add_bench_options(parser: argparse.ArgumentParser) -> None:
     """Options of ``bench``: the base cell, the sweep, the faster paths and the output."""
-    parser.add_argument("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
-    add_per_class(parser)
-    add_batch_size(parser)
-    add_width(parser)
-    extra = DEFAULT_FLAT["extra_convs"]
-    parser.add_argument("--extra-convs", type=int, default=extra, help=f"extra 3x3 conv layers ({extra})")
-    timing = BenchConfig()
-    parser.add_argument(
-        "--warmup", type=int, default=timing.warmup, help=f"untimed epochs before timing ({timing.warmup})"
-    )
-    parser.add_argument(
-        "--repeats", type=int, default=timing.repeats, help=f"timed epochs per cell ({timing.repeats})"
-    )
+    add, timing = parser.add_argument, BenchConfig()
+    add("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
+    add_problem_options(parser)
+    add("--extra-convs", type=int, default=DEFAULT_FLAT["extra_convs"], help="extra 3x3 convs (%(default)s)")
+    add("--warmup", type=int, default=timing.warmup, help="untimed epochs before timing (%(default)s)")
+    add("--repeats", type=int, default=timing.repeats, help="timed epochs per cell (%(default)s)")
     parser.add_argument(
         "--sweep", choices=FACTORS, default="none", help="vary one factor, the others held (none)"
     )
@@ -226,7 +189,6 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
         help="leave out cells whose training step would keep more activations than this, as the page "
         "does (default 2**30, 1 GiB; 'none' for no cap: a far bigger CPU step meets the OOM killer)",
     )
-    add_seed(parser)
     parser.add_argument("--json", action="store_true", help="print the JSON document instead of a table")
     parser.add_argument("--out", default=None, help="also write the JSON document to this file")
     parser.add_argument("--no-save", action="store_true", help="do not add the run to the history")
