@@ -55,7 +55,7 @@ def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[di
         tab.set_default_timeout(30_000)
         open_draw_page(tab, base_url)
         for stroke in strokes:
-            name, confidence, tries = classify_on_page(tab, stroke)
+            name, confidence = classify_on_page(tab, stroke)
             png = canvas_png(tab)
             (out / f"{stroke.name}.png").write_bytes(png)
             rows.append(
@@ -64,12 +64,10 @@ def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[di
                     "expected": stroke.label,
                     "page": name,
                     "page_confidence": confidence,
-                    "tries": tries,
                 }
             )
             mark = "ok " if name == stroke.label else "MISS"
-            again = f"  (drawn {tries} times: the first stroke left no ink)" if tries > 1 else ""
-            print(f"{mark} {stroke.name:24} expected {stroke.label:10} page {name:10} {confidence}{again}")
+            print(f"{mark} {stroke.name:24} expected {stroke.label:10} page {name:10} {confidence}")
         browser.close()
     return rows
 
@@ -120,7 +118,6 @@ def main() -> None:
         "offline_default_model": accuracy(rows, "default"),
         "offline_lesson_only_model": accuracy(rows, "lesson_only"),
         "page_and_offline_agree": sum(row["page"] == row["default"] for row in rows),
-        "strokes_redrawn": sum(row["tries"] > 1 for row in rows),
         "seconds": round(time.perf_counter() - start, 1),
     }
     (args.out / "results.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
@@ -131,8 +128,7 @@ def main() -> None:
         f"{summary['strokes']} strokes: default model on the page {summary['page_default_model']:.1%}, "
         f"lesson-only model {summary['offline_lesson_only_model']:.1%} "
         f"(offline default {summary['offline_default_model']:.1%}; "
-        f"{summary['page_and_offline_agree']} of {len(rows)} page answers match offline; "
-        f"{summary['strokes_redrawn']} strokes had to be drawn twice). "
+        f"{summary['page_and_offline_agree']} of {len(rows)} page answers match offline). "
         f"{summary['seconds']} s. Details: {args.out / 'results.json'}"
     )
 

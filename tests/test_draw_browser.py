@@ -41,7 +41,7 @@ def test_strokes_are_classified_on_the_page(server, page):
     """A vertical, a horizontal and a diagonal drawn with the mouse get their class on screen."""
     open_draw_page(page, server.url)
     for stroke in STROKES:
-        name, confidence, _ = classify_on_page(page, stroke)
+        name, confidence = classify_on_page(page, stroke)
         assert name == stroke.label, f"{stroke.name}: page says {name} ({confidence})"
     assert page.get_by_text("conv2", exact=True).is_visible()
     assert page.get_by_text("Ran on").is_visible()
