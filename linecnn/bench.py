@@ -1,4 +1,4 @@
-"""Honest epoch timing (DESIGN §5): warm up, sync before every clock read, median of N epochs.
+"""Honest epoch timing: warm up, sync before every clock read, median of N epochs.
 
 The epoch timed is ``train.train_epoch`` on the real model and the real line generator, with
 the data made on the device under test. One-time costs (CUDA context, cuDNN autotune,
@@ -20,7 +20,7 @@ from functools import partial
 import torch
 from torch import nn
 
-from linecnn.config import MAX_SEED, DataConfig, ModelConfig, TrainConfig, check_int
+from linecnn.config import MAX_SEED, DataConfig, ModelConfig, RunConfig, TrainConfig, check_int
 from linecnn.data import make_lines
 from linecnn.device import (
     bf16_supported,
@@ -41,25 +41,26 @@ AMP_MODES = ("off", "bf16", "fp16")
 MAX_FULL_BATCH = 4_096  # a "full batch" bigger than this is cut into steps this big: bounded memory
 OK = "ok"
 OUT_OF_MEMORY = "out of memory"
+LESSON = RunConfig()  # the lesson's settings: a cell's defaults
 
 
 @dataclass(frozen=True)
 class BenchConfig:
     """One benchmark cell: the problem, how to time it, and which faster paths to take."""
 
-    per_class: int = 120  # training images per class; an epoch sees 3x this (the seed: 120)
-    batch_size: int | None = None  # images per step; None = the whole set, in steps of MAX_FULL_BATCH at most
-    width: int = 1  # channel multiplier: 1 = the seed's 8 and 16 conv channels
-    extra_convs: int = 0  # extra 3x3 conv layers at 8x8: the "convolution work" factor
+    per_class: int = LESSON.data.per_class  # training images per class; an epoch sees 3x this
+    batch_size: int | None = LESSON.train.batch_size  # None: all, in steps of MAX_FULL_BATCH at most
+    width: int = LESSON.model.width  # channel multiplier: 1 = the lesson's 8 and 16 conv channels
+    extra_convs: int = LESSON.model.extra_convs  # extra 3x3 conv layers at 8x8: the "convolution work"
     warmup: int = 2  # untimed epochs first; the first one is reported as a one-time cost
     repeats: int = 5  # timed epochs; median and quartiles come from these
     amp: str = "off"  # autocast on CUDA: "off", "bf16" or "fp16" (with a GradScaler)
     channels_last: bool = False  # NHWC layout for weights and images (CPU and CUDA)
     compile: bool = False  # torch.compile the model; compile time is reported apart
     cuda_graphs: bool = False  # torch.compile(mode="reduce-overhead"): replays CUDA graphs (CUDA only)
-    lr: float = 0.01  # Adam learning rate (the seed: 0.01)
-    seed: int = 24  # seeds the images, the weights and the batch order
-    data_mode: str = "seed"  # "seed" lines or "varied" strokes
+    lr: float = LESSON.train.lr  # Adam learning rate
+    seed: int = LESSON.seed  # seeds the images, the weights and the batch order
+    data_mode: str = LESSON.data.mode  # "lesson" lines or "varied" strokes
 
     def __post_init__(self) -> None:
         # The core configs hold the ranges and the user-facing messages.
@@ -125,12 +126,6 @@ class BenchConfig:
             "conv_layers": 2 + self.extra_convs,
             "variant": self.variant,
         }
-
-    @classmethod
-    def from_dict(cls, values: dict) -> BenchConfig:
-        """Rebuild from ``as_dict`` output (derived keys are ignored)."""
-        names = cls.__dataclass_fields__
-        return cls(**{key: value for key, value in values.items() if key in names})
 
 
 @dataclass(frozen=True)
@@ -429,7 +424,6 @@ class BenchLock:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.holder: str | None = None  # who runs now, for the queued message
-        self.since: float | None = None  # time.monotonic() when they started
 
     @contextlib.contextmanager
     def hold(
@@ -440,11 +434,11 @@ class BenchLock:
         while not self._lock.acquire(timeout=poll):
             if on_wait is not None:
                 on_wait(self.holder, time.monotonic() - queued)
-        self.holder, self.since = who, time.monotonic()
+        self.holder = who
         try:
             yield
         finally:
-            self.holder, self.since = None, None
+            self.holder = None
             self._lock.release()
 
     @property

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from linecnn.bench import AMP_MODES, BenchConfig, is_out_of_memory
-from linecnn.config import DATA_MODES, RunConfig
+from linecnn.config import DATA_MODES, DEFAULT_FLAT, RunConfig
 from linecnn.device import describe, environment, list_devices, resolve, synchronize
 from linecnn.sweep import FACTORS, MAX_STEP_BYTES, SweepPlan, crossover
 from linecnn.train import Trainer, check_step_memory
@@ -39,18 +39,33 @@ def batch_size_arg(text: str) -> int | None:
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    """Options shared by every command that builds a RunConfig (defaults: the seed's)."""
-    parser.add_argument("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
-    parser.add_argument("--epochs", type=int, default=120, help="passes over the training set (120)")
-    parser.add_argument("--lr", type=float, default=0.01, help="Adam learning rate (0.01)")
-    parser.add_argument("--per-class", type=int, default=120, help="training images per class (120)")
-    parser.add_argument("--val-per-class", type=int, default=60, help="validation images per class (60)")
-    parser.add_argument("--seed", type=int, default=24, help="seed for data, weights and batch order (24)")
-    parser.add_argument(
-        "--batch-size", type=batch_size_arg, default=None, help="images per step, or 'full' (default)"
+    """Options of ``train``; every default is RunConfig()'s."""
+    add, d = parser.add_argument, DEFAULT_FLAT
+    add("--device", default="auto", help="auto, cpu, cuda, cuda:N or mps (default: auto)")
+    add("--epochs", type=int, default=d["epochs"], help="passes over the training set (%(default)s)")
+    add("--lr", type=float, default=d["lr"], help="Adam learning rate (%(default)s)")
+    add_problem_options(parser)
+    add(
+        "--val-per-class",
+        type=int,
+        default=d["val_per_class"],
+        help="validation images per class (%(default)s)",
     )
-    parser.add_argument("--width", type=int, default=1, help="channel multiplier; 1 = 8/16 channels (1)")
-    parser.add_argument("--data-mode", choices=DATA_MODES, default="seed", help="seed or varied (seed)")
+    add("--data-mode", choices=DATA_MODES, default=d["data_mode"], help="lesson or varied (%(default)s)")
+
+
+def add_problem_options(parser: argparse.ArgumentParser) -> None:
+    """Options ``train`` and ``bench`` share, with RunConfig()'s defaults."""
+    add, d = parser.add_argument, DEFAULT_FLAT
+    add("--per-class", type=int, default=d["per_class"], help="training images per class (%(default)s)")
+    add(
+        "--batch-size",
+        type=batch_size_arg,
+        default=d["batch_size"],
+        help="images per step, or 'full' (default)",
+    )
+    add("--width", type=int, default=d["width"], help="channel multiplier; 1 = 8/16 channels (%(default)s)")
+    add("--seed", type=int, default=d["seed"], help="seed for data, weights and batch order (%(default)s)")
 
 
 def run_config_from(args: argparse.Namespace) -> RunConfig:
@@ -161,15 +176,12 @@ def ranks_arg(text: str) -> list[int]:
 
 def add_bench_options(parser: argparse.ArgumentParser) -> None:
     """Options of ``bench``: the base cell, the sweep, the faster paths and the output."""
-    parser.add_argument("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
-    parser.add_argument("--per-class", type=int, default=120, help="training images per class (120)")
-    parser.add_argument(
-        "--batch-size", type=batch_size_arg, default=None, help="images per step, or 'full' (default)"
-    )
-    parser.add_argument("--width", type=int, default=1, help="channel multiplier; 1 = 8/16 channels (1)")
-    parser.add_argument("--extra-convs", type=int, default=0, help="extra 3x3 conv layers (0)")
-    parser.add_argument("--warmup", type=int, default=2, help="untimed epochs before timing (2)")
-    parser.add_argument("--repeats", type=int, default=5, help="timed epochs per cell (5)")
+    add, timing = parser.add_argument, BenchConfig()
+    add("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
+    add_problem_options(parser)
+    add("--extra-convs", type=int, default=DEFAULT_FLAT["extra_convs"], help="extra 3x3 convs (%(default)s)")
+    add("--warmup", type=int, default=timing.warmup, help="untimed epochs before timing (%(default)s)")
+    add("--repeats", type=int, default=timing.repeats, help="timed epochs per cell (%(default)s)")
     parser.add_argument(
         "--sweep", choices=FACTORS, default="none", help="vary one factor, the others held (none)"
     )
@@ -189,7 +201,6 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
         help="leave out cells whose training step would keep more activations than this, as the page "
         "does (default 2**30, 1 GiB; 'none' for no cap: a far bigger CPU step meets the OOM killer)",
     )
-    parser.add_argument("--seed", type=int, default=24, help="seed for data, weights and batch order (24)")
     parser.add_argument("--json", action="store_true", help="print the JSON document instead of a table")
     parser.add_argument("--out", default=None, help="also write the JSON document to this file")
     parser.add_argument("--no-save", action="store_true", help="do not add the run to the history")

@@ -1,14 +1,17 @@
 """Frozen, self-validating configuration for data, model and training.
 
-The defaults are the original lesson's (see DESIGN.md §2). A bad value raises
-``ValueError`` with a sentence a user can act on.
+The defaults are the original lesson's, and ``RunConfig()`` is the one place that holds them:
+the CLI, the pages and the benchmark read them from there. A bad value raises ``ValueError``
+with a sentence a user can act on.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-DATA_MODES = ("seed", "varied")
+DATA_MODES = ("lesson", "varied")
+# Files and history rows written before the lesson's data mode was named "lesson" call it "seed".
+RENAMED_DATA_MODES = {"seed": "lesson"}
 MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
 
 # Bounds the core accepts. Pages and the CLI may cap lower for responsiveness.
@@ -28,9 +31,9 @@ def check_int(name: str, value: object, low: int, high: int) -> None:
 class DataConfig:
     """Which images to generate and how many."""
 
-    per_class: int = 120  # training images per class (the seed: 120)
-    val_per_class: int = 60  # validation images per class (the seed: 60)
-    mode: str = "seed"  # "seed": the lesson's exact lines; "varied": hand-drawn-like strokes
+    per_class: int = 120  # training images per class (the lesson: 120)
+    val_per_class: int = 60  # validation images per class (the lesson: 60)
+    mode: str = "lesson"  # "lesson": the lesson's exact lines; "varied": hand-drawn-like strokes
 
     def __post_init__(self) -> None:
         check_int("Images per class", self.per_class, 1, MAX_PER_CLASS)
@@ -43,17 +46,12 @@ class DataConfig:
         """Number of training images (three classes)."""
         return 3 * self.per_class
 
-    @property
-    def val_size(self) -> int:
-        """Number of validation images (three classes)."""
-        return 3 * self.val_per_class
-
 
 @dataclass(frozen=True)
 class ModelConfig:
     """Shape of the CNN."""
 
-    width: int = 1  # channel multiplier: 1 = the seed's 8 and 16 conv channels
+    width: int = 1  # channel multiplier: 1 = the lesson's 8 and 16 conv channels
     extra_convs: int = 0  # extra 3x3 conv layers after conv1: more convolution work
 
     def __post_init__(self) -> None:
@@ -65,9 +63,9 @@ class ModelConfig:
 class TrainConfig:
     """How to optimise."""
 
-    epochs: int = 120  # passes over the training set (the seed: 120)
-    lr: float = 0.01  # Adam learning rate (the seed: 0.01)
-    batch_size: int | None = None  # images per step; None = the whole set at once (the seed)
+    epochs: int = 120  # passes over the training set (the lesson: 120)
+    lr: float = 0.01  # Adam learning rate (the lesson: 0.01)
+    batch_size: int | None = None  # images per step; None = the whole set at once (the lesson)
 
     def __post_init__(self) -> None:
         check_int("Epochs", self.epochs, 1, MAX_EPOCHS)
@@ -100,7 +98,7 @@ class RunConfig:
     data: DataConfig = field(default_factory=DataConfig)
     model: ModelConfig = field(default_factory=ModelConfig)
     train: TrainConfig = field(default_factory=TrainConfig)
-    seed: int = 24  # seeds the images, the initial weights and the batch order (the seed: 24)
+    seed: int = 24  # seeds the images, the initial weights and the batch order (the lesson: 24)
 
     def __post_init__(self) -> None:
         check_int("Seed", self.seed, 0, MAX_SEED)
@@ -125,23 +123,21 @@ class RunConfig:
         }
 
     @classmethod
-    def from_flat(
-        cls,
-        *,
-        per_class: int = 120,
-        val_per_class: int = 60,
-        data_mode: str = "seed",
-        width: int = 1,
-        extra_convs: int = 0,
-        epochs: int = 120,
-        lr: float = 0.01,
-        batch_size: int | None = None,
-        seed: int = 24,
-    ) -> RunConfig:
-        """Build a config from the flat keys of ``as_dict`` (CLI options, widgets)."""
+    def from_flat(cls, **flat: object) -> RunConfig:
+        """Build a config from the flat keys of ``as_dict`` (CLI options, widgets); a key left out
+        keeps its default. An old file's data mode "seed" reads as "lesson"."""
+        unknown = sorted(set(flat) - set(DEFAULT_FLAT))
+        if unknown:
+            raise TypeError(f"from_flat() got unexpected keys: {', '.join(unknown)}")
+        values = {**DEFAULT_FLAT, **flat}
+        mode = values["data_mode"]
+        mode = RENAMED_DATA_MODES.get(mode, mode) if isinstance(mode, str) else mode
         return cls(
-            data=DataConfig(per_class=per_class, val_per_class=val_per_class, mode=data_mode),
-            model=ModelConfig(width=width, extra_convs=extra_convs),
-            train=TrainConfig(epochs=epochs, lr=lr, batch_size=batch_size),
-            seed=seed,
+            data=DataConfig(per_class=values["per_class"], val_per_class=values["val_per_class"], mode=mode),
+            model=ModelConfig(width=values["width"], extra_convs=values["extra_convs"]),
+            train=TrainConfig(epochs=values["epochs"], lr=values["lr"], batch_size=values["batch_size"]),
+            seed=values["seed"],
         )
+
+
+DEFAULT_FLAT = RunConfig().as_dict()  # the lesson's settings under the flat keys: the CLI's defaults

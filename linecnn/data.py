@@ -16,7 +16,7 @@ from linecnn.config import DataConfig
 
 CLASS_NAMES = ("vertical", "horizontal", "diagonal")
 SIZE = 8  # images are SIZE x SIZE
-NOISE = 0.10  # the seed adds 0.10 * U(0, 1) to every pixel
+NOISE = 0.10  # the lesson adds 0.10 * U(0, 1) to every pixel
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ class Dataset:
 def make_lines(n_per_class: int, mode: str, generator: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     """Return (images (3n, 1, 8, 8), labels (3n,)) made on the generator's device.
 
-    Classes are interleaved (vertical, horizontal, diagonal, vertical, ...) as in the seed.
+    Classes are interleaved (vertical, horizontal, diagonal, vertical, ...) as in the lesson.
     """
     if n_per_class < 1:
         raise ValueError(f"Images per class must be at least 1; got {n_per_class}.")
@@ -45,13 +45,13 @@ def make_lines(n_per_class: int, mode: str, generator: torch.Generator) -> tuple
     device = generator.device
     labels = torch.arange(n, device=device) % 3
     noise = _noise(n, generator)  # (N, 64) of 0.10 * U(0, 1)
-    if mode == "seed":
+    if mode == "lesson":
         # Lit pixels are 1 + noise clamped to 1, i.e. exactly 1; noise never leaves [0, 0.1).
-        images = noise.scatter_(1, _seed_pixels(labels, generator), 1.0)
+        images = noise.scatter_(1, _lesson_pixels(labels, generator), 1.0)
     elif mode == "varied":
         images = (_varied_lines(labels, generator).view(n, -1) + noise).clamp_(0.0, 1.0)
     else:
-        raise ValueError(f"Data mode must be 'seed' or 'varied'; got {mode!r}.")
+        raise ValueError(f"Data mode must be 'lesson' or 'varied'; got {mode!r}.")
     return images.view(n, 1, SIZE, SIZE), labels
 
 
@@ -94,7 +94,7 @@ def _noise(n: int, generator: torch.Generator) -> torch.Tensor:
     return torch.from_numpy(noise)
 
 
-def _seed_pixels(labels: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+def _lesson_pixels(labels: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """Flat indices (N, 8) of the lit pixels of the lesson's exact lines.
 
     A full column or row at 1..6, or the main or anti diagonal. Each such line is an

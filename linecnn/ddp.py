@@ -154,7 +154,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def train(args: argparse.Namespace, rank: int, world: int, device: torch.device) -> dict:
     """Build the data and the DDP model, train and time the epochs; rank 0's figures as a dict."""
     begin = time.perf_counter()
-    x, y = make_lines(args.per_class, "seed", torch.Generator().manual_seed(args.seed))
+    x, y = make_lines(args.per_class, "lesson", torch.Generator().manual_seed(args.seed))
     x, y = x.to(device), y.to(device)
     model = build_model(ModelConfig(args.width), args.seed).to(device)
     net = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)

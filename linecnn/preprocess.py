@@ -168,7 +168,7 @@ def preprocess(rgba: np.ndarray) -> Drawing:
 
 
 def from_cells(grid: torch.Tensor) -> Drawing:
-    """The seed's clickable 8x8 grid (1 = painted) as a Drawing: already the model's size."""
+    """The lesson's clickable 8x8 grid (1 = painted) as a Drawing: already the model's size."""
     if grid.numel() != SIZE * SIZE:
         raise ValueError(f"The cell grid must have {SIZE} x {SIZE} cells; got {grid.numel()}.")
     cells = grid.reshape(SIZE, SIZE).float().clamp(0.0, 1.0).numpy()

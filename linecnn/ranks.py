@@ -357,7 +357,7 @@ def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None =
     """
     device = torch.device("cuda" if config.device == "cuda" else "cpu")
     with torch.random.fork_rng(devices=[]):
-        x, y = make_lines(config.per_class, "seed", torch.Generator().manual_seed(config.seed))
+        x, y = make_lines(config.per_class, "lesson", torch.Generator().manual_seed(config.seed))
         x, y = x.to(device), y.to(device)
         model = build_model(ModelConfig(config.width), config.seed).to(device)
         optimizer = make_optimizer(model, config.lr, device)

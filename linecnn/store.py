@@ -7,6 +7,7 @@ or under $LINECNN_DATA_DIR (see ``linecnn.paths``).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import math
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from linecnn.bench import OK, OUT_OF_MEMORY
-from linecnn.config import MAX_EXTRA_CONVS, MAX_PER_CLASS, MAX_WIDTH
+from linecnn.config import MAX_EXTRA_CONVS, MAX_PER_CLASS, MAX_WIDTH, RENAMED_DATA_MODES
 from linecnn.paths import data_dir
 from linecnn.sweep import FACTORS, FORMAT
 
@@ -135,6 +136,22 @@ def validate_document(document: object) -> dict:
         problem = _repeated_cell(results, document["sweep"])
     if problem is not None:
         raise ValueError(f"This benchmark JSON cannot be used: {problem}.")
+    return with_current_names(document)
+
+
+def with_current_names(document: dict) -> dict:
+    """``document``, or a copy whose results give the data mode its current name (old files say "seed")."""
+
+    def old_mode(result: object) -> bool:
+        config = result.get("config") if isinstance(result, dict) else None
+        return isinstance(config, dict) and config.get("data_mode") in RENAMED_DATA_MODES
+
+    if not any(old_mode(result) for result in document.get("results") or []):
+        return document
+    document = copy.deepcopy(document)
+    for result in document["results"]:
+        if old_mode(result):
+            result["config"]["data_mode"] = RENAMED_DATA_MODES[result["config"]["data_mode"]]
     return document
 
 
@@ -469,7 +486,7 @@ class History:
         if row is None:
             raise ValueError(f"There is no benchmark run #{run_id} in the history.")
         try:
-            return json.loads(row[0])
+            return with_current_names(json.loads(row[0]))
         except (ValueError, RecursionError) as error:
             raise ValueError(
                 f"Run #{run_id} in the history cannot be read ({type(error).__name__})."

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 
 import torch
 
-from linecnn.bench import OK, BenchConfig, BenchResult, Stop, bench, bench_environment
+from linecnn.bench import BenchConfig, BenchResult, Stop, bench, bench_environment
 from linecnn.config import ModelConfig
 from linecnn.device import describe
 from linecnn.train import step_memory_bytes
@@ -35,7 +35,7 @@ FACTOR_UNITS = {  # what one point of a sweep is, in a sentence
     "width": "width",
     "conv": "conv depth",
 }
-DATA_PER_CLASS = (120, 400, 1_200, 4_000, 12_000, 40_000, 120_000, 333_334)  # 360 images (the seed) to 1 M
+DATA_PER_CLASS = (120, 400, 1_200, 4_000, 12_000, 40_000, 120_000, 333_334)  # 360 images (the lesson) to 1 M
 BATCH_SIZES = (16, 64, 256, 1_024, 4_096, 16_384)
 WIDTHS = (1, 2, 4, 8, 16)
 EXTRA_CONVS = (0, 1, 2, 4, 8)
@@ -277,15 +277,6 @@ def make_document(results: Sequence[dict], plan: SweepPlan, env: dict | None = N
         "env": env,
         "results": list(results),
     }
-
-
-def status_counts(results: Sequence[dict]) -> dict[str, int]:
-    """How many cells ended in each status, e.g. {'ok': 10, 'out of memory': 1}."""
-    counts: dict[str, int] = {}
-    for result in results:
-        status = result["status"] if result["status"] == OK else result["status"].split(":")[0]
-        counts[status] = counts.get(status, 0) + 1
-    return counts
 
 
 @dataclass(frozen=True)

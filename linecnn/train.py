@@ -46,7 +46,7 @@ class EpochRecord:
 
 
 def make_optimizer(model: nn.Module, lr: float, device: torch.device) -> torch.optim.Optimizer:
-    """Adam, as in the seed; the fused kernel where torch has one (fewer tiny launches)."""
+    """Adam, as in the lesson; the fused kernel where torch has one (fewer tiny launches)."""
     fused = torch.device(device).type in ("cpu", "cuda")
     return torch.optim.Adam(model.parameters(), lr=lr, fused=fused)
 
@@ -79,7 +79,7 @@ def run_memory_bytes(config: RunConfig) -> int:
     """Rough bytes a run holds on its device: images and labels (plus the shuffled copy mini-batches
     take each epoch), the model with its gradients and Adam's two moments, and one step's activations."""
     per_image = 8 * 8 * 4 + 8  # float32 pixels and an int64 label
-    data = per_image * (config.data.train_size + config.data.val_size)
+    data = per_image * 3 * (config.data.per_class + config.data.val_per_class)
     if config.step_size < config.data.train_size:
         data += per_image * config.data.train_size
     model = 4 * 4 * count_parameters(build_model(config.model))
@@ -236,10 +236,9 @@ def cpu_threads_for(config: RunConfig) -> int | None:
     """CPU threads for a run shown live in a browser: 1 for small steps, None (torch's default)
     for bigger ones. Pages train inside ``device.cpu_threads`` with it; the CLI does not.
 
-    Alone, two threads train the default run about 1.3x faster than one. But a small step's ops
-    last ~0.1-0.5 ms, and when the browser redraws on one of the cores, every op waits for its
-    descheduled second thread: on a 2-core machine the Train page's loop took 0.84 s on two
-    threads against 0.48 s on one (``scripts/bench_train_page.py``)."""
+    A small step's ops last well under a millisecond, and when the browser redraws on one of the
+    cores, every op split over two threads waits for its descheduled second thread; one thread
+    does not wait. The README's Measurements give the figures (``scripts/bench_train_page.py``)."""
     return 1 if step_memory_bytes(config.model, config.step_size) <= SMALL_STEP_BYTES else None
 
 

@@ -140,7 +140,7 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
 # Always one element here, shown or empty: a hint appearing or vanishing with the model choice
 # would shift the canvas below to a new place in the page, remounting it blank.
 hint = st.empty()
-if not restore.show_message(hint) and choice.data_mode == "seed":
+if not restore.show_message(hint) and choice.data_mode == "lesson":
     hint.info(t("draw.seed_hint"), icon=":material/lightbulb:")
 
 prediction = None

@@ -1,12 +1,14 @@
 """Core vs the original lesson, measured side by side in one run on the CPU.
 
-    python scripts/bench_core.py [--repeats 7] [--json]
+    python scripts/bench_core.py [--repeats 8] [--json]
 
-1. Training: ms/epoch of linecnn's Trainer vs a faithful copy of the seed's loop (same
-   config: 360 images, full batch, Adam 0.01, 120 epochs). The seed computes metrics every
-   10 epochs; the core computes them every epoch, and is still timed as is. Runs alternate
-   so that machine noise hits both alike; the ratio is the median of per-pair ratios.
-2. Data: the vectorised generator vs the seed's per-image Python loops, images per second.
+1. Training: ms/epoch of linecnn's Trainer vs a faithful copy of the lesson's loop (same
+   config: 360 images, full batch, Adam 0.01, 120 epochs). The lesson computes metrics every
+   10 epochs; the core computes them every epoch, and is still timed as is. Runs come in
+   pairs whose order alternates (lesson-core, core-lesson, ...), so that machine noise and
+   whatever the first run of a pair leaves behind (caches, allocator) hit both alike; the
+   ratio is the median of per-pair ratios.
+2. Data: the vectorised generator vs the lesson's per-image Python loops, images per second.
 3. One million images generated: seconds.
 """
 
@@ -17,6 +19,7 @@ import json
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
@@ -29,10 +32,10 @@ from linecnn.data import make_lines  # noqa: E402
 from linecnn.device import environment  # noqa: E402
 from linecnn.train import Trainer  # noqa: E402
 
-# ---- A faithful copy of the seed's data and loop (shared/seed, translated names) ----------
+# ---- A faithful copy of the lesson's data and loop (its names translated) ----------------------
 
 
-def seed_vertical() -> torch.Tensor:
+def lesson_vertical() -> torch.Tensor:
     col = torch.randint(1, 7, (1,)).item()
     matrix = [[0 for _ in range(8)] for _ in range(8)]
     for row in range(8):
@@ -42,7 +45,7 @@ def seed_vertical() -> torch.Tensor:
     return img.clamp(0.0, 1.0)
 
 
-def seed_horizontal() -> torch.Tensor:
+def lesson_horizontal() -> torch.Tensor:
     row = torch.randint(1, 7, (1,)).item()
     matrix = [[0 for _ in range(8)] for _ in range(8)]
     for col in range(8):
@@ -52,7 +55,7 @@ def seed_horizontal() -> torch.Tensor:
     return img.clamp(0.0, 1.0)
 
 
-def seed_diagonal() -> torch.Tensor:
+def lesson_diagonal() -> torch.Tensor:
     matrix = [[0 for _ in range(8)] for _ in range(8)]
     if torch.randint(0, 2, (1,)).item() == 0:
         for i in range(8):
@@ -65,19 +68,19 @@ def seed_diagonal() -> torch.Tensor:
     return img.clamp(0.0, 1.0)
 
 
-def seed_dataset(n_per_class: int) -> tuple[torch.Tensor, torch.Tensor]:
+def lesson_dataset(n_per_class: int) -> tuple[torch.Tensor, torch.Tensor]:
     images, labels = [], []
     for _ in range(n_per_class):
-        images.append(seed_vertical())
+        images.append(lesson_vertical())
         labels.append(0)
-        images.append(seed_horizontal())
+        images.append(lesson_horizontal())
         labels.append(1)
-        images.append(seed_diagonal())
+        images.append(lesson_diagonal())
         labels.append(2)
     return torch.stack(images).unsqueeze(1), torch.tensor(labels, dtype=torch.long)
 
 
-class SeedCNN(nn.Module):
+class LessonCNN(nn.Module):
     def __init__(self) -> None:
         super().__init__()
         self.conv1 = nn.Conv2d(1, 8, kernel_size=3, padding=1)
@@ -94,16 +97,16 @@ class SeedCNN(nn.Module):
         return self.fc2(self.relu(self.fc1(x)))
 
 
-def seed_accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
+def lesson_accuracy(logits: torch.Tensor, y: torch.Tensor) -> float:
     return (torch.argmax(logits, dim=1) == y).float().mean().item()
 
 
-def seed_training_seconds(epochs: int = 120) -> float:
-    """The seed's entrenar_paso loop without its Tk after(30) waits; returns the loop's seconds."""
+def lesson_training_seconds(epochs: int = 120) -> float:
+    """The lesson's entrenar_paso loop without its Tk after(30) waits; returns the loop's seconds."""
     torch.manual_seed(24)
-    x_train, y_train = seed_dataset(120)
-    x_val, y_val = seed_dataset(60)
-    model = SeedCNN()
+    x_train, y_train = lesson_dataset(120)
+    x_val, y_val = lesson_dataset(60)
+    model = LessonCNN()
     criterion = nn.CrossEntropyLoss()
     optimizer = optim.Adam(model.parameters(), lr=0.01)
     start = time.perf_counter()
@@ -119,8 +122,8 @@ def seed_training_seconds(epochs: int = 120) -> float:
                 logits_train, logits_val = model(x_train), model(x_val)
                 criterion(logits_train, y_train).item()
                 criterion(logits_val, y_val).item()
-                seed_accuracy(logits_train, y_train)
-                seed_accuracy(logits_val, y_val)
+                lesson_accuracy(logits_train, y_train)
+                lesson_accuracy(logits_val, y_val)
     return time.perf_counter() - start
 
 
@@ -136,60 +139,81 @@ def core_training_seconds() -> float:
 # ---- Measurements -------------------------------------------------------------------------
 
 
+Run = Callable[[], float]  # one measured run; returns its seconds
+
+
+def in_pairs(first: Run, second: Run, pairs: int) -> list[tuple[float, float]]:
+    """``pairs`` (first, second) results, run in alternating order: AB, BA, AB, ... (ABBA...)."""
+    results = []
+    for index in range(pairs):
+        if index % 2 == 0:
+            a = first()
+            b = second()
+        else:
+            b = second()
+            a = first()
+        results.append((a, b))
+    return results
+
+
 def compare_training(repeats: int) -> dict:
-    """Alternate seed and core runs; median ms/epoch of each and the median per-pair ratio."""
-    seed_training_seconds(10), core_training_seconds()  # warm-up: first-call costs of both
-    seed_ms, core_ms = [], []
-    for _ in range(repeats):
-        seed_ms.append(seed_training_seconds() / 120 * 1000)
-        core_ms.append(core_training_seconds() / 120 * 1000)
-    ratios = [c / s for c, s in zip(core_ms, seed_ms, strict=True)]
+    """Lesson and core runs in pairs of alternating order; median ms/epoch of each and per-pair ratio."""
+    lesson_training_seconds(10), core_training_seconds()  # warm-up: first-call costs of both
+    pairs = in_pairs(lesson_training_seconds, core_training_seconds, repeats)
+    lesson_ms = [lesson / 120 * 1000 for lesson, _ in pairs]
+    core_ms = [core / 120 * 1000 for _, core in pairs]
+    ratios = [c / s for c, s in zip(core_ms, lesson_ms, strict=True)]
     return {
-        "seed_ms_per_epoch": statistics.median(seed_ms),
+        "lesson_ms_per_epoch": statistics.median(lesson_ms),
         "core_ms_per_epoch": statistics.median(core_ms),
-        "ratio_core_over_seed": statistics.median(ratios),
+        "ratio_core_over_lesson": statistics.median(ratios),
         "ratio_min": min(ratios),
         "ratio_max": max(ratios),
         "repeats": repeats,
     }
 
 
-def compare_generators(per_class: int = 10_000, repeats: int = 5) -> dict:
-    """Images per second of the seed's per-image loops vs make_lines on the same count.
+def compare_generators(per_class: int = 10_000, repeats: int = 6) -> dict:
+    """Images per second of the lesson's per-image loops vs make_lines on the same count.
 
-    Runs alternate (one seed run, then the median of three core runs) and the speed-up is
-    the median of the per-pair ratios, so that machine noise hits both alike.
+    Runs come in pairs of alternating order (one lesson run and the median of three core runs,
+    then the other way round) and the speed-up is the median of the per-pair ratios, so that
+    machine noise hits both alike.
     """
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
-    make_lines(per_class, "seed", generator)  # warm-up
-    seed_runs, core_runs = [], []
-    for _ in range(repeats):
+    make_lines(per_class, "lesson", generator)  # warm-up
+
+    def lesson() -> float:
         start = time.perf_counter()
-        seed_dataset(per_class)
-        seed_runs.append(time.perf_counter() - start)
-        core = []
+        lesson_dataset(per_class)
+        return time.perf_counter() - start
+
+    def core() -> float:
+        runs = []
         for _ in range(3):
             start = time.perf_counter()
-            make_lines(per_class, "seed", generator)
-            core.append(time.perf_counter() - start)
-        core_runs.append(statistics.median(core))
+            make_lines(per_class, "lesson", generator)
+            runs.append(time.perf_counter() - start)
+        return statistics.median(runs)
+
+    pairs = in_pairs(lesson, core, repeats)
     images = 3 * per_class
     return {
         "images": images,
-        "seed_images_per_s": images / statistics.median(seed_runs),
-        "core_images_per_s": images / statistics.median(core_runs),
-        "speedup": statistics.median(s / c for s, c in zip(seed_runs, core_runs, strict=True)),
+        "lesson_images_per_s": images / statistics.median(s for s, _ in pairs),
+        "core_images_per_s": images / statistics.median(c for _, c in pairs),
+        "speedup": statistics.median(s / c for s, c in pairs),
     }
 
 
 def million_images() -> dict:
-    """Seconds to generate 1,000,002 seed-mode images (best and median of 3)."""
+    """Seconds to generate 1,000,002 lesson-mode images (best and median of 3)."""
     generator = torch.Generator().manual_seed(0)
     times = []
     for _ in range(3):
         start = time.perf_counter()
-        images, _ = make_lines(333_334, "seed", generator)
+        images, _ = make_lines(333_334, "lesson", generator)
         times.append(time.perf_counter() - start)
         del images
     return {"images": 3 * 333_334, "median_s": statistics.median(times), "best_s": min(times)}
@@ -197,8 +221,8 @@ def million_images() -> dict:
 
 def main() -> int:
     """Run the three comparisons and print them."""
-    parser = argparse.ArgumentParser(description="Core vs the seed, side by side on the CPU.")
-    parser.add_argument("--repeats", type=int, default=7, help="training runs of each (default 7)")
+    parser = argparse.ArgumentParser(description="Core vs the lesson, side by side on the CPU.")
+    parser.add_argument("--repeats", type=int, default=8, help="training pairs (default 8)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     env = environment()
@@ -214,12 +238,12 @@ def main() -> int:
     t, g, m = result["training"], result["generator"], result["million"]
     print(f"CPU: {env.cpu_model}, torch {env.torch_version}, {env.torch_threads} threads")
     print(
-        f"training  seed {t['seed_ms_per_epoch']:.2f} ms/epoch, core {t['core_ms_per_epoch']:.2f} ms/epoch, "
-        f"core/seed = {t['ratio_core_over_seed']:.2f} (range {t['ratio_min']:.2f}-{t['ratio_max']:.2f}, "
-        f"{t['repeats']} pairs)"
+        f"training  lesson {t['lesson_ms_per_epoch']:.2f} ms/epoch, core {t['core_ms_per_epoch']:.2f} "
+        f"ms/epoch, core/lesson = {t['ratio_core_over_lesson']:.2f} "
+        f"(range {t['ratio_min']:.2f}-{t['ratio_max']:.2f}, {t['repeats']} pairs in ABBA order)"
     )
     print(
-        f"generator seed {g['seed_images_per_s']:,.0f} img/s, core {g['core_images_per_s']:,.0f} img/s, "
+        f"generator lesson {g['lesson_images_per_s']:,.0f} img/s, core {g['core_images_per_s']:,.0f} img/s, "
         f"{g['speedup']:,.0f}x faster ({g['images']} images)"
     )
     print(f"1M images {m['median_s']:.2f} s median, {m['best_s']:.2f} s best")

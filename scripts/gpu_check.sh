@@ -41,7 +41,7 @@ timeout 170 "$PY" -m pytest -m cuda -q -p no:cacheprovider -o addopts="" \
     >"$out/tests.log" 2>&1
 tests_rc=$?
 
-# 2. A short CPU-vs-CUDA data sweep from the seed's 360 images up; the time cap keeps it short.
+# 2. A short CPU-vs-CUDA data sweep from the lesson's 360 images up; the time cap keeps it short.
 timeout 110 "$PY" -m linecnn bench --json --no-save --devices "$devices" --sweep data --up-to 360000 \
     --warmup 2 --repeats 5 --max-seconds 90 --out "$out/sweep.json" >/dev/null 2>"$out/sweep.log"
 sweep_rc=$?

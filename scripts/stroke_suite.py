@@ -3,7 +3,7 @@
 Each stroke in ``tests.draw_helpers.SUITE`` is drawn with Playwright mouse drags on the
 real canvas of a real ``streamlit run`` server; the class the page shows is read back.
 The canvas pixels are saved too, and the same pixels are classified offline by the
-default model and by a model trained on the seed's data only, for comparison.
+default model and by a model trained on the lesson's data only, for comparison.
 
     python scripts/stroke_suite.py                  # starts its own server
     python scripts/stroke_suite.py --url http://127.0.0.1:8501
@@ -55,7 +55,7 @@ def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[di
         tab.set_default_timeout(30_000)
         open_draw_page(tab, base_url)
         for stroke in strokes:
-            name, confidence, tries = classify_on_page(tab, stroke)
+            name, confidence = classify_on_page(tab, stroke)
             png = canvas_png(tab)
             (out / f"{stroke.name}.png").write_bytes(png)
             rows.append(
@@ -64,26 +64,24 @@ def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[di
                     "expected": stroke.label,
                     "page": name,
                     "page_confidence": confidence,
-                    "tries": tries,
                 }
             )
             mark = "ok " if name == stroke.label else "MISS"
-            again = f"  (drawn {tries} times: the first stroke left no ink)" if tries > 1 else ""
-            print(f"{mark} {stroke.name:24} expected {stroke.label:10} page {name:10} {confidence}{again}")
+            print(f"{mark} {stroke.name:24} expected {stroke.label:10} page {name:10} {confidence}")
         browser.close()
     return rows
 
 
 def score_offline(rows: list[dict], out: Path) -> None:
-    """Add the default and the seed-only model's answers on the saved canvas pixels."""
+    """Add the default and the lesson-only model's answers on the saved canvas pixels."""
     default = train_default_model()
     with cpu_threads("cpu", 1):
-        seed_only = fit(RunConfig()).model.eval()  # the lesson's data and recipe
+        lesson_only = fit(RunConfig()).model.eval()  # the lesson's data and recipe
     for row in rows:
         rgba = np.asarray(Image.open(io.BytesIO((out / f"{row['stroke']}.png").read_bytes())).convert("RGBA"))
         drawing = preprocess(rgba)
         row["default"] = predict(default, drawing.image).name
-        row["seed_only"] = predict(seed_only, drawing.image).name
+        row["lesson_only"] = predict(lesson_only, drawing.image).name
         row["problem"] = drawing.problem
 
 
@@ -118,21 +116,19 @@ def main() -> None:
         "strokes": len(rows),
         "page_default_model": accuracy(rows, "page"),
         "offline_default_model": accuracy(rows, "default"),
-        "offline_seed_only_model": accuracy(rows, "seed_only"),
+        "offline_lesson_only_model": accuracy(rows, "lesson_only"),
         "page_and_offline_agree": sum(row["page"] == row["default"] for row in rows),
-        "strokes_redrawn": sum(row["tries"] > 1 for row in rows),
         "seconds": round(time.perf_counter() - start, 1),
     }
     (args.out / "results.json").write_text(json.dumps({"summary": summary, "rows": rows}, indent=2))
     for row in rows:
-        if row["seed_only"] != row["expected"] or row["page"] != row["expected"]:
-            print(f"  {row['stroke']:24} page {row['page']:10} seed-only {row['seed_only']}")
+        if row["lesson_only"] != row["expected"] or row["page"] != row["expected"]:
+            print(f"  {row['stroke']:24} page {row['page']:10} lesson-only {row['lesson_only']}")
     print(
         f"{summary['strokes']} strokes: default model on the page {summary['page_default_model']:.1%}, "
-        f"seed-only model {summary['offline_seed_only_model']:.1%} "
+        f"lesson-only model {summary['offline_lesson_only_model']:.1%} "
         f"(offline default {summary['offline_default_model']:.1%}; "
-        f"{summary['page_and_offline_agree']} of {len(rows)} page answers match offline; "
-        f"{summary['strokes_redrawn']} strokes had to be drawn twice). "
+        f"{summary['page_and_offline_agree']} of {len(rows)} page answers match offline). "
         f"{summary['seconds']} s. Details: {args.out / 'results.json'}"
     )
 

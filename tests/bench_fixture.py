@@ -108,7 +108,7 @@ def _set(key: str, value: object, where: str = "result"):  # noqa: ANN202 - a do
 def bad_documents() -> dict[str, tuple[dict, str]]:
     """Malformed benchmark documents, each with a fragment of the sentence that refuses it.
 
-    Each one used to crash the Benchmark page, at import or every time it was shown.
+    Each one, let through, would break the Benchmark page, at import or every time it was shown.
     """
     return {
         "env is a list": (_bad(_set("env", [1], "document")), "'env' is not an object"),

@@ -21,7 +21,7 @@ DRAWN = "canvas.dc-canvas.lower-canvas"  # Fabric's render layer (not the backgr
 PREDICTION = "[data-testid='draw-prediction']"
 CONFIDENCE = "[data-testid='draw-confidence']"
 EMPTY_WARNING = "The canvas is empty"
-STEPS = 30  # mouse events per segment, as a hand makes (DESIGN section 4)
+STEPS = 30  # mouse events per segment: a hand's drag sends dozens, not one jump
 # True when the render layer holds a dark pixel, i.e. some stroke.
 INKED_JS = """canvas => {
   const pixels = canvas.getContext("2d").getImageData(0, 0, canvas.width, canvas.height).data;
@@ -184,11 +184,22 @@ def draw(tab, stroke: Stroke) -> None:
     tab.mouse.up()
 
 
+# The prediction and its confidence, read in one go once the page has settled: Streamlit idle and
+# exactly one prediction shown (a rerun briefly shows the stale one beside the new); else null.
+SETTLED_PREDICTION_JS = """([prediction, confidence]) => {
+  const status = document.querySelector('[data-testid="stStatusWidget"]');
+  if (status && status.innerText.includes("Running")) return null;
+  const names = document.querySelectorAll(prediction), values = document.querySelectorAll(confidence);
+  if (names.length !== 1 || values.length !== 1) return null;
+  return [names[0].innerText.trim(), values[0].innerText.trim()];
+}"""
+
+
 def read_prediction(tab, timeout_ms: int = 30_000) -> tuple[str, str]:
-    """(class name, confidence text) shown once the page has classified the drawing."""
-    tab.locator(PREDICTION).wait_for(timeout=timeout_ms)
-    wait_for_app(tab, timeout_ms)
-    return tab.locator(PREDICTION).inner_text().strip(), tab.locator(CONFIDENCE).inner_text().strip()
+    """(class name, confidence text) shown once the page has classified the drawing and settled."""
+    handle = tab.wait_for_function(SETTLED_PREDICTION_JS, arg=[PREDICTION, CONFIDENCE], timeout=timeout_ms)
+    name, confidence = handle.json_value()
+    return name, confidence
 
 
 def canvas_png(tab) -> bytes:
@@ -197,31 +208,23 @@ def canvas_png(tab) -> bytes:
     return base64.b64decode(url.split(",", 1)[1])
 
 
-def stroke_landed(tab, timeout_ms: int = 1500) -> bool:
-    """True once the canvas shows ink: the stroke was drawn, not lost."""
-    deadline = time.monotonic() + timeout_ms / 1000
-    while time.monotonic() < deadline:
-        if tab.locator(DRAWN).evaluate(INKED_JS):
-            return True
-        tab.wait_for_timeout(50)
-    return False
+def stroke_landed(tab, timeout_ms: int = 10_000) -> bool:
+    """True once the canvas shows ink: the stroke was drawn, not lost (False after ``timeout_ms``)."""
+    return wait_until(tab, lambda: tab.locator(DRAWN).evaluate(INKED_JS), True, timeout_ms)
 
 
-def classify_on_page(tab, stroke: Stroke, attempts: int = 2) -> tuple[str, str, int]:
-    """Pick the stroke's brush, clear, draw it; return the page's (class, confidence, tries).
+def classify_on_page(tab, stroke: Stroke) -> tuple[str, str]:
+    """Pick the stroke's brush, clear, draw it once; return the page's (class, confidence).
 
-    The brush is picked before Clear so the fresh canvas is born with it. A stroke that
-    left no ink at all (the canvas was still arming its pen) is drawn again, and the
-    number of tries is returned so a caller can report it.
+    The brush is picked before Clear so the fresh canvas is born with it. A stroke that left
+    no ink is a failure, not something to draw again: a user's stroke would be lost too.
     """
-    for attempt in range(1, attempts + 1):
-        set_brush(tab, stroke.brush)
-        clear(tab)
-        draw(tab, stroke)
-        if stroke_landed(tab):
-            name, confidence = read_prediction(tab)
-            return name, confidence, attempt
-    raise AssertionError(f"stroke {stroke.name} never reached the canvas in {attempts} tries")
+    set_brush(tab, stroke.brush)
+    clear(tab)
+    draw(tab, stroke)
+    if not stroke_landed(tab):
+        raise AssertionError(f"stroke {stroke.name} left no ink on the canvas")
+    return read_prediction(tab)
 
 
 def wait_until(tab, probe, expected, timeout_ms: int = 15_000):

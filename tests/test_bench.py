@@ -13,6 +13,7 @@ from linecnn.bench import BenchConfig, BenchLock, Stop, bench, is_out_of_memory,
 from linecnn.sweep import Caps, crossover, plan_sweep, run_sweep, step_bytes
 
 TINY = BenchConfig(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
+JOIN = 60.0  # seconds a thread of a test may take before the test gives up on it
 
 
 def test_summary_statistics():
@@ -159,24 +160,39 @@ def test_crossover_is_interpolated_on_log_axes():
 
 
 def test_the_lock_serialises_benchmarks_and_reports_the_queue():
-    """Two benchmarks asked for at once run one after the other; the second one is told it waits."""
+    """Two benchmarks asked for at once run one after the other; the second one is told it waits.
+
+    The first holds the lock until the second has reported that it waits: events order the
+    threads, not sleeps. A lock that let both in would never report a wait: the first gives up
+    waiting for that after 10 s, with the two spans overlapping.
+    """
     lock, spans, waits = BenchLock(), {}, []
+    first_in, second_waits = threading.Event(), threading.Event()
+
+    def on_wait(name: str):
+        def report(holder, waited) -> None:
+            waits.append((name, holder))
+            if name == "second":
+                second_waits.set()
+
+        return report
 
     def job(name: str) -> None:
-        with lock.hold(name, on_wait=lambda holder, waited: waits.append((name, holder)), poll=0.01):
+        with lock.hold(name, on_wait=on_wait(name), poll=0.01):
             start = time.monotonic()
+            if name == "first":
+                first_in.set()
+                second_waits.wait(10)  # a queued thread reports every 0.01 s
             bench(TINY, "cpu")
-            time.sleep(0.1)  # long enough for the other thread to queue
             spans[name] = (start, time.monotonic())
 
     first = threading.Thread(target=job, args=("first",))
     first.start()
-    while not lock.busy:
-        time.sleep(0.001)
+    assert first_in.wait(JOIN)
     second = threading.Thread(target=job, args=("second",))
     second.start()
-    first.join(60)
-    second.join(60)
+    first.join(JOIN)
+    second.join(JOIN)
     assert spans["first"][1] <= spans["second"][0]  # no overlap
     assert ("second", "first") in waits  # the second one saw who it waited for
     assert not lock.busy

@@ -1,6 +1,8 @@
-"""Fast honesty check: bench's CPU ms/epoch agrees with torch.utils.benchmark.Timer on the same epoch.
+"""Fast honesty check: bench's CPU ms/epoch agrees with an independent loop timed by torch's Timer.
 
-The full version, with a bigger cell and more rounds, is scripts/bench_honesty.py.
+The reference (scripts/bench_honesty.py) has its own model, data and epoch loop, so a clock that
+skips work, counts it twice or divides by the wrong number of epochs shows as a ratio off 1.
+The full version, with a bigger cell and more rounds, is the script itself.
 """
 
 from __future__ import annotations
@@ -9,12 +11,8 @@ from linecnn.bench import BenchConfig
 from scripts.bench_honesty import TOLERANCE, compare
 
 
-def test_bench_agrees_with_torch_timer_on_the_seed_cell():
-    """On the seed's cell bench's median and Timer's, taken in alternating rounds, agree within 20 %."""
-    # A shared 2-core machine can be hit by a neighbour's long burst: allow more tries, each one whole.
-    tries = []
-    for _ in range(3):
-        tries.append(compare(BenchConfig(warmup=2, repeats=5), rounds=6))
-        if tries[-1]["agree"]:
-            break
-    assert abs(tries[-1]["ratio"] - 1) <= TOLERANCE, tries
+def test_bench_agrees_with_an_independent_loop_on_the_lessons_cell():
+    """On the lesson's cell, bench's median and the reference's, in rounds of alternating order,
+    agree within 20 %: measured once, no second try."""
+    result = compare(BenchConfig(warmup=2, repeats=5), rounds=6)
+    assert abs(result["ratio"] - 1) <= TOLERANCE, result

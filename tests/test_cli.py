@@ -6,7 +6,9 @@ import sys
 
 import pytest
 
-from linecnn.cli import main
+from linecnn.bench import BenchConfig
+from linecnn.cli import build_parser, main, run_config_from
+from linecnn.config import RunConfig
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -15,7 +17,7 @@ def run_cli(*args: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_train_json_with_defaults_matches_the_seed():
+def test_train_json_with_defaults_matches_the_lesson():
     """`train --device cpu --json` prints one JSON object with the required fields and val_acc >= 0.99."""
     result = run_cli("train", "--device", "cpu", "--json")
     assert result.returncode == 0, result.stderr
@@ -34,6 +36,15 @@ def test_train_json_with_defaults_matches_the_seed():
     assert report["device"] == "cpu" and report["epochs"] == 120 and report["val_acc"] >= 0.99
     assert report["ms_per_epoch"] == pytest.approx(1000 * report["train_seconds"] / 120)
     assert report["config"]["seed"] == 24 and report["env"]["torch_version"]
+
+
+def test_option_defaults_are_the_run_configs():
+    """With no options, train builds RunConfig() and bench's cell options are BenchConfig()'s."""
+    assert run_config_from(build_parser().parse_args(["train"])) == RunConfig()
+    bench = vars(build_parser().parse_args(["bench"]))
+    cell = BenchConfig()
+    for name in ("per_class", "batch_size", "width", "extra_convs", "warmup", "repeats", "seed"):
+        assert bench[name] == getattr(cell, name), name
 
 
 def test_human_output_is_a_table(capsys):

@@ -1,4 +1,4 @@
-"""The vectorised generator: labels, shapes, the seed's exact distribution, determinism, speed."""
+"""The vectorised generator: labels, shapes, the lesson's exact distribution, determinism, speed."""
 
 import torch
 
@@ -6,7 +6,7 @@ from linecnn.config import DataConfig
 from linecnn.data import NOISE, make_dataset, make_lines
 
 
-def lines(n_per_class=50, mode="seed", seed=0):
+def lines(n_per_class=50, mode="lesson", seed=0):
     return make_lines(n_per_class, mode, torch.Generator().manual_seed(seed))
 
 
@@ -19,7 +19,7 @@ def test_shapes_dtypes_and_interleaved_labels():
 
 
 def test_seed_mode_draws_the_lessons_lines():
-    """Lit pixels are exactly the seed's: a full column or row 1..6, or the main or anti diagonal."""
+    """Lit pixels are exactly the lesson's: a full column or row 1..6, or the main or anti diagonal."""
     images, labels = lines(200)
     lit = images[:, 0] == 1.0  # (N, 8, 8); noise alone never reaches 1
     eye = torch.eye(8, dtype=torch.bool)

@@ -24,7 +24,7 @@ from tests.helpers import ROOT, wait_for_app
 pytestmark = pytest.mark.browser
 
 # One of each class; the diagonal starts in the top-right corner, under the canvas toolbar's
-# resting place, and the vertical hugs the left edge, which the seed's data never has.
+# resting place, and the vertical hugs the left edge, which the lesson's data never has.
 STROKES = (
     Stroke("vertical-left-edge", "vertical", ((8, 15), (8, 265))),
     Stroke("horizontal-slight-tilt", "horizontal", ((15, 135), (265, 155))),
@@ -41,7 +41,7 @@ def test_strokes_are_classified_on_the_page(server, page):
     """A vertical, a horizontal and a diagonal drawn with the mouse get their class on screen."""
     open_draw_page(page, server.url)
     for stroke in STROKES:
-        name, confidence, _ = classify_on_page(page, stroke)
+        name, confidence = classify_on_page(page, stroke)
         assert name == stroke.label, f"{stroke.name}: page says {name} ({confidence})"
     assert page.get_by_text("conv2", exact=True).is_visible()
     assert page.get_by_text("Ran on").is_visible()

@@ -129,14 +129,14 @@ def test_cell_grid_input(page):
 def test_last_training_run_is_used_and_can_be_switched(page):
     """With a run in the session the page offers it first, names it, and can switch to the default."""
     with cpu_threads("cpu", 1):
-        trainer = fit(RunConfig.from_flat(per_class=30, epochs=5))  # seed data
+        trainer = fit(RunConfig.from_flat(per_class=30, epochs=5))  # the lesson's data
     page.session_state[state.RUNS] = [as_session_run(trainer)]
     at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
     assert not at.exception
     picker = at.radio(key="draw.model")
     assert picker.value == "run"
     assert "Run 1" in texts(at.caption)
-    assert "exact lines only" in texts(at.info)  # warns that seed-only runs misread real strokes
+    assert "exact lines only" in texts(at.info)  # warns that lesson-only runs misread real strokes
     picker.set_value("default").run()
     assert "Default model" in texts(at.caption) and not at.info
 

@@ -7,7 +7,7 @@ from linecnn.model import build_model, count_parameters
 
 
 def test_seed_architecture_and_output_shape():
-    """Width 1 is the seed's Conv(1->8), Conv(8->16), Linear(64->16), Linear(16->3)."""
+    """Width 1 is the lesson's Conv(1->8), Conv(8->16), Linear(64->16), Linear(16->3)."""
     model = build_model()
     assert (model.conv1.in_channels, model.conv1.out_channels) == (1, 8)
     assert (model.conv2.in_channels, model.conv2.out_channels) == (8, 16)
@@ -42,7 +42,7 @@ def test_initial_weights_depend_only_on_the_seed():
 
 
 def test_forward_equals_the_lessons_conv_relu_pool_order():
-    """Pooling before ReLU (for speed) gives exactly the seed's Conv -> ReLU -> Pool logits."""
+    """Pooling before ReLU (for speed) gives exactly the lesson's Conv -> ReLU -> Pool logits."""
     import torch.nn.functional as F
 
     model = build_model(ModelConfig(extra_convs=1))

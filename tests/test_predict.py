@@ -90,7 +90,7 @@ def test_default_model_reads_hand_drawn_like_strokes(default_model):
     assert right / len(STROKES) >= 0.95, f"{right} of {len(STROKES)}"
 
 
-def test_seed_only_model_misreads_many_of_them():
+def test_lesson_only_model_misreads_many_of_them():
     """The lesson's data alone never shows edge, short or shifted strokes: it does clearly worse."""
     with cpu_threads("cpu", 1):
         model = fit(RunConfig()).model

@@ -173,3 +173,19 @@ def test_an_empty_file_is_a_new_history(tmp_path):
     store = History(path)
     assert store.runs() == []
     assert store.save(fake_gpu_document(largest=400), "page") == 1
+
+
+def test_old_documents_with_data_mode_seed_load_as_lesson(tmp_path):
+    """A benchmark JSON or history row written when the lesson's data mode was called "seed"
+    imports and loads with "lesson"; the caller's document is not changed."""
+    store = History(tmp_path / "h.sqlite3")
+    old = fake_gpu_document(gpu_only=False, largest=400)
+    for result in old["results"]:
+        result["config"]["data_mode"] = "seed"
+    run_id = store.import_json(json.dumps(old))
+    assert {r["config"]["data_mode"] for r in store.load(run_id)["results"]} == {"lesson"}
+    with closing(sqlite3.connect(tmp_path / "h.sqlite3")) as db:  # a row stored by an older linecnn
+        db.execute("UPDATE runs SET document = ?", (json.dumps(old),))
+        db.commit()
+    assert {r["config"]["data_mode"] for r in store.load(run_id)["results"]} == {"lesson"}
+    assert {r["config"]["data_mode"] for r in old["results"]} == {"seed"}

@@ -22,7 +22,7 @@ from linecnn.train import (
 
 
 def test_default_run_learns_the_lines():
-    """The seed's own config reaches validation accuracy >= 0.99 on the CPU, as the lesson does."""
+    """The lesson's own config reaches validation accuracy >= 0.99 on the CPU, as the lesson does."""
     trainer = fit(RunConfig(), "cpu")
     last = trainer.history[-1]
     assert last.epoch == 120 and last.val_acc >= 0.99 and last.train_acc >= 0.99

@@ -39,5 +39,5 @@ def test_cuda_matches_cpu_up_to_float_noise():
 
 
 def test_default_run_reaches_the_seeds_accuracy_on_cuda():
-    """The seed's config reaches validation accuracy >= 0.99 on the GPU too."""
+    """The lesson's config reaches validation accuracy >= 0.99 on the GPU too."""
     assert fit(RunConfig(), "cuda").history[-1].val_acc >= 0.99

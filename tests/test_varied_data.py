@@ -74,7 +74,7 @@ def test_diagonals_lean_both_ways_and_are_clearly_slanted(varied):
 
 
 def test_verticals_sit_in_every_column_edges_included(varied):
-    """The column holding the most ink of a vertical covers 0..7, unlike the seed's 1..6."""
+    """The column holding the most ink of a vertical covers 0..7, unlike the lesson's 1..6."""
     images, labels = varied
     ink = strokes(images[labels == 0])
     heaviest = ink.sum(dim=1).argmax(dim=1)  # (n,) column of most ink
@@ -127,7 +127,7 @@ def test_a_model_trained_on_varied_data_also_reads_the_seed_lines():
     config = RunConfig.from_flat(per_class=1500, data_mode="varied", epochs=8, batch_size=256, seed=3)
     with cpu_threads("cpu", 1):
         model = fit(config).model.eval()
-        seed_x, seed_y = make_lines(100, "seed", torch.Generator().manual_seed(1))
+        seed_x, seed_y = make_lines(100, "lesson", torch.Generator().manual_seed(1))
         with torch.no_grad():
             accuracy = (model(seed_x).argmax(dim=1) == seed_y).float().mean().item()
-    assert accuracy > 0.95, f"accuracy on seed lines {accuracy:.2f}"
+    assert accuracy > 0.95, f"accuracy on the lesson's lines {accuracy:.2f}"

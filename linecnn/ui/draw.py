@@ -36,7 +36,7 @@ class ModelChoice:
     model: nn.Module
     title: str  # e.g. "Run 2 · cpu · 120 ep" or "Default model", in the session's language
     detail: str  # one sentence on how it was trained
-    data_mode: str  # "seed" or "varied": what it learned from
+    data_mode: str  # "lesson" or "varied": what it learned from
 
 
 # The canvas's hover toolbar (undo, redo, reset) waits invisibly over the top-right corner of

@@ -28,7 +28,7 @@ MAX_EPOCHS_UI = 5_000
 MAX_PER_CLASS_UI = 20_000
 BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
-MODES = ("seed", "varied")  # names: train.mode.<key>
+MODES = ("lesson", "varied")  # names: train.mode.<key>
 VAL_PER_CLASS = 60  # the seed's validation size
 
 
@@ -84,7 +84,7 @@ def config_controls(locked: bool) -> None:
         bottom[2].segmented_control(
             t("train.settings.data"),
             MODES,
-            default="seed",
+            default="lesson",
             required=True,
             format_func=lambda mode: t(f"train.mode.{mode}"),
             key=MODE,
@@ -175,7 +175,7 @@ def config_from_widgets() -> RunConfig:
         batch_size=None if batch == "full" else int(batch),
         width=int(get(WIDTH, 1)),
         seed=int(get(SEED, 24)),
-        data_mode=get(MODE) or "seed",
+        data_mode=get(MODE) or "lesson",
     )
 
 
