@@ -16,6 +16,21 @@ ENGLISH: dict[str, str] = {
     "drawing_full": "The ink covers most of the canvas. Clear it and draw a single line.",
     "drawing_dot": "That looks like a dot. Draw a line at least a quarter of the canvas long.",
     "drawing_blob": "That does not look like one straight line. The model only knows single lines.",
+    # train.py: a Train-page run over the server's per-run budget, with a setting that fits
+    "over_work": (
+        "{epochs} epochs of {images} images is {work} image-epochs, more than this server allows per run "
+        "({limit}). Choose {options}."
+    ),
+    "at_most_epochs": "at most {count} epochs",
+    "at_most_per_class": "at most {count} images per class",
+    "either": "{first} or {second}",
+    "over_memory": (
+        "This run needs about {needed} of memory (images, model and one training step), more than this "
+        "server allows per run ({limit}). {advice}"
+    ),
+    "choose_batch": "Choose batch size {size} or smaller.",
+    "choose_per_class": "Choose at most {count} images per class.",
+    "choose_width": "Choose a smaller width.",
     # checkpoint.py: a model or history file that cannot be restored
     "file_too_big": "The {what} is {size} MB; at most {limit} MB is accepted.",
     "file_not_bytes": "The {what} must be raw file bytes.",

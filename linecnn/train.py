@@ -21,6 +21,7 @@ from torch import nn
 from linecnn.config import ModelConfig, RunConfig, TrainLimits
 from linecnn.data import Dataset, make_dataset
 from linecnn.device import preferred_memory_format, synchronize
+from linecnn.errors import Message, UserError
 from linecnn.model import NUM_CLASSES, build_model, count_parameters
 
 EVAL_CHUNK = 65_536  # images per forward pass when evaluating, to bound memory
@@ -127,13 +128,12 @@ def check_limits(
     if work > limits.max_image_epochs:
         options = []
         if limits.max_image_epochs // images >= 1:
-            options.append(f"at most {limits.max_image_epochs // images:,} epochs")
+            options.append(Message("at_most_epochs", count=limits.max_image_epochs // images))
         if limits.max_image_epochs // (3 * epochs) >= 1:
-            options.append(f"at most {limits.max_image_epochs // (3 * epochs):,} images per class")
-        raise ValueError(
-            f"{epochs:,} epochs of {images:,} images is {work:,} image-epochs, more than this server "
-            f"allows per run ({limits.max_image_epochs:,}). Choose {' or '.join(options)}."
-        )
+            options.append(Message("at_most_per_class", count=limits.max_image_epochs // (3 * epochs)))
+        either = options[0] if len(options) == 1 else Message("either", first=options[0], second=options[1])
+        limit = limits.max_image_epochs
+        raise UserError("over_work", epochs=epochs, images=images, work=work, limit=limit, options=either)
     needed = run_memory_bytes(config)
     if needed <= limits.max_bytes:
         return
@@ -143,13 +143,12 @@ def check_limits(
 
     size = largest_batch(config, fits, batch_choices)
     if size is not None:
-        advice = f"Choose batch size {size:,} or smaller."
+        advice = Message("choose_batch", size=size)
     else:
         per_class = largest_per_class(config, fits)
-        advice = f"Choose at most {per_class:,} images per class." if per_class else "Choose a smaller width."
-    raise ValueError(
-        f"This run needs about {format_size(needed)} of memory (images, model and one training step), "
-        f"more than this server allows per run ({format_size(limits.max_bytes)}). {advice}"
+        advice = Message("choose_per_class", count=per_class) if per_class else Message("choose_width")
+    raise UserError(
+        "over_memory", needed=format_size(needed), limit=format_size(limits.max_bytes), advice=advice
     )
 
 

@@ -135,3 +135,16 @@ def test_every_core_message_has_a_spanish_sentence_with_the_same_fields():
     for key, text in ENGLISH.items():
         assert f"errors.{key}" in spanish, key
         assert fields(text) == fields(spanish[f"errors.{key}"]), key
+
+
+def test_a_run_over_the_servers_budget_is_refused_in_spanish():
+    """The Train page's refusal of a run over the work budget reads in Spanish, with a setting that fits."""
+    from linecnn.config import RunConfig, TrainLimits
+    from linecnn.train import check_limits
+
+    with pytest.raises(UserError) as caught:
+        check_limits(RunConfig.from_flat(epochs=5_000, per_class=20_000), TrainLimits())
+    assert str(caught.value).endswith("Choose at most 166 epochs or at most 666 images per class.")
+    spanish = i18n.say(caught.value, "es")
+    assert "5.000 épocas de 60.000 imágenes" in spanish
+    assert spanish.endswith("Elige como mucho 166 épocas o como mucho 666 imágenes por clase.")

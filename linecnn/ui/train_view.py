@@ -15,7 +15,7 @@ from linecnn.sharing import gpu_shared
 from linecnn.train import EpochRecord, Trainer, check_limits
 from linecnn.ui import charts, i18n, sharing, state
 from linecnn.ui.format import format_bytes
-from linecnn.ui.i18n import t
+from linecnn.ui.i18n import say, t
 
 # Widget keys; values persist for the whole session so settings survive page switches.
 EPOCHS, LR, PER_CLASS, BATCH, WIDTH, SEED, MODE = (
@@ -201,7 +201,7 @@ def _start(device: str, paused: bool = False) -> Trainer | None:
         check_limits(config, limits, [size for size in BATCH_CHOICES if size != "full"])
         return state.start_run(config, device, limits, paused=paused)
     except ValueError as error:
-        _flash("error", str(error))
+        _flash("error", say(error))
     except RuntimeError as error:  # e.g. the GPU ran out of memory while placing the data
         _flash("error", t("train.flash.could_not_start", device=device, error=error))
     return None
