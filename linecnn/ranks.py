@@ -31,6 +31,7 @@ import torch
 from linecnn.config import MAX_PER_CLASS, MAX_SEED, MAX_WIDTH, ModelConfig, check_int
 from linecnn.data import make_lines
 from linecnn.ddp import PREFIX
+from linecnn.device import list_devices
 from linecnn.model import build_model
 from linecnn.train import make_optimizer, train_epoch
 
@@ -81,7 +82,7 @@ class RanksConfig:
 def max_ranks(device: str) -> int:
     """The most ranks a run may have here: one per CPU core, or one per GPU."""
     if device == "cuda":
-        return torch.cuda.device_count() if torch.cuda.is_available() else 0
+        return sum(info.kind == "cuda" for info in list_devices())
     return min(MAX_RANKS, os.cpu_count() or 1)
 
 

@@ -20,8 +20,9 @@ def open_benchmark(page, server, up_to: str, repeats: str) -> None:
     wait_for_app(page)
     page.get_by_label("Sweep data size up to").click()
     page.get_by_role("option", name=up_to, exact=True).click()
+    # .first: the sweep's form; the Processes / GPUs section below has fields of the same names.
     for label, value in (("Warm-up epochs", "1"), ("Timed epochs", repeats)):
-        field = page.get_by_label(label, exact=True)
+        field = page.get_by_label(label, exact=True).first
         field.fill(value)
         field.press("Tab")  # commit the value without submitting the form
 

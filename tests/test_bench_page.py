@@ -48,7 +48,7 @@ def small_sweep(at, up_to: int = 1_200):
 def test_page_renders_and_says_plainly_when_cuda_is_absent(monkeypatch, reason):
     """The page renders without an exception; where CUDA is absent its column says why, and where
     it is present no such column shows (both checked on any machine: the reason is set here)."""
-    monkeypatch.setattr("linecnn.ui.bench.cuda_unavailable_reason", lambda: reason)
+    monkeypatch.setattr("linecnn.ui.bench_cards.cuda_unavailable_reason", lambda: reason)
     at = app_test(PAGE)
     assert not at.exception
     assert at.title[0].value == "Benchmark"
