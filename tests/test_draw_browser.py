@@ -1,6 +1,7 @@
 """The Draw page in Chromium: real mouse strokes on the real canvas, read back from the page."""
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.draw_helpers import (
     CANVAS,
@@ -43,8 +44,8 @@ def test_strokes_are_classified_on_the_page(server, page):
     for stroke in STROKES:
         name, confidence = classify_on_page(page, stroke)
         assert name == stroke.label, f"{stroke.name}: page says {name} ({confidence})"
-    assert page.get_by_text("conv2", exact=True).is_visible()
-    assert page.get_by_text("Ran on").is_visible()
+    expect(page.get_by_text("conv2", exact=True)).to_be_visible()
+    expect(page.get_by_text("Ran on")).to_be_visible()
     assert no_exception(page)
     (ROOT / "artifacts").mkdir(exist_ok=True)
     page.screenshot(path=str(ROOT / "artifacts" / "draw-browser.png"), full_page=True)
@@ -53,13 +54,14 @@ def test_strokes_are_classified_on_the_page(server, page):
 def test_empty_canvas_warns_and_the_page_keeps_working(server, page):
     """An empty canvas shows the friendly warning; drawing, clearing and drawing again all work."""
     open_draw_page(page, server.url)
-    assert page.get_by_text(EMPTY_WARNING).is_visible()
-    assert page.locator(PREDICTION).count() == 0
+    expect(page.get_by_text(EMPTY_WARNING)).to_be_visible()
+    expect(page.locator(PREDICTION)).to_have_count(0)
     vertical = Stroke("v", "vertical", ((140, 20), (140, 260)))
     draw(page, vertical)
     assert read_prediction(page)[0] == "vertical"
     clear(page)
-    assert page.get_by_text(EMPTY_WARNING).is_visible() and page.locator(PREDICTION).count() == 0
+    expect(page.get_by_text(EMPTY_WARNING)).to_be_visible()
+    expect(page.locator(PREDICTION)).to_have_count(0)
     draw(page, Stroke("h", "horizontal", ((20, 60), (260, 60))))
     assert read_prediction(page)[0] == "horizontal"
     assert no_exception(page)
@@ -76,7 +78,7 @@ def test_switching_the_model_keeps_the_drawing(server, page):
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Draw").click()
     page.locator(CANVAS).wait_for(timeout=120_000)
     wait_for_app(page, 120_000)
-    assert page.get_by_text("learned from the lesson's exact lines").is_visible()
+    expect(page.get_by_text("learned from the lesson's exact lines")).to_be_visible()
     classify_on_page(page, Stroke("v", "vertical", ((140, 20), (140, 260)), 24))
     page.get_by_text("Default model", exact=True).click()
     page.get_by_text("learned from the lesson's exact lines").wait_for(state="detached", timeout=120_000)

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers import ROOT, StreamlitServer, wait_for_app
 
@@ -237,7 +238,8 @@ def open_home(page, url: str) -> None:
     """Load the Home page in the browser and wait until its script has run."""
     page.goto(url)
     wait_for_app(page)
-    assert page.get_by_role("heading", name="This machine").is_visible()
+    # Waits for it: the status widget can read idle before the page's first script run is drawn.
+    expect(page.get_by_role("heading", name="This machine")).to_be_visible(timeout=30_000)
 
 
 @pytest.mark.browser

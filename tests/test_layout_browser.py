@@ -11,7 +11,7 @@ from tests.layout_helpers import layout_problems
 pytestmark = pytest.mark.browser
 
 VIEWPORTS = {1024: 768, 800: 600, 390: 844}  # width: height, a projector's two and a phone's
-PAGES = ("", "Train", "Benchmark", "Draw")  # URL paths; "" is Home
+PAGES = ("", "Train", "Benchmark", "Draw", "Lesson")  # URL paths; "" is Home
 SIDEBAR = "[data-testid='stSidebar']"
 
 

@@ -14,7 +14,7 @@ import streamlit as st
 _CSS = """<style>
 [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [data-testid="stColumn"] { min-width: min(100%, 7rem); }
-[data-testid="stColumn"]:has([data-testid="stCheckbox"]) { min-width: min(100%, 10rem); }
+[data-testid="stColumn"]:has([data-testid="stCheckbox"]) { min-width: min(100%, 18rem); }
 [data-testid="stColumn"]:has([data-testid="stButtonGroup"]) { min-width: min(100%, 17rem); }
 [data-testid="stColumn"]:has([data-testid="stMultiSelect"]) { min-width: min(100%, 14rem); }
 [data-testid="stColumn"]:has(.stPlotlyChart, [data-testid="stHorizontalBlock"]) {
