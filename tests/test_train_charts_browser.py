@@ -37,7 +37,8 @@ WATCH_JS = """() => {
     window.lossWatch = setInterval(() => {
         const plot = find('Loss');
         const heading = document.querySelector('h1');
-        if (!plot || !heading || !plot.data.length) return;
+        // A chart Streamlit is about to replace (data-stale) is not what the page settles on.
+        if (!plot || !heading || !plot.data.length || plot.closest('[data-stale="true"]')) return;
         window.lossSamples.push({
             range: JSON.stringify(plot._fullLayout.yaxis.range),
             top: Math.round(plot.getBoundingClientRect().top - heading.getBoundingClientRect().top),
@@ -147,7 +148,7 @@ def test_the_train_page_reads_spanish(server, page):
     wait_for_app(page, WAIT_MS)
     page.get_by_role("heading", name="Entrenar", exact=True).wait_for()
     for button in ("Iniciar", "Pausar", "Paso", "Detener"):
-        expect(page.get_by_role("button", name=button, exact=True)).to_be_visible()
+        expect(page.get_by_role("button", name=button, exact=True)).to_be_visible(timeout=WAIT_MS)
     names = {trace["name"] for trace in chart(page, "Exactitud")["traces"]}
     assert names == {"entrenamiento", "validación"}
     page.get_by_role("button", name="Paso", exact=True).click()
