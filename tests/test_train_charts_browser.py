@@ -126,7 +126,8 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
     warning = page.get_by_text("validated on different images")
     expect(warning).to_contain_text("(they differ in seed)")
 
-    with page.expect_download() as received:
+    wait_for_app(page, WAIT_MS)
+    with page.expect_download(timeout=WAIT_MS) as received:
         page.get_by_role("button", name="Download these runs (CSV)").click()
     path = tmp_path / received.value.suggested_filename
     received.value.save_as(path)

@@ -95,6 +95,7 @@ def history_section(style: charts.ChartStyle) -> None:
             file_name="linecnn-runs.csv",
             mime="text/csv",
             icon=":material/download:",
+            on_click="ignore",  # a download needs no rerun (one would redraw every chart)
             disabled=not selected,
             help=t("train.history.download_help"),
         )
