@@ -17,7 +17,6 @@ _CSS = """<style>
 [data-testid="stColumn"]:has([data-testid="stCheckbox"]) { min-width: min(100%, 18rem); }
 [data-testid="stColumn"]:has([data-testid="stButtonGroup"]) { min-width: min(100%, 17rem); }
 [data-testid="stColumn"]:has([data-testid="stMultiSelect"]) { min-width: min(100%, 14rem); }
-[data-testid="stColumn"]:has([data-testid="stPageLink"]) { min-width: min(100%, 10rem); }
 [data-testid="stColumn"]:has(.stPlotlyChart, [data-testid="stHorizontalBlock"]) {
   min-width: min(100%, 18rem);
 }
