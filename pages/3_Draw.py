@@ -11,8 +11,10 @@ from linecnn.data import CLASS_NAMES
 from linecnn.device import describe
 from linecnn.predict import Prediction, predict
 from linecnn.preprocess import Drawing, from_cells, preprocess
-from linecnn.ui import draw, draw_input, restore, setup_page
-from linecnn.ui.draw_charts import INK, feature_maps_figure, input_figure, probability_figure
+from linecnn.ui import restore, setup_page
+from linecnn.ui.draw import input as draw_input
+from linecnn.ui.draw import model as draw
+from linecnn.ui.draw.charts import INK, feature_maps_figure, input_figure, probability_figure
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
 
 CHART_CONFIG = {"displayModeBar": False}

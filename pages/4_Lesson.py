@@ -4,8 +4,9 @@ import streamlit as st
 
 from linecnn.device import describe
 from linecnn.lesson import SECTIONS
-from linecnn.ui import lesson, setup_page
+from linecnn.ui import setup_page
 from linecnn.ui.i18n import t
+from linecnn.ui.lesson import views as lesson
 
 device = setup_page("lesson", ":material/school:")
 st.title(t("lesson.title"))

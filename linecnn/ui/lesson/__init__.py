@@ -1,0 +1,1 @@
+"""The Lesson page's views."""
