@@ -5,7 +5,7 @@ import torch
 
 from linecnn import lesson as core
 from linecnn.device import DeviceInfo, cuda_available
-from linecnn.ui.lesson import views as view
+from linecnn.ui.lesson import snippets as view
 from tests.test_i18n import page_in
 
 LESSON = "pages/4_Lesson.py"
