@@ -1,7 +1,7 @@
 """Draw: a line on a canvas, reduced to the 8x8 image the CNN reads, classified live.
 
 The prediction runs whenever the canvas sends a new drawing, i.e. when the pen lifts:
-inference takes about a millisecond, so a Predict button would only add a click.
+one forward pass of this small CNN is quicker than any click, so a Predict button would only add one.
 """
 
 import streamlit as st
@@ -24,7 +24,7 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
 # would shift the canvas below to a new place in the page, remounting it blank.
 hint = st.empty()
 if not restore.show_message(hint) and choice.data_mode == "lesson":
-    hint.info(t("draw.seed_hint"), icon=":material/lightbulb:")
+    hint.info(t("draw.lesson_hint"), icon=":material/lightbulb:")
 
 with st.container(horizontal=True, gap="small", key="draw-panels"):
     with st.container(width=PANEL_PX[0]):

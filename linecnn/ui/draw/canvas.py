@@ -85,7 +85,7 @@ def cells() -> list[bool]:
 
 
 def keep_cells(grid: list[bool]) -> torch.Tensor:
-    """Remember the grid (it seeds the grid when it is shown again) and return it as an (8, 8) image."""
+    """Remember the grid (a grid shown again starts from it) and return it as an (8, 8) image."""
     st.session_state[CELLS] = grid
     return torch.tensor(grid, dtype=torch.float32).view(SIZE, SIZE)
 

@@ -52,7 +52,7 @@ def input_figure(
         height=size,
         width=size,  # a square plot with no margins: square cells
         margin={"l": 1, "r": 1, "t": 1, "b": 1},
-        plot_bgcolor="#d9dee3",  # shows through the gaps between cells: the seed's grid
+        plot_bgcolor="#d9dee3",  # shows through the gaps between cells: the lesson's grid
     )
     return fig
 
