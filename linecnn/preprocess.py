@@ -1,8 +1,8 @@
 """From canvas pixels to the CNN's 8x8 input, and a check that the drawing is one line.
 
 Pure: a numpy RGBA array in, a tensor and numbers out; no Streamlit. The pixel work is
-numpy, single-threaded on purpose: on a busy 2-core machine torch's thread pool made the
-same few array ops 10x slower while its threads waited for each other. The steps mirror how
+numpy, single-threaded on purpose: for arrays this small a thread pool's threads would spend
+their time waiting for each other on a busy server. The steps mirror how
 ``linecnn.data``'s varied mode renders strokes, so drawings and training images match:
 
 1. ink: how dark each pixel is over a white page (transparent pixels are page), scaled

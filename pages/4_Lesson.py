@@ -4,15 +4,16 @@ import streamlit as st
 
 from linecnn.device import describe
 from linecnn.lesson import SECTIONS
-from linecnn.ui import lesson, setup_page
+from linecnn.ui import setup_page
 from linecnn.ui.i18n import t
+from linecnn.ui.lesson import sections
 
 device = setup_page("lesson", ":material/school:")
 st.title(t("lesson.title"))
 st.markdown(t("lesson.intro", device=describe(device)))
-lesson.contents()
+sections.contents()
 
 for section in SECTIONS:
-    lesson.show_section(section, device)
+    sections.show_section(section, device)
 
-lesson.recap()
+sections.recap()

@@ -14,6 +14,7 @@ from safetensors.torch import save as save_tensors
 from torch import nn
 
 from linecnn import checkpoint as ck
+from linecnn.checkpoint.model_file import read_header
 from linecnn.config import ModelConfig, RunConfig
 from linecnn.device import cpu_threads
 from linecnn.model import build_model
@@ -53,7 +54,7 @@ def parts(data: bytes) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
     """A model file's tensors and metadata, to craft bad files from a good one."""
     from safetensors.torch import load
 
-    return load(data), dict(ck._header(data)["__metadata__"])
+    return load(data), dict(read_header(data)["__metadata__"])
 
 
 def refused(data: bytes, *fragments: str) -> str:

@@ -4,7 +4,9 @@ import pytest
 import torch
 
 from linecnn import lesson
+from linecnn.config import RunConfig
 from linecnn.device import PORTABLE_PATTERN, cuda_available
+from linecnn.lesson_run import run
 
 SNIPPETS = [snippet for section in lesson.SECTIONS for snippet in section.snippets]
 
@@ -32,7 +34,7 @@ def test_the_sections_follow_the_lesson():
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.key)
 def test_every_snippet_runs_on_the_cpu_and_returns_what_it_printed(snippet, capsys):
     """Run for real on the CPU: no error, the expected lines printed, nothing leaked to stdout."""
-    outcome = lesson.run(snippet.text("en"), torch.device("cpu"))
+    outcome = run(snippet.text("en"), torch.device("cpu"))
     assert outcome.error is None and outcome.device == "cpu" and outcome.seconds > 0
     for line in ON_CPU[snippet.key]:
         assert line in outcome.output, (line, outcome.output)
@@ -42,23 +44,56 @@ def test_every_snippet_runs_on_the_cpu_and_returns_what_it_printed(snippet, caps
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.key)
 def test_translations_differ_only_in_their_comments(snippet):
     """Each language shows the same code: the tokens match once comments are dropped."""
-    assert set(snippet.code) == set(lesson.LANGUAGES)
     english, spanish = snippet.text("en"), snippet.text("es")
     assert lesson.code_tokens(english) == lesson.code_tokens(spanish)
     assert english != spanish, "the Spanish snippet has Spanish comments"
+    assert not set(comments(english)) & set(comments(spanish)), "no comment is left in English"
+    assert english.splitlines()[0] == spanish.splitlines()[0] and len(english.splitlines()) == len(
+        spanish.splitlines()
+    )
+
+
+def comments(code: str) -> list[str]:
+    """The text of each comment in ``code``, in order."""
+    return [line.split("# ", 1)[1] for line in code.splitlines() if "# " in line]
+
+
+def test_each_snippet_is_stored_once_with_a_translation_for_every_comment():
+    """One code text per snippet; the Spanish table holds exactly the comments the snippets have."""
+    assert all(isinstance(snippet.code, str) for snippet in SNIPPETS)
+    written = {comment for snippet in SNIPPETS for comment in comments(snippet.code)}
+    assert set(lesson.COMMENTS["es"]) == written
+
+
+def test_a_comment_is_translated_in_place_and_nothing_else_changes():
+    """Only the comment's words change: a '#' inside a string and the code around it stay."""
+    code = 'print("# not a comment")  # a comment\nx = 1\n'
+    assert lesson.translate_comments(code, {"a comment": "un comentario"}) == (
+        'print("# not a comment")  # un comentario\nx = 1\n'
+    )
+
+
+def test_the_snippets_show_the_lessons_settings_from_run_config():
+    """The data, seed and learning rate in the code are RunConfig's defaults, written out."""
+    defaults = RunConfig()
+    move, portable = lesson.snippet("move").text("en"), lesson.snippet("portable").text("en")
+    data = defaults.data
+    assert f"DataConfig(per_class={data.per_class}, val_per_class={data.val_per_class})" in move
+    assert f"seed={defaults.seed}" in move and f"seed={defaults.seed}" in portable
+    assert f"lr={defaults.train.lr}" in portable and "$" not in move + portable
 
 
 def test_the_code_run_is_the_text_given():
     """run() executes exactly the text it gets: the Spanish text of a snippet prints what its code says."""
     spanish = lesson.snippet("move").text("es")
-    assert lesson.run(spanish, "cpu").output == lesson.run(lesson.snippet("move").text("en"), "cpu").output
+    assert run(spanish, "cpu").output == run(lesson.snippet("move").text("en"), "cpu").output
     changed = spanish.replace('print("images:", tuple(X.shape))', 'print("labels:", tuple(y.shape))')
-    assert "labels: (360,)" in lesson.run(changed, "cpu").output
+    assert "labels: (360,)" in run(changed, "cpu").output
 
 
 def test_device_names_the_device_given():
     """The name ``device`` in a snippet is the device passed to run()."""
-    assert lesson.run("print(device, type(device).__name__)", "cpu").output == "cpu device\n"
+    assert run("print(device, type(device).__name__)", "cpu").output == "cpu device\n"
 
 
 def test_the_portable_snippet_shows_the_lessons_pattern():
@@ -68,17 +103,17 @@ def test_the_portable_snippet_shows_the_lessons_pattern():
 
 def test_an_exception_becomes_the_outcomes_error_with_the_output_so_far():
     """A failing snippet returns its error text; what it printed before the failure is kept."""
-    outcome = lesson.run("print('before')\nraise ValueError('the reason')", "cpu")
+    outcome = run("print('before')\nraise ValueError('the reason')", "cpu")
     assert outcome.output == "before\n"
     assert outcome.error == "ValueError: the reason"
 
 
 def test_the_mistake_raises_the_real_error_when_the_model_is_on_another_device():
     """With the model on a second device (PyTorch's 'meta' device here) the forward pass really fails."""
-    outcome = lesson.run(lesson.snippet("mismatch.mistake").text("en"), "meta")
+    outcome = run(lesson.snippet("mismatch.mistake").text("en"), "meta")
     assert outcome.error is not None and outcome.error.startswith("RuntimeError: ")
     assert "meta" in outcome.error and "cpu" in outcome.error
-    fixed = lesson.run(lesson.snippet("mismatch.fix").text("en"), "meta")
+    fixed = run(lesson.snippet("mismatch.fix").text("en"), "meta")
     assert fixed.error is None and "logits on meta" in fixed.output
 
 
@@ -91,8 +126,8 @@ def test_an_unknown_snippet_is_named_with_the_known_ones():
 @pytest.mark.skipif(not cuda_available(), reason="needs an NVIDIA GPU with a CUDA build of PyTorch")
 def test_on_a_gpu_the_mistake_raises_the_real_mismatch_error_and_the_fix_runs():
     """Model on CUDA, data on the CPU: PyTorch's own RuntimeError; moving the data fixes it."""
-    outcome = lesson.run(lesson.snippet("mismatch.mistake").text("es"), torch.device("cuda:0"))
+    outcome = run(lesson.snippet("mismatch.mistake").text("es"), torch.device("cuda:0"))
     assert outcome.error is not None and outcome.error.startswith("RuntimeError: ")
     assert "cuda" in outcome.error.lower()
-    fixed = lesson.run(lesson.snippet("mismatch.fix").text("es"), torch.device("cuda:0"))
+    fixed = run(lesson.snippet("mismatch.fix").text("es"), torch.device("cuda:0"))
     assert fixed.error is None and "logits on cuda:0" in fixed.output

@@ -4,8 +4,9 @@ import pytest
 import torch
 
 from linecnn import lesson as core
+from linecnn import lesson_run
 from linecnn.device import DeviceInfo, cuda_available
-from linecnn.ui import lesson as view
+from linecnn.ui.lesson import snippets as view
 from tests.test_i18n import page_in
 
 LESSON = "pages/4_Lesson.py"
@@ -51,7 +52,7 @@ def test_run_shows_the_real_output_of_the_code_shown(monkeypatch):
 
     def recording_run(code, device):
         seen.append(code)
-        return core.run(code, device)
+        return lesson_run.run(code, device)
 
     monkeypatch.setattr(view, "run", recording_run)
     at = on_cpu("es")
@@ -67,7 +68,7 @@ def test_run_shows_the_real_output_of_the_code_shown(monkeypatch):
 def test_a_failing_snippet_shows_a_message_not_a_traceback(monkeypatch):
     """A snippet that fails (e.g. the GPU runs out of memory) gets a clear message and the page goes on."""
     failing = "raise RuntimeError('out of memory')"
-    monkeypatch.setattr(view, "run", lambda code, device: core.run(failing, device))
+    monkeypatch.setattr(view, "run", lambda code, device: lesson_run.run(failing, device))
     at = on_cpu("en")
     run_button(at, "evaluate").click().run()
     assert not at.exception
@@ -96,7 +97,7 @@ def fake_gpu(monkeypatch, device: str):
         monkeypatch.setattr(module, "list_devices", lambda: devices)
     monkeypatch.setattr(sidebar, "resolve", lambda choice: torch.device("cuda:0"))
     monkeypatch.setattr(sidebar, "cuda_unavailable_reason", lambda: None)
-    monkeypatch.setattr(view, "run", lambda code, _: core.run(code, device))
+    monkeypatch.setattr(view, "run", lambda code, _: lesson_run.run(code, device))
 
 
 def test_with_a_gpu_on_the_cpu_the_page_asks_to_pick_it(monkeypatch):

@@ -16,6 +16,7 @@ ACCENT = "#2f6690"  # the predicted class
 MUTED = "#b8c2cc"  # the other classes
 INPUT_SCALE = [[0.0, "#ffffff"], [1.0, INK]]  # 0 = blank page, 1 = full ink, as on the canvas
 MAP_SCALE = "Viridis"  # activations: dark = silent filter, yellow = strong response
+CHART_CONFIG = {"displayModeBar": False}  # Plotly's config for every chart: no toolbar over small figures
 
 
 def _square_axes(fig: go.Figure) -> None:
@@ -51,7 +52,7 @@ def input_figure(
         height=size,
         width=size,  # a square plot with no margins: square cells
         margin={"l": 1, "r": 1, "t": 1, "b": 1},
-        plot_bgcolor="#d9dee3",  # shows through the gaps between cells: the seed's grid
+        plot_bgcolor="#d9dee3",  # shows through the gaps between cells: the lesson's grid
     )
     return fig
 

@@ -1,4 +1,4 @@
-"""The Lesson page's views: each section's text, its code, a Run button and the code's real output."""
+"""The Lesson page's snippets: the code as it runs, a Run button and the code's real output."""
 
 from __future__ import annotations
 
@@ -6,45 +6,16 @@ import streamlit as st
 import torch
 
 from linecnn.device import describe, list_devices
-from linecnn.lesson import SECTIONS, Outcome, Section, Snippet, run
+from linecnn.lesson import Snippet
+from linecnn.lesson_run import Outcome, run
 from linecnn.ui.i18n import current, number, t
 
-# Where the app puts each section's idea to work: (page script, its name in sidebar.toml, icon).
-LINKS = {
-    "device": ("app.py", "home", ":material/home:"),
-    "detect": ("app.py", "home", ":material/home:"),
-    "move": ("pages/1_Train.py", "train", ":material/model_training:"),
-    "mismatch": ("pages/3_Draw.py", "draw", ":material/draw:"),
-    "evaluate": ("pages/1_Train.py", "train", ":material/model_training:"),
-    "portable": ("pages/1_Train.py", "train", ":material/model_training:"),
-    "speed": ("pages/2_Benchmark.py", "benchmark", ":material/speed:"),
-}
 RESULT = "lesson.result.{}"  # session key of a snippet's last Outcome, formatted with its key
 
 
 def css_key(snippet: Snippet) -> str:
     """The snippet's key as a CSS class fragment (containers get the class st-key-<key>)."""
     return snippet.key.replace(".", "-")
-
-
-def contents() -> None:
-    """The sections as links to their headings."""
-    lines = [f"{index}. [{t(f'lesson.{s.key}.title')}](#{s.key})" for index, s in enumerate(SECTIONS, 1)]
-    st.markdown(f"**{t('lesson.contents')}**\n\n" + "\n".join(lines))
-
-
-def show_section(section: Section, device: torch.device) -> None:
-    """One section: its heading and text, each snippet with Run and output, and the page that shows it."""
-    with st.container(key=f"lesson-{section.key}"):
-        st.header(t(f"lesson.{section.key}.title"), anchor=section.key, divider="gray")
-        st.markdown(t(f"lesson.{section.key}.text"))
-        for snippet in section.snippets:
-            if len(section.snippets) > 1:
-                st.markdown(f"**{t(f'lesson.{snippet.key}')}**")
-            show_snippet(snippet, device)
-        path, page, icon = LINKS[section.key]
-        st.page_link(path, label=t("lesson.see", page=t(f"sidebar.page.{page}")), icon=icon)
-        st.caption(t(f"lesson.{section.key}.link"))
 
 
 def show_snippet(snippet: Snippet, device: torch.device) -> None:
@@ -88,11 +59,3 @@ def show_outcome(snippet: Snippet, outcome: Outcome) -> None:
     else:
         st.error(t("lesson.failed", **where), icon=":material/error:")
         st.code(outcome.error, language="text", wrap_lines=True)
-
-
-def recap() -> None:
-    """The lesson's closing: what to remember and the usual mistakes."""
-    st.header(t("lesson.recap.title"), anchor="recap", divider="gray")
-    remember, mistakes = st.columns(2, gap="large")
-    remember.markdown(t("lesson.recap.remember"))
-    mistakes.markdown(t("lesson.recap.mistakes"))

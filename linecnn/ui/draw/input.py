@@ -50,7 +50,7 @@ _GRID_CSS = (
 """
 )
 # The grid lives in the browser: a click flips its cell there and sends the whole grid, so
-# every click counts whatever the server is doing. Data from Python seeds a new grid's cells
+# every click counts whatever the server is doing. Data from Python sets a new grid's first cells
 # only; its words (data.text) are set again on every render, so they follow the language.
 _GRID_JS = """
 const grids = new WeakMap();

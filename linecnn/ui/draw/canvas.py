@@ -1,0 +1,134 @@
+"""The Draw page's drawing panel: the input picker, the canvas with its brush, and the cell grid.
+
+``streamlit_drawable_canvas`` can only be imported inside a running app, so the canvas
+is imported where it is drawn, never when this module loads.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+import torch
+
+from linecnn.data import SIZE
+from linecnn.preprocess import Drawing, from_cells, preprocess
+from linecnn.ui.draw import BRUSH, CANVAS, CELLS, MODE
+from linecnn.ui.draw.charts import INK
+from linecnn.ui.draw.input import canvas_clear_button, cell_grid
+from linecnn.ui.i18n import t
+
+CANVAS_PX = 280  # canvas side: 35 px per cell of the 8x8 input
+BRUSHES = (8, 16, 24, 36)  # brush widths in px: a fine pen (a quarter of a cell) to a marker (a cell)
+DEFAULT_BRUSH = 24
+
+
+def pick_input() -> str:
+    """The canvas-or-cells switch; returns "canvas" or "cells"."""
+    return st.segmented_control(
+        t("draw.input"),
+        ["canvas", "cells"],
+        format_func=lambda mode: t(f"draw.input_{mode}"),
+        default="canvas",
+        required=True,
+        key=MODE,
+        persist_state="session",
+        help=t("draw.input_help"),
+    )
+
+
+def drawing(mode: str) -> Drawing:
+    """The panel's heading and the input ``mode`` picks; returns what was drawn."""
+    st.subheader(t("draw.your_line"))
+    return cell_drawing() if mode == "cells" else canvas_drawing()
+
+
+def canvas_drawing() -> Drawing:
+    """The free-drawing canvas with its brush picker and Clear; returns what was drawn."""
+    from streamlit_drawable_canvas import st_canvas  # loads only inside a running app (see above)
+
+    result = st_canvas(
+        stroke_width=st.session_state.get(BRUSH, DEFAULT_BRUSH),
+        stroke_color=INK,
+        background_color="#ffffff",
+        width=CANVAS_PX,
+        height=CANVAS_PX,
+        drawing_mode="freedraw",
+        return_image_data=True,
+        key=CANVAS,
+    )
+    # Below the canvas: above it is where its undo/redo toolbar shows on hover.
+    st.caption(t("draw.canvas_caption"))
+    st.segmented_control(
+        t("draw.brush"),
+        BRUSHES,
+        format_func=lambda px: t("draw.pixels", px=px),
+        default=DEFAULT_BRUSH,
+        required=True,
+        key=BRUSH,
+        persist_state="session",
+        help=t("draw.brush_help"),
+    )
+    canvas_clear_button()
+    pixels = result.image_data
+    return preprocess(pixels) if pixels is not None else Drawing.blank()
+
+
+def cell_drawing() -> Drawing:
+    """The lesson's 8x8 grid of cells to click; returns the painted grid."""
+    st.caption(t("draw.cells_caption"))
+    grid = cell_grid(cells())
+    return from_cells(keep_cells(grid))
+
+
+def cells() -> list[bool]:
+    """The cell grid as last sent, 64 booleans row by row."""
+    return st.session_state.setdefault(CELLS, [False] * (SIZE * SIZE))
+
+
+def keep_cells(grid: list[bool]) -> torch.Tensor:
+    """Remember the grid (a grid shown again starts from it) and return it as an (8, 8) image."""
+    st.session_state[CELLS] = grid
+    return torch.tensor(grid, dtype=torch.float32).view(SIZE, SIZE)
+
+
+# The canvas's hover toolbar (undo, redo, reset) waits invisibly over the top-right corner of
+# the drawing area and slides up only after the pointer has hovered there a moment, so a
+# finger tap or a quick stroke starting in that corner hit the toolbar and drew nothing.
+# This script parks it above the canvas for good; only its visible card takes clicks.
+_TOOLBAR_JS = """
+export default function () {
+  const css = ".dc-toolbar { top: -2.9rem !important; pointer-events: none; }"
+    + " .dc-toolbar-card { pointer-events: auto; }";
+  const watched = new WeakSet();
+  let frame = 0;
+  const observer = new MutationObserver(() => {
+    frame = frame || requestAnimationFrame(() => { frame = 0; patch(); });
+  });
+  // The canvas builds its toolbar inside its own shadow root, after the host appears:
+  // watch each shadow root too, and add the style once the toolbar is there.
+  const patch = () => {
+    for (const host of document.querySelectorAll("div")) {
+      const root = host.shadowRoot;
+      if (!root) continue;
+      if (!watched.has(root)) {
+        watched.add(root);
+        observer.observe(root, { childList: true, subtree: true });
+      }
+      if (root.querySelector(".dc-toolbar") && !root.getElementById("linecnn-toolbar")) {
+        const style = document.createElement("style");
+        style.id = "linecnn-toolbar";
+        style.textContent = css;
+        root.appendChild(style);
+      }
+    }
+  };
+  observer.observe(document.body, { childList: true, subtree: true });
+  patch();
+  return () => { observer.disconnect(); cancelAnimationFrame(frame); };
+}
+"""
+_toolbar_fix = st.components.v2.component("linecnn_canvas_toolbar_fix", js=_TOOLBAR_JS)
+
+
+def park_canvas_toolbar() -> None:
+    """Keep the canvas toolbar above the canvas, never over the drawing area (see above)."""
+    _toolbar_fix(key="draw.toolbar_fix")

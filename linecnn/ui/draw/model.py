@@ -1,0 +1,90 @@
+"""The Draw page's model picker and the default model every session shares."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import streamlit as st
+from torch import nn
+
+from linecnn.predict import DEFAULT_CONFIG, train_default_model
+from linecnn.ui import state
+from linecnn.ui.draw import MODEL
+from linecnn.ui.i18n import number, t
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model the page classifies with, and how to describe it."""
+
+    model: nn.Module
+    title: str  # e.g. "Run 2 · cpu · 120 ep" or "Default model", in the session's language
+    detail: str  # one sentence on how it was trained
+    data_mode: str  # "lesson" or "varied": what it learned from
+
+
+# Set once the default model exists: its training spinner, which speaks the session's language
+# and so cannot be cache_resource's fixed text, is shown only before that.
+_DEFAULT_READY = threading.Event()
+
+
+@st.cache_resource(show_spinner=False)
+def _trained_default_model() -> nn.Module:
+    return train_default_model("cpu")
+
+
+def default_model() -> nn.Module:
+    """The default model, trained once per server and shared read-only by every session."""
+    if _DEFAULT_READY.is_set():
+        return _trained_default_model()
+    with st.spinner(t("draw.training_default")):
+        model = _trained_default_model()
+    _DEFAULT_READY.set()
+    return model
+
+
+def _describe_config(record: state.RunRecord) -> str:
+    """One sentence on how a session run was trained."""
+    c = record.config
+    origin = (
+        t("draw.restored_from", file=record.restored_from) if record.restored_from else t("draw.trained_here")
+    )
+    return t(
+        "draw.run_detail",
+        origin=origin,
+        data=t(f"draw.data.{c.data.mode}"),
+        per_class=number(c.data.per_class),
+        epochs=number(record.epochs_done),
+        device=record.device,
+    )
+
+
+def pick_model() -> ModelChoice:
+    """The picker: the session's last run when there is one, or the shared default model."""
+    run = state.latest_run()
+    if run is None:
+        choice = "default"
+        st.caption(t("draw.using_default"))
+    else:
+        labels = {"run": t("draw.your_run", label=run.label), "default": t("draw.default_model")}
+        choice = st.radio(
+            t("draw.model"),
+            list(labels),
+            format_func=labels.__getitem__,
+            key=MODEL,
+            horizontal=True,
+            persist_state="session",
+            help=t("draw.model_help"),
+        )
+    if choice == "run" and run is not None:
+        return ModelChoice(run.model, run.label, _describe_config(run), run.config.data.mode)
+    c = DEFAULT_CONFIG
+    detail = t(
+        "draw.default_detail",
+        data=t(f"draw.strokes.{c.data.mode}"),
+        per_class=number(c.data.per_class),
+        epochs=number(c.train.epochs),
+        batch=number(c.train.batch_size),
+    )
+    return ModelChoice(default_model(), t("draw.default_model"), detail, c.data.mode)
