@@ -18,16 +18,10 @@ import torch
 from linecnn.bench import BENCH_LOCK, gpu_alone
 from linecnn.device import cuda_available
 from linecnn.model import ModelConfig
-from linecnn.ranks import (
-    LOSS_TOLERANCE,
-    Launch,
-    RanksConfig,
-    Series,
-    check_ranks,
-    compute_shrank,
-    max_ranks,
-    run_series,
-)
+from linecnn.ranks import run_series
+from linecnn.ranks_config import RanksConfig, check_ranks, max_ranks
+from linecnn.ranks_launch import Launch
+from linecnn.ranks_results import LOSS_TOLERANCE, Series, compute_shrank
 from linecnn.sweep import BATCH_SIZES, Caps
 from linecnn.train import format_size, step_memory_bytes
 from linecnn.ui.format import escape_markdown
