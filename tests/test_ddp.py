@@ -32,7 +32,7 @@ def one_rank():
 
 
 def test_progress_reports_happen_between_timed_epochs_never_inside_them(one_rank, monkeypatch):
-    """Rank 0 reports after every epoch, and the time its report takes is in no epoch's or all-reduce's time."""
+    """Rank 0 reports after every epoch; the time a report takes is in no epoch's or all-reduce's time."""
     clock, events = Clock(), []
 
     def slow_report(event: str, **values: object) -> None:
