@@ -13,11 +13,8 @@ from linecnn.device import environment, resolve
 from linecnn.ranks import run_series
 from linecnn.ranks_config import RanksConfig
 from linecnn.ranks_launch import Launch
-from linecnn.ranks_results import LOSS_TOLERANCE, Series, compute_shrank
+from linecnn.ranks_results import LOSS_TOLERANCE, POOR_EFFICIENCY, SUPERLINEAR, Series, compute_shrank
 from linecnn.train import format_size, step_memory_bytes
-
-POOR_EFFICIENCY = 0.8  # below this, the output explains where the time went
-SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own
 
 WHY_SUPERLINEAR = (
     "Efficiency above 100 %: the 1-process run was slower than N processes can explain. It ran on "

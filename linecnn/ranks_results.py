@@ -9,6 +9,8 @@ from dataclasses import asdict, dataclass, field
 from linecnn.ranks_config import RanksConfig
 
 LOSS_TOLERANCE = 1e-3  # relative: the ranks' final loss may differ from one device's by float rounding only
+POOR_EFFICIENCY = 0.8  # below this, the CLI and the page explain where the time went
+SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own: said so
 
 
 @dataclass(frozen=True)

@@ -180,3 +180,24 @@ def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
     launched: list[Launch] = []
     series = run_series(config, [1], progress=launched.append, max_seconds=1e-9)
     assert series.rows == [] and launched == [] and "during the single-device reference" in series.stopped
+
+
+def test_a_series_knows_its_baseline_its_worst_run_and_its_mismatches():
+    """The 1-process row is the baseline; the worst is the lowest efficiency above 1 process; misses noted."""
+    from linecnn.ranks_results import Series
+
+    def result(ranks: int, seconds: float, loss: float) -> dict:
+        return {
+            "ranks": ranks, "backend": "gloo", "threads": 1, "images": 15, "epoch_s": [seconds],
+            "comm_s": [0.0], "first_epoch_s": seconds, "start_s": 1.0, "final_loss": loss,
+        }
+
+    series = Series(UNEVEN, reference_loss=1.0)
+    for ranks, seconds, loss in ((1, 0.010, 1.0), (2, 0.008, 1.0), (4, 0.004, 1.1)):
+        series.add(make_row(result(ranks, seconds, loss), 1.0, base_ms=10.0))
+    assert series.base is series.rows[0]
+    assert series.worst is series.rows[1] and series.worst.efficiency == pytest.approx(0.625)
+    assert series.mismatch == [4]
+    without_one = Series(UNEVEN, reference_loss=1.0)
+    without_one.add(make_row(result(2, 0.008, 1.0), 1.0, base_ms=None))
+    assert without_one.base is None and without_one.worst is None and without_one.mismatch == []

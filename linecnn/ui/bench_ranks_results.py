@@ -7,11 +7,16 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from linecnn.ranks_results import LOSS_TOLERANCE, RanksRow, Series, compute_shrank
+from linecnn.ranks_results import (
+    LOSS_TOLERANCE,
+    POOR_EFFICIENCY,
+    SUPERLINEAR,
+    RanksRow,
+    Series,
+    compute_shrank,
+)
 from linecnn.ui.i18n import number, percent, t
 
-POOR = 0.8  # below this efficiency the page explains where the time went
-SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own: said so
 NONE = "—"  # a figure that needs a 1-process run the series did not have
 
 
@@ -68,7 +73,7 @@ def _explain(series: Series) -> None:
         return
     if worst is None:
         return
-    key = "ddp.why_poor" if worst.efficiency < POOR else "ddp.why_good"
+    key = "ddp.why_poor" if worst.efficiency < POOR_EFFICIENCY else "ddp.why_good"
     if worst.efficiency > SUPERLINEAR:
         key = "ddp.why_superlinear"
     elif not compute_shrank(base.compute_ms, worst):
