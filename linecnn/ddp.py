@@ -19,7 +19,7 @@ import json
 import os
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import timedelta
 
 import torch
@@ -31,6 +31,7 @@ from torch.nn.parallel import DistributedDataParallel
 from linecnn.config import ModelConfig
 from linecnn.data import make_lines
 from linecnn.model import build_model
+from linecnn.ranks_config import RanksConfig
 from linecnn.train import batch_slices, make_optimizer
 
 PREFIX = "LINECNN "  # marks the lines of stdout the launcher reads; anything else is passed through
@@ -77,6 +78,16 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
+def timed(epoch: Callable[[], None], device: torch.device) -> float:
+    """Seconds ``epoch`` takes on this rank, every rank starting it together and its GPU work included."""
+    dist.barrier()  # every rank starts the epoch together: the clock measures the epoch, not the skew
+    sync(device)
+    start = time.perf_counter()
+    epoch()
+    sync(device)
+    return time.perf_counter() - start
+
+
 def shard_epoch(
     net: nn.Module,
     x: torch.Tensor,
@@ -110,17 +121,18 @@ def mean_loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    """The worker's options (the launcher in ``linecnn.ranks`` writes them)."""
+    """The worker's options (the launcher in ``linecnn.ranks_launch`` writes them)."""
+    d = RanksConfig()
     parser = argparse.ArgumentParser(prog="linecnn.ddp", description="One rank of a DDP benchmark.")
     parser.add_argument("--out", required=True, help="rank 0 writes its JSON result here")
-    parser.add_argument("--per-class", type=int, default=120)
+    parser.add_argument("--per-class", type=int, default=d.per_class)
     parser.add_argument("--batch-size", type=int, default=0, help="images per step; 0 = the whole set")
-    parser.add_argument("--width", type=int, default=1)
-    parser.add_argument("--lr", type=float, default=0.01)
-    parser.add_argument("--seed", type=int, default=24)
-    parser.add_argument("--warmup", type=int, default=2)
-    parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu")
+    parser.add_argument("--width", type=int, default=d.width)
+    parser.add_argument("--lr", type=float, default=d.lr)
+    parser.add_argument("--seed", type=int, default=d.seed)
+    parser.add_argument("--warmup", type=int, default=d.warmup)
+    parser.add_argument("--repeats", type=int, default=d.repeats)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default=d.device)
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of this rank")
     return parser.parse_args(argv)
 
@@ -166,14 +178,9 @@ def train(args: argparse.Namespace, rank: int, world: int, device: torch.device)
     epochs, comm = [], []
     total = args.warmup + args.repeats
     for index in range(total):
-        dist.barrier()  # every rank starts the epoch together: the clock measures the epoch, not the skew
-        sync(device)
-        start = time.perf_counter()
-        shard_epoch(net, x, y, optimizer, step, order, rank, world)
-        sync(device)
-        epochs.append(time.perf_counter() - start)
+        epochs.append(timed(lambda: shard_epoch(net, x, y, optimizer, step, order, rank, world), device))
         comm.append(timer.take())
-        if rank == 0:
+        if rank == 0:  # between timed epochs: printing and the launcher's progress stay off the clock
             emit("epoch", done=index + 1, total=total, warmup=args.warmup)
     loss = mean_loss(model, x, y)
     return {

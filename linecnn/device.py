@@ -8,14 +8,46 @@ from __future__ import annotations
 import functools
 import os
 import platform
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 
 import torch
 
+from linecnn.device_ops import (
+    bf16_supported,
+    empty_cache,
+    first_use_seconds,
+    peak_memory_bytes,
+    preferred_memory_format,
+    reset_peak_memory,
+    synchronize,
+)
 from linecnn.errors import Message
+
+# The public API: the device helpers live in device_ops and are imported from here.
+__all__ = [
+    "DEFAULT_CPU_THREADS",
+    "PORTABLE_PATTERN",
+    "DeviceInfo",
+    "Environment",
+    "bf16_supported",
+    "cpu_model",
+    "cpu_threads",
+    "cuda_available",
+    "cuda_unavailable_reason",
+    "describe",
+    "empty_cache",
+    "environment",
+    "first_use_seconds",
+    "list_devices",
+    "mps_available",
+    "peak_memory_bytes",
+    "preferred_memory_format",
+    "reset_peak_memory",
+    "resolve",
+    "synchronize",
+]
 
 # The lesson's one-line portable pattern, shown on the Home page.
 PORTABLE_PATTERN = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'
@@ -152,15 +184,6 @@ def resolve(choice: str = "auto") -> torch.device:
     raise ValueError(f"Unknown device {choice!r}; choose auto, cpu, cuda, cuda:N or mps.")
 
 
-def synchronize(device: torch.device | str) -> None:
-    """Wait until all queued work on ``device`` has finished (a no-op on the CPU)."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-    elif device.type == "mps":
-        torch.mps.synchronize()
-
-
 # torch's own choice at start-up (one per core). Every cpu_threads block ends by restoring it,
 # never "the count before": another session's block may have been open at that moment.
 DEFAULT_CPU_THREADS = torch.get_num_threads()
@@ -171,10 +194,10 @@ def cpu_threads(device: torch.device | str, threads: int | None) -> Iterator[Non
     """Run this thread's torch CPU ops on ``threads`` threads (None: the start-up default) in the block.
 
     One thread is for tiny ops: they gain nothing from more, and when the machine is busy (a
-    browser drawing charts, other sessions) each op waits for a thread that waits for a core.
-    On a loaded 2-core CPU that turned a 2 ms prediction into 20-270 ms and a 1 s training run
-    into 25 s. torch keeps the count per calling thread, but threads started meanwhile inherit
-    it, so a Streamlit run (each has its own thread) should set what it needs, None included.
+    browser drawing charts, other sessions) each op waits for a thread that waits for a core,
+    which can make a tiny op ten times slower. torch keeps the count per calling thread, but
+    threads started meanwhile inherit it, so a Streamlit run (each has its own thread) should
+    set what it needs, None included.
     The block always ends at DEFAULT_CPU_THREADS. Does nothing for other devices.
     """
     if torch.device(device).type != "cpu":
@@ -188,11 +211,6 @@ def cpu_threads(device: torch.device | str, threads: int | None) -> Iterator[Non
         torch.set_num_threads(DEFAULT_CPU_THREADS)
 
 
-def preferred_memory_format(device: torch.device | str) -> torch.memory_format:
-    """channels_last where it helps this tiny CNN (CPU max-pool is ~5x faster), else contiguous."""
-    return torch.channels_last if torch.device(device).type in ("cpu", "cuda") else torch.contiguous_format
-
-
 def describe(device: torch.device | str) -> str:
     """A human label for a resolved device, e.g. 'CUDA:0 · NVIDIA H200'."""
     key = str(torch.device(device))
@@ -201,64 +219,3 @@ def describe(device: torch.device | str) -> str:
         if info.key == key:
             return info.label
     return key
-
-
-# Memory and one-time-cost helpers for the benchmark; kept here so that no other module touches torch.cuda.
-_USED: set[str] = set()  # devices this process has already allocated on
-
-
-def first_use_seconds(device: torch.device | str) -> float | None:
-    """Seconds the first allocation on a GPU takes (CUDA context creation); None if already paid or CPU."""
-    device = torch.device(device)
-    key = str(device)
-    if device.type == "cpu" or key in _USED:
-        return None
-    _USED.add(key)
-    has_context = getattr(torch._C, "_cuda_hasPrimaryContext", None)  # private, so looked up with care
-    if device.type == "cuda" and has_context is not None and has_context(device.index or 0):
-        return None  # another page or an earlier run in this process already paid for the context
-    start = time.perf_counter()
-    torch.empty(1, device=device)
-    synchronize(device)
-    return time.perf_counter() - start
-
-
-def empty_cache(device: torch.device | str) -> None:
-    """Give cached, unused GPU memory back to the driver (after an out-of-memory error, say)."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        torch.cuda.empty_cache()
-    elif device.type == "mps":
-        torch.mps.empty_cache()
-
-
-def reset_peak_memory(device: torch.device | str) -> None:
-    """Start a new peak for ``peak_memory_bytes`` (GPU only: the OS keeps the CPU's)."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        torch.cuda.reset_peak_memory_stats(device)
-
-
-def peak_memory_bytes(device: torch.device | str) -> int | None:
-    """Peak tensor memory on a GPU since the last reset, or this process's peak RSS on the CPU."""
-    device = torch.device(device)
-    if device.type == "cuda":
-        return torch.cuda.max_memory_allocated(device)
-    if device.type == "cpu":
-        try:
-            import resource  # Unix only
-
-            # ru_maxrss is in KiB on Linux, bytes on macOS.
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-            return peak if platform.system() == "Darwin" else peak * 1024
-        except ImportError:
-            return None
-    return None
-
-
-def bf16_supported(device: torch.device | str) -> bool:
-    """True when ``device`` is a GPU that runs bfloat16 natively (Ampere and newer)."""
-    device = torch.device(device)
-    # Not torch.cuda.is_bf16_supported(): it also says yes for emulated bf16 (T4, V100), and it
-    # asks about the current GPU rather than this one.
-    return device.type == "cuda" and torch.cuda.get_device_properties(device).major >= 8

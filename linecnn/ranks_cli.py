@@ -10,11 +10,11 @@ import sys
 
 from linecnn.config import ModelConfig
 from linecnn.device import environment, resolve
-from linecnn.ranks import LOSS_TOLERANCE, Launch, RanksConfig, Series, compute_shrank, run_series
+from linecnn.ranks import run_series
+from linecnn.ranks_config import RanksConfig
+from linecnn.ranks_launch import Launch
+from linecnn.ranks_results import LOSS_TOLERANCE, POOR_EFFICIENCY, SUPERLINEAR, Series, compute_shrank
 from linecnn.train import format_size, step_memory_bytes
-
-POOR_EFFICIENCY = 0.8  # below this, the output explains where the time went
-SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own
 
 WHY_SUPERLINEAR = (
     "Efficiency above 100 %: the 1-process run was slower than N processes can explain. It ran on "
@@ -171,16 +171,11 @@ def explain(series: Series) -> list[str]:
         )
     if series.stopped:
         lines.append(series.stopped)
-    if not any(row.ranks == 1 for row in series.rows):
+    if series.base is None:
         lines.append("No 1-process run, so no speed-up or efficiency: include 1 in --ranks.")
-    worst = min(
-        (r for r in series.rows if r.efficiency is not None and r.ranks > 1),
-        key=lambda r: r.efficiency,
-        default=None,
-    )
+    worst, base = series.worst, series.base
     if worst is not None and worst.efficiency > SUPERLINEAR:
         lines.append(WHY_SUPERLINEAR.format(threads=series.rows[0].threads))
-    base = next((row for row in series.rows if row.ranks == 1), None)
     if worst is not None and base is not None and not compute_shrank(base.compute_ms, worst):
         lines.append(WHY_CORES.format(ranks=worst.ranks, compute=worst.compute_ms, base=base.compute_ms))
     elif worst is not None and worst.efficiency < POOR_EFFICIENCY:

@@ -8,16 +8,11 @@ import time
 
 import pytest
 
-from linecnn import ranks as rk
-from linecnn.ranks import (
-    RanksConfig,
-    check_ranks,
-    failure_message,
-    group_alive,
-    run_ranks,
-    run_series,
-    scaling,
-)
+from linecnn.ranks import run_series
+from linecnn.ranks_config import RanksConfig, check_ranks, threads_per_rank
+from linecnn.ranks_launch import Launch, Stopped, failure_message, run_ranks, torchrun_command
+from linecnn.ranks_procs import group_alive
+from linecnn.ranks_results import LOSS_TOLERANCE, compute_shrank, make_row, scaling
 
 # 15 images in steps of 4: the last step has 3 images, which two ranks share unevenly (2 and 1).
 UNEVEN = RanksConfig(per_class=5, batch_size=4, warmup=1, repeats=2, threads=1)
@@ -33,7 +28,7 @@ def gone(pid: int) -> bool:
     return False
 
 
-def assert_no_process_left(launch: rk.Launch) -> None:
+def assert_no_process_left(launch: Launch) -> None:
     """torchrun's process group and every rank the run announced are gone."""
     assert launch.pid is not None and not group_alive(launch.pid)
     assert launch.rank_pids and all(gone(pid) for pid in launch.rank_pids.values()), launch.rank_pids
@@ -45,8 +40,8 @@ def test_two_gloo_ranks_match_one_device_even_with_an_uneven_last_step():
     series = run_series(UNEVEN, [2])
     (row,) = series.rows
     assert row.ranks == 2 and row.backend == "gloo" and row.threads == 1
-    assert row.loss_error <= rk.LOSS_TOLERANCE and series.mismatch == []
-    assert row.final_loss == pytest.approx(series.reference_loss, rel=rk.LOSS_TOLERANCE)
+    assert row.loss_error <= LOSS_TOLERANCE and series.mismatch == []
+    assert row.final_loss == pytest.approx(series.reference_loss, rel=LOSS_TOLERANCE)
     assert 0 < row.comm_ms <= row.median_ms and row.compute_ms == pytest.approx(row.median_ms - row.comm_ms)
     assert row.samples_per_s == pytest.approx(15 / (row.median_ms / 1000))
     assert row.efficiency is None  # no 1-process run to compare with
@@ -68,21 +63,21 @@ def test_efficiency_is_t1_over_n_times_tn():
         "start_s": 3.0,
         "final_loss": 1.01,
     }
-    row = rk.make_row(result, reference=1.0, base_ms=4.0)
+    row = make_row(result, reference=1.0, base_ms=4.0)
     assert row.median_ms == pytest.approx(5.0) and row.comm_ms == pytest.approx(2.0)
     assert row.compute_ms == pytest.approx(3.0) and row.samples_per_s == pytest.approx(72_000)
     assert row.efficiency == pytest.approx(0.4) and row.loss_error == pytest.approx(0.01)
     # 3 ms of compute each for 2 ranks against 4 ms for one: shrank (ideal 2 ms, allowed up to 4 ms).
-    assert rk.compute_shrank(4.0, row) and not rk.compute_shrank(2.9, row)
+    assert compute_shrank(4.0, row) and not compute_shrank(2.9, row)
 
 
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
 def test_a_killed_rank_ends_the_run_with_a_clear_error_and_no_process_left():
     """SIGKILL one rank mid-run: a ValueError naming it, and no process of the run survives."""
-    seen: list[rk.Launch] = []
+    seen: list[Launch] = []
     killed: list[int] = []
 
-    def kill_rank_one(launch: rk.Launch) -> None:
+    def kill_rank_one(launch: Launch) -> None:
         seen[:] = [launch]
         if launch.done >= 1 and 1 in launch.rank_pids and not killed:
             killed.append(launch.rank_pids[1])
@@ -101,9 +96,9 @@ class Cancel(Exception):
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
 def test_cancel_from_progress_ends_every_process_at_once():
     """An exception raised by the progress callback ends torchrun and both ranks, then propagates."""
-    seen: list[rk.Launch] = []
+    seen: list[Launch] = []
 
-    def cancel_after_first_epoch(launch: rk.Launch) -> None:
+    def cancel_after_first_epoch(launch: Launch) -> None:
         seen[:] = [launch]
         if launch.done >= 1 and len(launch.rank_pids) == 2:
             raise Cancel
@@ -117,8 +112,8 @@ def test_cancel_from_progress_ends_every_process_at_once():
 
 def test_the_time_cap_stops_the_run_and_its_processes():
     """A deadline already past ends the run at once with Stopped, its process group gone."""
-    seen: list[rk.Launch] = []
-    with pytest.raises(rk.Stopped):
+    seen: list[Launch] = []
+    with pytest.raises(Stopped):
         run_ranks(LONG, 1, progress=seen.append, deadline=time.monotonic() - 1)
     assert seen[0].pid is not None and not group_alive(seen[0].pid)
 
@@ -139,12 +134,12 @@ def test_rank_counts_this_machine_cannot_run_are_refused_with_a_sentence():
 
 def test_the_command_is_torchrun_standalone_with_one_thread_share_per_rank():
     """The launcher runs torchrun --standalone -m linecnn.ddp; threads split the cores unless given."""
-    command = rk.torchrun_command(RanksConfig(), 2, "/tmp/out.json")
+    command = torchrun_command(RanksConfig(), 2, "/tmp/out.json")
     assert command[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     assert command[command.index("-m", 2) + 1] == "linecnn.ddp"
     assert f"--threads={max(1, (os.cpu_count() or 1) // 2)}" in command
-    assert "--threads=3" in rk.torchrun_command(RanksConfig(threads=3), 2, "/tmp/out.json")
-    assert rk.threads_per_rank(4, cores=2) == 1 and rk.threads_per_rank(2, cores=16) == 8
+    assert "--threads=3" in torchrun_command(RanksConfig(threads=3), 2, "/tmp/out.json")
+    assert threads_per_rank(4, cores=2) == 1 and threads_per_rank(2, cores=16) == 8
 
 
 def test_a_failure_report_names_the_rank_that_was_killed_first():
@@ -182,6 +177,27 @@ def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
     with pytest.raises(Cancel):
         run_series(config, [1], check=cancel_at_third_epoch)
     assert len(calls) == 3
-    launched: list[rk.Launch] = []
+    launched: list[Launch] = []
     series = run_series(config, [1], progress=launched.append, max_seconds=1e-9)
     assert series.rows == [] and launched == [] and "during the single-device reference" in series.stopped
+
+
+def test_a_series_knows_its_baseline_its_worst_run_and_its_mismatches():
+    """The 1-process row is the baseline; the worst is the lowest efficiency above 1 process; misses noted."""
+    from linecnn.ranks_results import Series
+
+    def result(ranks: int, seconds: float, loss: float) -> dict:
+        return {
+            "ranks": ranks, "backend": "gloo", "threads": 1, "images": 15, "epoch_s": [seconds],
+            "comm_s": [0.0], "first_epoch_s": seconds, "start_s": 1.0, "final_loss": loss,
+        }
+
+    series = Series(UNEVEN, reference_loss=1.0)
+    for ranks, seconds, loss in ((1, 0.010, 1.0), (2, 0.008, 1.0), (4, 0.004, 1.1)):
+        series.add(make_row(result(ranks, seconds, loss), 1.0, base_ms=10.0))
+    assert series.base is series.rows[0]
+    assert series.worst is series.rows[1] and series.worst.efficiency == pytest.approx(0.625)
+    assert series.mismatch == [4]
+    without_one = Series(UNEVEN, reference_loss=1.0)
+    without_one.add(make_row(result(2, 0.008, 1.0), 1.0, base_ms=None))
+    assert without_one.base is None and without_one.worst is None and without_one.mismatch == []

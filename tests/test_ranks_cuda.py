@@ -6,7 +6,9 @@ import pytest
 import torch
 
 from linecnn.device import cuda_available
-from linecnn.ranks import LOSS_TOLERANCE, RanksConfig, check_ranks, run_series
+from linecnn.ranks import run_series
+from linecnn.ranks_config import RanksConfig, check_ranks
+from linecnn.ranks_results import LOSS_TOLERANCE
 
 pytestmark = [
     pytest.mark.cuda,

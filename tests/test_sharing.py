@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from linecnn import sharing
+from linecnn import sharing, slot_queue
 from linecnn.sharing import Cancelled, GpuState, SlotQueue, Wait
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking
@@ -154,7 +154,7 @@ def test_a_waiter_that_is_away_does_not_block_those_behind_it(monkeypatch):
     holder.release.set()
     assert behind.started_training.wait(JOIN)
 
-    monkeypatch.setattr(sharing, "REJOIN_SECONDS", 0.0)
+    monkeypatch.setattr(slot_queue, "REJOIN_SECONDS", 0.0)
     behind.release.set()
     behind.join(JOIN)
     with queue.hold("next"):  # entering expires away tickets

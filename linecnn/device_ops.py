@@ -1,0 +1,86 @@
+"""Work on one device beyond computing: waiting for it, its memory, its one-time costs and capabilities.
+
+``linecnn.device`` re-exports every name here; import them from there. This module depends on
+torch alone, so that ``linecnn.device`` can build on it.
+"""
+
+from __future__ import annotations
+
+import platform
+import time
+
+import torch
+
+
+def synchronize(device: torch.device | str) -> None:
+    """Wait until all queued work on ``device`` has finished (a no-op on the CPU)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    elif device.type == "mps":
+        torch.mps.synchronize()
+
+
+def preferred_memory_format(device: torch.device | str) -> torch.memory_format:
+    """channels_last where it helps this tiny CNN (CPU max-pool runs much faster in it), else contiguous."""
+    return torch.channels_last if torch.device(device).type in ("cpu", "cuda") else torch.contiguous_format
+
+
+_USED: set[str] = set()  # devices this process has already allocated on
+
+
+def first_use_seconds(device: torch.device | str) -> float | None:
+    """Seconds the first allocation on a GPU takes (CUDA context creation); None if already paid or CPU."""
+    device = torch.device(device)
+    key = str(device)
+    if device.type == "cpu" or key in _USED:
+        return None
+    _USED.add(key)
+    has_context = getattr(torch._C, "_cuda_hasPrimaryContext", None)  # private, so looked up with care
+    if device.type == "cuda" and has_context is not None and has_context(device.index or 0):
+        return None  # another page or an earlier run in this process already paid for the context
+    start = time.perf_counter()
+    torch.empty(1, device=device)
+    synchronize(device)
+    return time.perf_counter() - start
+
+
+def empty_cache(device: torch.device | str) -> None:
+    """Give cached, unused GPU memory back to the driver (after an out-of-memory error, say)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.cuda.empty_cache()
+    elif device.type == "mps":
+        torch.mps.empty_cache()
+
+
+def reset_peak_memory(device: torch.device | str) -> None:
+    """Start a new peak for ``peak_memory_bytes`` (GPU only: the OS keeps the CPU's)."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        torch.cuda.reset_peak_memory_stats(device)
+
+
+def peak_memory_bytes(device: torch.device | str) -> int | None:
+    """Peak tensor memory on a GPU since the last reset, or this process's peak RSS on the CPU."""
+    device = torch.device(device)
+    if device.type == "cuda":
+        return torch.cuda.max_memory_allocated(device)
+    if device.type == "cpu":
+        try:
+            import resource  # Unix only
+
+            # ru_maxrss is in KiB on Linux, bytes on macOS.
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+            return peak if platform.system() == "Darwin" else peak * 1024
+        except ImportError:
+            return None
+    return None
+
+
+def bf16_supported(device: torch.device | str) -> bool:
+    """True when ``device`` is a GPU that runs bfloat16 natively (Ampere and newer)."""
+    device = torch.device(device)
+    # Not torch.cuda.is_bf16_supported(): it also says yes for emulated bf16 (T4, V100), and it
+    # asks about the current GPU rather than this one.
+    return device.type == "cuda" and torch.cuda.get_device_properties(device).major >= 8

@@ -1,0 +1,98 @@
+"""A child process in a process group of its own, ended as a whole, and its output read by threads.
+
+A torchrun run is torchrun plus one process per rank: signalling the group reaches all of them,
+so a cancel, a time cap or a dead rank leaves no process behind.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from typing import IO
+
+STOP_GRACE_SECONDS = 10.0  # after SIGTERM, how long torchrun may take to end its ranks before SIGKILL
+
+
+@contextlib.contextmanager
+def process_group(command: list[str], env: dict[str, str]) -> Iterator[subprocess.Popen]:
+    """Start ``command`` in a new process group; on the way out, end the whole group and reap it."""
+    process = subprocess.Popen(
+        command,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,  # its own process group: one signal reaches torchrun and every rank
+    )
+    try:
+        yield process
+    finally:
+        end_group(process)
+
+
+def end_group(process: subprocess.Popen) -> None:
+    """End every process of ``process``'s group: SIGTERM, so torchrun reaps its ranks, then SIGKILL."""
+    if process.poll() is None:
+        _signal_group(process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=STOP_GRACE_SECONDS)
+    _signal_group(process.pid, signal.SIGKILL)  # a rank that outlived torchrun, or torchrun itself
+    process.wait()
+
+
+def _signal_group(pgid: int, signal_number: int) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal_number)
+
+
+def group_alive(pgid: int) -> bool:
+    """True while any process of the group ``pgid`` exists."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class Lines(queue.Queue):
+    """Lines of one stream, read by a thread; ``finished`` is set at end of file."""
+
+    def __init__(self, keep: int | None) -> None:
+        super().__init__()
+        self.finished = threading.Event()
+        self.keep = keep  # None: queue every line; else keep only the last ``keep`` lines, unqueued
+        self.tail: list[str] = []
+
+    def text(self) -> str:
+        """The last lines kept, joined."""
+        self.finished.wait(timeout=STOP_GRACE_SECONDS)
+        return "".join(self.tail)
+
+    def drained(self) -> bool:
+        """True once the stream has ended and every queued line has been taken."""
+        return self.finished.is_set() and self.empty()
+
+
+def reader(stream: IO[str], keep: int | None = None) -> Lines:
+    """Read ``stream`` in a daemon thread into Lines (a pipe left unread would block the ranks)."""
+    lines = Lines(keep)
+
+    def pump() -> None:
+        with stream:  # closed here, at end of file, once every line has been read
+            for line in stream:
+                if keep is None:
+                    lines.put(line)
+                else:
+                    lines.tail = [*lines.tail[-(keep - 1) :], line]
+        lines.finished.set()
+
+    threading.Thread(target=pump, name="linecnn-ranks-reader", daemon=True).start()
+    return lines

@@ -1,0 +1,115 @@
+"""The data-parallel factor's results: a card per rank count, the table, and why the efficiency is so."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from linecnn.ranks_results import (
+    LOSS_TOLERANCE,
+    POOR_EFFICIENCY,
+    SUPERLINEAR,
+    RanksRow,
+    Series,
+    compute_shrank,
+)
+from linecnn.ui.i18n import number, percent, t
+
+NONE = "—"  # a figure that needs a 1-process run the series did not have
+
+
+def render_series(series: Series) -> None:
+    """One metric card per rank count, the table, and why the efficiency is what it is."""
+    columns = st.columns(min(4, len(series.rows)))
+    for index, row in enumerate(series.rows):
+        with columns[index % len(columns)].container(border=True):
+            _card(row)
+    st.dataframe(_frame(series), hide_index=True, key="ddp.table")
+    st.caption(_table_note(series))
+    _explain(series)
+
+
+def _card(row: RanksRow) -> None:
+    """One rank count's median epoch and efficiency, with the rest of its figures in a line."""
+    st.markdown(t("ddp.card_title", ranks=row.ranks, backend=row.backend))
+    left, right = st.columns(2)
+    left.metric(t("ddp.median"), f"{number(row.median_ms, 2)} ms")
+    right.metric(t("ddp.efficiency"), _or_none(row.efficiency, percent), help=t("ddp.efficiency_help"))
+    st.caption(
+        t(
+            "ddp.card_line",
+            images=number(row.samples_per_s),
+            comm=number(row.comm_ms, 2),
+            compute=number(row.compute_ms, 2),
+            threads=row.threads,
+            start=number(row.start_s, 1),
+        )
+    )
+
+
+def _table_note(series: Series) -> str:
+    """What the table measured: the problem, the timing and the single-device loss it is checked against."""
+    config = series.config
+    batch = t("ddp.full_batch") if config.batch_size is None else number(config.batch_size)
+    return t(
+        "ddp.table_note",
+        images=number(config.images),
+        batch=batch,
+        width=config.width,
+        repeats=config.repeats,
+        warmup=config.warmup,
+        loss=number(series.reference_loss, 6),
+        tolerance=f"{LOSS_TOLERANCE:.0e}",
+    )
+
+
+def _explain(series: Series) -> None:
+    """Why the lowest efficiency is what it is; or that a 1-process run is needed to have one."""
+    base, worst = series.base, series.worst
+    if base is None:
+        st.info(t("ddp.no_baseline"), icon=":material/info:")
+        return
+    if worst is None:
+        return
+    key = "ddp.why_poor" if worst.efficiency < POOR_EFFICIENCY else "ddp.why_good"
+    if worst.efficiency > SUPERLINEAR:
+        key = "ddp.why_superlinear"
+    elif not compute_shrank(base.compute_ms, worst):
+        key = "ddp.why_cores"
+    text = t(
+        key,
+        threads=base.threads,
+        base=number(base.compute_ms, 2),
+        ranks=worst.ranks,
+        efficiency=percent(worst.efficiency),
+        compute=number(worst.compute_ms, 2),
+        comm=number(worst.comm_ms, 2),
+    )
+    st.info(text, icon=":material/lightbulb:")
+
+
+def _frame(series: Series) -> pd.DataFrame:
+    """The rows with translated column names and the language's number format."""
+    rows = series.rows
+    return pd.DataFrame(
+        {
+            t("ddp.col_ranks"): [row.ranks for row in rows],
+            t("ddp.col_backend"): [row.backend for row in rows],
+            t("ddp.col_threads"): [row.threads for row in rows],
+            t("ddp.col_ms"): [number(row.median_ms, 2) for row in rows],
+            t("ddp.col_comm"): [number(row.comm_ms, 2) for row in rows],
+            t("ddp.col_compute"): [number(row.compute_ms, 2) for row in rows],
+            t("ddp.col_images"): [number(row.samples_per_s) for row in rows],
+            t("ddp.col_speedup"): [_or_none(row.speedup, lambda v: number(v, 2)) for row in rows],
+            t("ddp.col_efficiency"): [_or_none(row.efficiency, percent) for row in rows],
+            t("ddp.col_start"): [number(row.start_s, 1) for row in rows],
+            t("ddp.col_loss"): [f"{row.loss_error:.1e}" for row in rows],
+        }
+    )
+
+
+def _or_none(value: float | None, show: Callable[[float], str]) -> str:
+    """``value`` shown, or a dash when there was no 1-process run to compute it from."""
+    return NONE if value is None else show(value)
