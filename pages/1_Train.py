@@ -3,11 +3,10 @@
 import streamlit as st
 
 from linecnn.sharing import Cancelled, sharing_gpu
-from linecnn.ui import restore, setup_page, sharing, state
-from linecnn.ui import train_history as history
-from linecnn.ui import train_view as view
+from linecnn.ui import restore, setup_page, state
 from linecnn.ui.i18n import t
-from linecnn.ui.train_summary import summary
+from linecnn.ui.train import history, sharing, view
+from linecnn.ui.train.summary import summary
 
 device = setup_page("train", ":material/model_training:")
 st.title(t("train.title"))

@@ -32,7 +32,7 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 from linecnn.config import RunConfig  # noqa: E402
 from linecnn.device import cpu_threads, environment, resolve, synchronize  # noqa: E402
 from linecnn.train import Trainer, cpu_threads_for  # noqa: E402
-from linecnn.ui.sharing import TRAIN_THREADS_ENV  # noqa: E402
+from linecnn.ui.train.sharing import TRAIN_THREADS_ENV  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 

@@ -121,7 +121,7 @@ def test_step_then_stop_keeps_the_partial_run():
 
 def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
     """Controls are disabled while a run is live; a config error is shown on the page, not raised."""
-    from linecnn.ui import train_view
+    from linecnn.ui.train import view as train_view
 
     at = app_test(TRAIN)
     click(at, "Step")
@@ -249,7 +249,7 @@ def test_the_history_table_has_one_type_per_column():
     """A full batch and a numeric batch in one table must not mix types (Arrow refuses that)."""
     import pyarrow as pa
 
-    from linecnn.ui.train_history import history_table
+    from linecnn.ui.train.history import history_table
 
     at = app_test(TRAIN)
     click(at, "Step")

@@ -4,9 +4,9 @@ import pytest
 
 from linecnn.config import RunConfig
 from linecnn.train import EpochRecord
-from linecnn.ui.charts import thinned
-from linecnn.ui.sharing import TRAIN_THREADS_ENV, training_threads
-from linecnn.ui.train_view import LiveCharts, seconds_left
+from linecnn.ui.train.charts import thinned
+from linecnn.ui.train.sharing import TRAIN_THREADS_ENV, training_threads
+from linecnn.ui.train.view import LiveCharts, seconds_left
 
 
 class Slot:

@@ -6,10 +6,11 @@ import streamlit as st
 
 from linecnn.device import describe
 from linecnn.train import find_problem, weights_fingerprint
-from linecnn.ui import charts, i18n, state
+from linecnn.ui import i18n, state
 from linecnn.ui.i18n import t
-from linecnn.ui.run_compare import significant
-from linecnn.ui.train_view import batch_text, seconds_text
+from linecnn.ui.train import charts
+from linecnn.ui.train.compare import significant
+from linecnn.ui.train.view import batch_text, seconds_text
 
 
 def summary(record: state.RunRecord) -> None:

@@ -8,9 +8,10 @@ from functools import partial
 import streamlit as st
 
 from linecnn import checkpoint
-from linecnn.ui import charts, state
+from linecnn.ui import state
 from linecnn.ui.i18n import t
-from linecnn.ui.run_compare import legend_labels, val_set_warning
+from linecnn.ui.train import charts
+from linecnn.ui.train.compare import legend_labels, val_set_warning
 
 # Widget keys; the values persist for the whole session, across pages.
 SMOOTHING, LOG_LOSS = "train.smoothing", "train.log_loss"

@@ -13,9 +13,10 @@ from linecnn.config import RunConfig, TrainLimits
 from linecnn.device import describe
 from linecnn.sharing import gpu_shared
 from linecnn.train import EpochRecord, Trainer, check_limits
-from linecnn.ui import charts, i18n, sharing, state
+from linecnn.ui import i18n, state
 from linecnn.ui.format import format_bytes
 from linecnn.ui.i18n import say, t
+from linecnn.ui.train import charts, sharing
 
 # Widget keys; values persist for the whole session so settings survive page switches.
 EPOCHS, LR, PER_CLASS, BATCH, WIDTH, SEED, MODE = (
