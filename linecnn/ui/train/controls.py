@@ -21,7 +21,7 @@ DEFAULT = RunConfig()  # the lesson's run: where every widget starts
 # Caps for the page; the core allows more, but a class shares one server.
 MAX_EPOCHS_UI = 5_000
 MAX_PER_CLASS_UI = 20_000
-MAX_SEED_UI = 2**31 - 1  # the browser's number input holds a 32-bit whole number safely
+MAX_SEED_UI = 2**31 - 1  # the page offers 32-bit seeds; the core takes up to config.MAX_SEED
 BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
 MODES = ("lesson", "varied")  # names: train.mode.<key>
