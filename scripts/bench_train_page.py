@@ -8,7 +8,7 @@ the page, measured with the page's own clock, in
 Debian's Chromium driven by Playwright against a fresh `streamlit run app.py`.
 Core time: building the Trainer (data and model) plus its whole run, in this process, twice:
 with torch's default CPU threads (what `python -m linecnn train` uses) and with the thread
-count the page trains on (`train.cpu_threads_for`: one thread for small steps, because the
+count the page trains on (`limits.cpu_threads_for`: one thread for small steps, because the
 browser and the server share the machine; `--page-threads` sets the page's count instead, through
 $LINECNN_TRAIN_THREADS). The second ratio isolates what the page itself adds.
 Runs alternate page, core, core, page, ... after an idle pause each, so that machine noise and
@@ -31,8 +31,9 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from linecnn.config import RunConfig  # noqa: E402
 from linecnn.device import cpu_threads, environment, resolve, synchronize  # noqa: E402
-from linecnn.train import Trainer, cpu_threads_for  # noqa: E402
-from linecnn.ui.sharing import TRAIN_THREADS_ENV  # noqa: E402
+from linecnn.limits import cpu_threads_for  # noqa: E402
+from linecnn.train import Trainer  # noqa: E402
+from linecnn.ui.train.sharing import TRAIN_THREADS_ENV  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 

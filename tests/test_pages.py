@@ -121,7 +121,7 @@ def test_step_then_stop_keeps_the_partial_run():
 
 def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
     """Controls are disabled while a run is live; a config error is shown on the page, not raised."""
-    from linecnn.ui import train_view
+    from linecnn.ui.train import buttons
 
     at = app_test(TRAIN)
     click(at, "Step")
@@ -132,7 +132,7 @@ def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
     def reject():
         raise ValueError("Learning rate must be a number above 0 and at most 10; got 50.")
 
-    monkeypatch.setattr(train_view, "config_from_widgets", reject)  # the widgets' bounds prevent it
+    monkeypatch.setattr(buttons, "config_from_widgets", reject)  # the widgets' bounds prevent it
     click(at, "Start")
     assert not at.exception
     assert any("Learning rate must be" in e.value for e in at.error)
@@ -249,7 +249,7 @@ def test_the_history_table_has_one_type_per_column():
     """A full batch and a numeric batch in one table must not mix types (Arrow refuses that)."""
     import pyarrow as pa
 
-    from linecnn.ui.train_history import history_table
+    from linecnn.ui.train.history import history_table
 
     at = app_test(TRAIN)
     click(at, "Step")
@@ -260,3 +260,4 @@ def test_the_history_table_has_one_type_per_column():
     rows = history_table(at.session_state["train.runs"])
     assert [row["batch"] for row in rows] == ["full", "32"]
     pa.Table.from_pylist(rows)  # raises ArrowTypeError on a mixed column
+

@@ -6,9 +6,9 @@ import pytest
 
 from linecnn.config import RunConfig
 from linecnn.train import EpochRecord
-from linecnn.ui import charts
-from linecnn.ui.run_compare import ema, legend_labels, significant, val_set_warning
 from linecnn.ui.state import RunRecord
+from linecnn.ui.train import charts
+from linecnn.ui.train.compare import ema, legend_labels, significant, val_set_warning
 
 
 def run(number: int, device: str = "cpu", **settings) -> RunRecord:

@@ -267,7 +267,7 @@ def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
 def test_a_remote_browser_gets_the_hosts_share_of_cores_and_a_local_one_a_single_thread(monkeypatch):
     """The thread policy reads where the browser is: this machine (1 thread for small steps) or elsewhere."""
     from linecnn.config import RunConfig
-    from linecnn.ui import sharing as page_sharing
+    from linecnn.ui.train import sharing as page_sharing
 
     monkeypatch.delenv(page_sharing.TRAIN_THREADS_ENV, raising=False)
     monkeypatch.setattr(page_sharing, "training_queue", lambda device: SlotQueue(slots=1))
@@ -286,14 +286,14 @@ def test_a_remote_browser_gets_the_hosts_share_of_cores_and_a_local_one_a_single
 )
 def test_behind_a_reverse_proxy_the_forwarded_address_counts(headers, connection, expected):
     """nginx on the same machine connects from loopback; the browser's address is in its headers."""
-    from linecnn.ui.sharing import address_from
+    from linecnn.ui.train.sharing import address_from
 
     assert address_from(headers, connection) == expected
 
 
 def test_the_waiting_text_says_place_slots_and_how_to_leave():
     """What a queued run shows instead of its progress bar."""
-    from linecnn.ui.sharing import wait_text
+    from linecnn.ui.train.sharing import wait_text
 
     text = wait_text(Wait(place=2, waiting=3, training=1, slots=1, seconds=4.2), "cpu")
     assert "place 2 of 3" in text and "1 of 1 training slot in use" in text and "4.2 s" in text

@@ -4,9 +4,9 @@ import pytest
 
 from linecnn.config import RunConfig
 from linecnn.train import EpochRecord
-from linecnn.ui.charts import thinned
-from linecnn.ui.sharing import TRAIN_THREADS_ENV, training_threads
-from linecnn.ui.train_view import LiveCharts, seconds_left
+from linecnn.ui.train.charts import thinned
+from linecnn.ui.train.live import LiveCharts, seconds_left
+from linecnn.ui.train.sharing import TRAIN_THREADS_ENV, training_threads
 
 
 class Slot:
@@ -30,10 +30,20 @@ def history(done: int, seconds_per_epoch: float) -> list[EpochRecord]:
     ]
 
 
+class Clock:
+    """A clock that moves only when a test moves it, so no redraw depends on the machine's pace."""
+
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def charts_due_now() -> tuple[LiveCharts, Slot, Slot]:
-    """LiveCharts whose progress bar and charts were last drawn long ago."""
+    """LiveCharts whose progress bar and charts were last drawn long ago (on a clock it owns)."""
     progress, loss = Slot(), Slot()
-    charts = LiveCharts(progress, loss, Slot())
+    charts = LiveCharts(progress, loss, Slot(), clock=Clock())
     charts.progress_at = charts.charts_at = 0.0
     return charts, progress, loss
 
@@ -50,6 +60,12 @@ def test_a_due_redraw_happens_while_the_end_is_far():
     assert (progress.draws, loss.draws) == (1, 1)
     charts.update(history(11, 0.1), 120, live=None)  # drawn just now: nothing is due yet
     assert (progress.draws, loss.draws) == (1, 1)
+    charts.clock.now += LiveCharts.PROGRESS_SECONDS
+    charts.update(history(12, 0.1), 120, live=None)  # the progress bar is due, the charts not yet
+    assert (progress.draws, loss.draws) == (2, 1)
+    charts.clock.now += LiveCharts.CHART_SECONDS
+    charts.update(history(13, 0.1), 120, live=None)
+    assert (progress.draws, loss.draws) == (3, 2)
 
 
 def test_no_redraw_in_the_last_moments_of_a_run():

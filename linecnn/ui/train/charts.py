@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from linecnn.data import CLASS_NAMES
 from linecnn.train import EpochRecord
 from linecnn.ui.i18n import t
-from linecnn.ui.run_compare import ema
+from linecnn.ui.train.compare import ema
 
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"

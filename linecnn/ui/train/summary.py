@@ -5,11 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from linecnn.device import describe
-from linecnn.train import find_problem, weights_fingerprint
-from linecnn.ui import charts, i18n, state
-from linecnn.ui.i18n import t
-from linecnn.ui.run_compare import significant
-from linecnn.ui.train_view import batch_text, seconds_text
+from linecnn.diagnosis import find_problem, weights_fingerprint
+from linecnn.ui import i18n, state
+from linecnn.ui.i18n import duration, t
+from linecnn.ui.train import charts
+from linecnn.ui.train.compare import significant
+from linecnn.ui.train.controls import batch_choice, batch_text
 
 
 def summary(record: state.RunRecord) -> None:
@@ -29,7 +30,7 @@ def summary(record: state.RunRecord) -> None:
         row = st.columns(3)
         row[0].metric(t("train.metric.train_acc"), i18n.percent(last.train_acc, 1))
         row[1].metric(t("train.metric.train_loss"), loss_text(last.train_loss))
-        row[2].metric(t("train.summary.total_time"), seconds_text(last.elapsed_seconds))
+        row[2].metric(t("train.summary.total_time"), duration(last.elapsed_seconds))
         st.markdown(
             t(
                 "train.summary.speed",
@@ -37,7 +38,7 @@ def summary(record: state.RunRecord) -> None:
                 epochs=i18n.number(last.epoch),
                 where=where(record),
                 images=i18n.number(record.config.data.train_size),
-                batch=batch_text(record.config.train.batch_size or "full"),
+                batch=batch_text(batch_choice(record.config)),
             )
         )
         st.caption(

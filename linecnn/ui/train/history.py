@@ -8,9 +8,10 @@ from functools import partial
 import streamlit as st
 
 from linecnn import checkpoint
-from linecnn.ui import charts, state
+from linecnn.ui import state
 from linecnn.ui.i18n import t
-from linecnn.ui.run_compare import legend_labels, val_set_warning
+from linecnn.ui.train import charts
+from linecnn.ui.train.compare import legend_labels, val_set_warning
 
 # Widget keys; the values persist for the whole session, across pages.
 SMOOTHING, LOG_LOSS = "train.smoothing", "train.log_loss"
@@ -26,7 +27,7 @@ def chart_options() -> charts.ChartStyle:
         t("train.options.smoothing"),
         0.0,
         MAX_SMOOTHING,
-        0.0,
+        charts.DEFAULT_STYLE.smoothing,
         step=0.01,
         key=SMOOTHING,
         persist_state="session",
@@ -34,7 +35,7 @@ def chart_options() -> charts.ChartStyle:
     )
     log_loss = columns[1].toggle(
         t("train.options.log"),
-        value=True,
+        value=charts.DEFAULT_STYLE.log_loss,
         key=LOG_LOSS,
         persist_state="session",
         help=t("train.options.log_help"),
@@ -55,6 +56,20 @@ def history_section(style: charts.ChartStyle) -> None:
     if not runs:
         st.info(t("train.history.empty"), icon=":material/stacked_line_chart:")
         return
+    selected, metric, x_axis = _overlay_controls(runs)
+    warning = val_set_warning(selected) if metric.startswith("val_") else None
+    if warning:
+        st.warning(warning, icon=":material/warning:")
+    lines = list(zip(legend_labels(selected), (run.history for run in selected), strict=True))
+    figure = charts.overlay_figure(lines, metric, x_axis, style)
+    st.plotly_chart(figure, key="train.overlay")
+    st.caption(t("train.history.caption"))
+    st.dataframe(history_table(runs), hide_index=True, width="stretch")
+    _history_buttons(selected)
+
+
+def _overlay_controls(runs: Sequence[state.RunRecord]) -> tuple[list[state.RunRecord], str, str]:
+    """The runs to overlay, the metric and the x axis, as the user picked them."""
     by_number = {run.number: run for run in runs}
     controls = st.columns([3, 1, 1])
     chosen = controls[0].multiselect(
@@ -79,15 +94,11 @@ def history_section(style: charts.ChartStyle) -> None:
         key=X_AXIS,
         persist_state="session",
     )
-    selected = [by_number[n] for n in chosen]
-    warning = val_set_warning(selected) if metric.startswith("val_") else None
-    if warning:
-        st.warning(warning, icon=":material/warning:")
-    lines = list(zip(legend_labels(selected), (run.history for run in selected), strict=True))
-    figure = charts.overlay_figure(lines, metric, x_axis or "epoch", style)
-    st.plotly_chart(figure, key="train.overlay")
-    st.caption(t("train.history.caption"))
-    st.dataframe(history_table(runs), hide_index=True, width="stretch")
+    return [by_number[n] for n in chosen], metric, x_axis or "epoch"
+
+
+def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
+    """Download the overlaid runs as one CSV, or clear the history."""
     with st.container(horizontal=True, gap="small"):
         st.download_button(
             t("train.history.download"),

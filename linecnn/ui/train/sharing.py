@@ -11,8 +11,9 @@ import torch
 
 from linecnn.config import RunConfig
 from linecnn.device import cpu_threads, describe
+from linecnn.limits import cpu_threads_for
 from linecnn.sharing import Wait, cpu_share, is_local_client, training_queue
-from linecnn.train import Trainer, cpu_threads_for
+from linecnn.train import Trainer
 from linecnn.ui.i18n import duration, number, t
 
 # A host who knows better than the policy below can fix the CPU threads of every Train-page run.

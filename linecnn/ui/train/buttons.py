@@ -1,0 +1,160 @@
+"""Start, Pause/Resume, Step and Stop, their callbacks, and the messages they leave for the page."""
+
+from __future__ import annotations
+
+import streamlit as st
+import torch
+
+from linecnn.bench import is_out_of_memory
+from linecnn.device import describe
+from linecnn.limits import check_limits
+from linecnn.sharing import gpu_shared
+from linecnn.train import Trainer
+from linecnn.ui import i18n, state
+from linecnn.ui.i18n import duration, say, t
+from linecnn.ui.train import sharing
+from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets
+
+FLASH = "train.flash"  # a message from a button callback, shown once
+
+
+def _flash(kind: str, message: str) -> None:
+    """Leave a message for the next render (callbacks cannot place elements themselves)."""
+    st.session_state[FLASH] = (kind, message)
+
+
+def show_flash() -> None:
+    """Show, once, the message a button callback left."""
+    kind, message = st.session_state.pop(FLASH, (None, None))
+    if kind == "error":
+        st.error(message, icon=":material/error:")
+    elif kind == "info":
+        st.info(message, icon=":material/info:")
+
+
+def _start(device: str, paused: bool = False) -> Trainer | None:
+    """Callback: build the run from the controls, on ``device``, unless it is over this server's limits."""
+    limits = state.server_limits()
+    try:
+        config = config_from_widgets()
+        check_limits(config, limits, [size for size in BATCH_CHOICES if size != "full"])
+        return state.start_run(config, device, limits, paused=paused)
+    except ValueError as error:
+        _flash("error", say(error))
+    except RuntimeError as error:  # e.g. the GPU ran out of memory while placing the data
+        _flash("error", t("train.flash.could_not_start", device=device, error=error))
+    return None
+
+
+def _step(device: str) -> None:
+    """Callback: run exactly one epoch (starting a paused run if none is live)."""
+    trainer = state.live_trainer() or _start(device, paused=True)
+    if trainer is None:
+        return
+    try:
+        with sharing.training_turn(trainer), gpu_shared(trainer.device):
+            trainer.step()
+    except RuntimeError as error:
+        stop_on_error(trainer, error)
+        return
+    if trainer.ended:
+        file_ended_run(trainer)
+
+
+def _stop() -> None:
+    """Callback: end the live run (or take it out of the training queue), keeping its last whole epoch."""
+    live = state.live_trainer()
+    if live is not None:
+        sharing.leave_queue(live)
+    record = state.finish_run()
+    if record is None:
+        _flash("info", t("train.flash.nothing_to_keep"))
+
+
+def file_ended_run(trainer: Trainer) -> state.RunRecord | None:
+    """File a run that trained its last epoch or reached the time cap; say so for the time cap."""
+    record = state.finish_run(trainer)
+    if record is not None and record.out_of_time:
+        _flash("info", time_cap_message(record))
+    return record
+
+
+def time_cap_message(record: state.RunRecord) -> str:
+    """The sentence shown when the server's time cap ended a run."""
+    cap = state.server_limits().max_seconds
+    limit = t("train.flash.cap_per_run", time=duration(cap)) if cap is not None else t("train.flash.its_cap")
+    return t(
+        "train.flash.time_cap",
+        limit=limit,
+        done=i18n.number(len(record.history)),
+        epochs=i18n.number(record.config.train.epochs),
+    )
+
+
+def stop_on_error(trainer: Trainer, error: RuntimeError) -> None:
+    """End a run the device could not hold any more, keeping its finished epochs, and say so.
+
+    Only out-of-memory is expected mid-run (a GPU shared by a class fills up); anything else
+    is a bug and is raised again.
+    """
+    if not is_out_of_memory(error):
+        raise error
+    state.finish_run(trainer)
+    _flash(
+        "error",
+        t(
+            "train.flash.out_of_memory",
+            device=describe(trainer.device),
+            epoch=i18n.number(trainer.epoch + 1),
+            done=i18n.number(trainer.epoch),
+        ),
+    )
+
+
+def run_buttons(device: torch.device) -> None:
+    """Start, Pause/Resume, Step and Stop, enabled according to the live run."""
+    live, paused = state.live_trainer(), state.is_paused()
+    columns = st.columns([1, 1, 1, 1, 3])
+    columns[0].button(
+        t("train.buttons.start"),
+        type="primary",
+        icon=":material/play_arrow:",
+        on_click=_start,
+        args=(str(device),),
+        disabled=live is not None,
+        width="stretch",
+    )
+    _pause_button(columns[1], live, paused)
+    columns[2].button(
+        t("train.buttons.step"),
+        icon=":material/skip_next:",
+        on_click=_step,
+        args=(str(device),),
+        disabled=live is not None and not paused,
+        width="stretch",
+        help=t("train.buttons.step_help"),
+    )
+    columns[3].button(
+        t("train.buttons.stop"),
+        icon=":material/stop:",
+        on_click=_stop,
+        disabled=live is None,
+        width="stretch",
+        help=t("train.buttons.stop_help"),
+    )
+    if live is not None:
+        status = "paused" if paused else "training"
+        columns[4].caption(t(f"train.buttons.{status}", device=describe(live.device)))
+
+
+def _pause_button(column, live: Trainer | None, paused: bool) -> None:
+    """Resume for a paused run; otherwise Pause, disabled when nothing is live."""
+    resume = live is not None and paused
+    column.button(
+        t("train.buttons.resume" if resume else "train.buttons.pause"),
+        icon=":material/resume:" if resume else ":material/pause:",
+        on_click=state.set_paused,
+        args=(not resume,),
+        disabled=live is None,
+        width="stretch",
+    )

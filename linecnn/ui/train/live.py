@@ -1,0 +1,128 @@
+"""The live run on the Train page: its progress bar and charts, and the loop that trains it.
+
+The page draws only between epochs: an epoch's record times the training alone, and a redraw
+never runs while an epoch is on the clock.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from linecnn.sharing import Cancelled, sharing_gpu
+from linecnn.train import EpochRecord, Trainer
+from linecnn.ui import i18n, state
+from linecnn.ui.i18n import duration, t
+from linecnn.ui.train import charts, sharing
+from linecnn.ui.train.buttons import file_ended_run, stop_on_error
+from linecnn.ui.train.summary import summary
+
+
+class LiveCharts:
+    """Progress bar plus loss and accuracy charts, redrawn in place while a run streams.
+
+    Each chart redraw remounts it in the browser, which then competes with training for
+    the CPU; so the cheap progress bar updates every PROGRESS_SECONDS and the charts only
+    every CHART_SECONDS. Nothing is redrawn in the last PROGRESS_SECONDS of a run: the final
+    draw follows at once, and a browser still busy with a redraw would only show the final
+    metrics later.
+    """
+
+    PROGRESS_SECONDS = 0.25
+    CHART_SECONDS = 0.5
+    # Live redraws plot at most this many epochs per line: a Plotly figure costs time in
+    # proportion to its points, on every redraw, and the page builds it between two epochs.
+    # The final draw plots every epoch.
+    LIVE_POINTS = 500
+
+    def __init__(
+        self,
+        progress,
+        loss_slot,
+        accuracy_slot,
+        style: charts.ChartStyle = charts.DEFAULT_STYLE,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.progress, self.loss_slot, self.accuracy_slot = progress, loss_slot, accuracy_slot
+        self.style, self.clock = style, clock
+        self.draws = 0  # each redraw needs a fresh key, or Streamlit sees a duplicate element
+        self.progress_at = self.charts_at = clock()
+
+    def show(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
+        """Draw everything now: a live run (with ETA), the last finished run, or nothing yet."""
+        self._progress(history, epochs, live)
+        self._charts(history, epochs, None)
+
+    def update(self, history: Sequence[EpochRecord], epochs: int, live: Trainer) -> None:
+        """Redraw what is due during a run; call it after every epoch."""
+        if seconds_left(history, epochs) < self.PROGRESS_SECONDS:
+            return
+        now = self.clock()
+        if now - self.charts_at >= self.CHART_SECONDS:
+            self._charts(history, epochs, self.LIVE_POINTS)
+        if now - self.progress_at >= self.PROGRESS_SECONDS:
+            self._progress(history, epochs, live)
+
+    def _progress(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
+        self.progress_at = self.clock()
+        fraction = min(len(history) / max(epochs, 1), 1.0)
+        self.progress.progress(fraction, text=progress_text(history, epochs, live))
+
+    def _charts(self, history: Sequence[EpochRecord], epochs: int, points: int | None) -> None:
+        self.charts_at = self.clock()
+        self.draws += 1
+        loss = charts.loss_figure(history, epochs, self.style, points)
+        self.loss_slot.plotly_chart(loss, key=f"train.loss.{self.draws}")
+        accuracy = charts.accuracy_figure(history, epochs, self.style, points)
+        self.accuracy_slot.plotly_chart(accuracy, key=f"train.acc.{self.draws}")
+
+
+def progress_text(history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> str:
+    """'Epoch 40 / 120 · 0.2 s elapsed · ETA 0.4 s' for a live run; a short status otherwise."""
+    if not history:
+        return t("train.progress.idle") if live is None else t("train.progress.starting")
+    done = history[-1].epoch  # a run restored without its curves keeps only its last epoch
+    elapsed = duration(history[-1].elapsed_seconds)
+    if live is None:
+        return t("train.progress.finished", done=i18n.number(done), time=elapsed, device=history[-1].device)
+    eta = duration(seconds_left(history, epochs))
+    paused = t("train.progress.paused") if state.is_paused() else ""
+    return t("train.progress.live", done=done, epochs=epochs, time=elapsed, eta=eta, paused=paused)
+
+
+def seconds_left(history: Sequence[EpochRecord], epochs: int) -> float:
+    """Training seconds still to go at the pace so far (infinite before the first epoch)."""
+    if not history:
+        return float("inf")
+    return history[-1].elapsed_seconds / len(history) * max(epochs - len(history), 0)
+
+
+def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int) -> None:
+    """Train the live run to its end, drawing between epochs, then show its summary and rerun.
+
+    It first waits its turn in the server's training queue (its place shown in the progress bar).
+    The loop ends early when a click pauses, stops or takes over the run.
+    """
+    try:
+        with sharing.training_turn(live, live_charts.progress):
+            for _ in sharing_gpu(live.run(), live.device):
+                live_charts.update(live.history, epochs, live)
+    except Cancelled:
+        pass  # Stop while queued: the newer script run that Stop started draws the page
+    except RuntimeError as error:
+        stop_on_error(live, error)  # out of memory: files the run and leaves a message
+        st.rerun()
+    record = file_ended_run(live) if live.ended else None
+    # None: a click paused, stopped or filed the run, and its newer script run draws the page. This
+    # stale run just carries on to its next st.* call, which ends it: st.rerun here would restart
+    # the newer run, and st.stop, ending a stale run as if finished, reset the settings' values.
+    if record is None:
+        return
+    # The final metrics go out first: they are small, while the browser spends a while on the
+    # Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
+    with summary_slot.container():
+        summary(record)
+    live_charts.show(record.history, epochs, None)
+    st.rerun()
