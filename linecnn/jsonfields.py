@@ -1,7 +1,7 @@
 """Reading untrusted JSON into typed values: bounded parsing, then one field at a time with its type checked.
 
 Every refusal is a ``ValueError`` whose sentence names the place in the file, e.g.
-"result 3's median_ms is 'fast', not a number of at least 0". Values are echoed cut short.
+"result 3's median_ms is 'fast', not a number from 0 to 9.22e+18". Values are echoed cut short.
 """
 
 from __future__ import annotations
@@ -131,9 +131,8 @@ class Fields:
         if value is None and not required:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_NUMBER:
-            raise ValueError(
-                f"{place((*self.path, key))} is {echo(value)}, not a whole number of at least {low}"
-            )
+            where = place((*self.path, key))
+            raise ValueError(f"{where} is {echo(value)}, not a whole number from {low} to {MAX_NUMBER:,}")
         return value
 
     def flag(self, key: str) -> bool:
@@ -192,5 +191,5 @@ def check_number(value: object, path: tuple, low: float) -> float:
     if is_number(value) and not math.isfinite(value):
         raise ValueError(f"{place(path)} is {value!r}, not a finite number")
     if not is_number(value) or not low <= value <= MAX_NUMBER:
-        raise ValueError(f"{place(path)} is {echo(value)}, not a number of at least {low:g}")
+        raise ValueError(f"{place(path)} is {echo(value)}, not a number from {low:g} to {MAX_NUMBER:.3g}")
     return float(value)

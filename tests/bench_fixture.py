@@ -119,7 +119,7 @@ def bad_documents() -> dict[str, tuple[dict, str]]:
         ),
         "device is a list": (_bad(_set("device", ["cpu"])), "result 1's device is ['cpu'], not text"),
         "median is text": (_bad(_set("median_ms", "fast")), "median_ms is 'fast', not a number"),
-        "median is negative": (_bad(_set("median_ms", -1.0)), "median_ms is -1.0, not a number of at least"),
+        "median is negative": (_bad(_set("median_ms", -1.0)), "median_ms is -1.0, not a number from 0"),
         "median is NaN": (_bad(_set("median_ms", float("nan"))), "median_ms is nan, not a finite number"),
         "ok median is zero": (_bad(_set("median_ms", 0.0)), "median is not above 1e-06 ms"),
         "lr is text": (_bad(_set("lr", "big", "config")), "result 1's config.lr is 'big', not a number"),
