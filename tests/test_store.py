@@ -194,3 +194,17 @@ def test_old_documents_with_data_mode_seed_load_as_lesson(tmp_path):
         db.commit()
     assert {r.config.run.data.mode for r in store.load(run_id).results} == {"lesson"}
     assert {r["config"]["data_mode"] for r in old["results"]} == {"seed"}
+
+
+@pytest.mark.parametrize(("name", "case"), bad_documents().items(), ids=list(bad_documents()))
+def test_a_stored_row_that_is_no_longer_valid_loads_as_a_sentence(name, case, tmp_path):
+    """A row written without today's checks (an older linecnn, a hand edit) is a ValueError naming the run
+    and the problem when loaded, never a half-read document."""
+    store = History(tmp_path / "h.sqlite3")
+    run_id = store.save(BenchDocument.from_dict(fake_gpu_document(largest=400)), "import")
+    document, message = case
+    with closing(sqlite3.connect(store.path)) as db, db:
+        db.execute("UPDATE runs SET document = ?", (json.dumps(document),))
+    refused = f"Run #{run_id} in the history cannot be read: .*{re.escape(message)}"
+    with pytest.raises(ValueError, match=refused):
+        store.load(run_id)
