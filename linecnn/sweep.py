@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 import torch
 
@@ -74,18 +75,23 @@ def run_sweep(
     cells = plan.cells()
     watch = Watch(cancel, (caps or Caps()).max_seconds, clock)
     for index, (config, device) in enumerate(cells, start=1):
-
-        def report(phase: str, done: int, total: int, cell: tuple = (index, config, device)) -> None:
-            if progress is not None:
-                progress(CellProgress(cell[0], len(cells), cell[2], cell[1], phase, done, total))
-
+        where = partial(CellProgress, index, len(cells), device, config)
+        report = None if progress is None else _reporter(progress, where)
         try:
-            yield bench(config, device, report, watch)
+            result = bench(config, device, report, watch)
         except TimeCap as cap:
             yield not_run(config, device, CellStatus.STOPPED, str(cap))
             for config_left, device_left in cells[index:]:
                 yield not_run(config_left, device_left, CellStatus.SKIPPED, TIME_CAP)
             return
+        yield result
+
+
+def _reporter(
+    progress: Callable[[CellProgress], None], where: Callable[[str, int, int], CellProgress]
+) -> Callable[[str, int, int], None]:
+    """bench's progress(phase, done, total), passed on as a CellProgress of this cell."""
+    return lambda phase, done, total: progress(where(phase, done, total))
 
 
 def not_run(config: BenchConfig, device: str, status: CellStatus, reason: str) -> CellResult:
