@@ -5,13 +5,13 @@ import streamlit as st
 from linecnn.bench import AMP_MODES, BenchConfig
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
 from linecnn.sweep import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, FACTORS, WIDTHS, plan_sweep
-from linecnn.ui import bench as ui
 from linecnn.ui import setup_page
-from linecnn.ui.bench_explain import reference_runs, render_references
-from linecnn.ui.bench_history import render_history
+from linecnn.ui.bench import job as ui
+from linecnn.ui.bench.explain import reference_runs, render_references
+from linecnn.ui.bench.history import render_history
+from linecnn.ui.bench.results import render_results
+from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.bench_ranks import render as render_ranks
-from linecnn.ui.bench_results import render_results
-from linecnn.ui.bench_words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
 
 device = setup_page("benchmark", ":material/speed:")

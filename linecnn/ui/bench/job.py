@@ -32,9 +32,9 @@ from linecnn.sweep import (
     make_document,
     run_sweep,
 )
-from linecnn.ui.bench_cards import WIDE_SPREAD
-from linecnn.ui.bench_data import ShownRun, run_problem
-from linecnn.ui.bench_words import ms_text, progress_label, status_text, x_text
+from linecnn.ui.bench.cards import WIDE_SPREAD
+from linecnn.ui.bench.data import ShownRun, run_problem
+from linecnn.ui.bench.words import ms_text, progress_label, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, number, t
 

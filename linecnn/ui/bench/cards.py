@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from linecnn.device import cuda_unavailable_reason, list_devices
-from linecnn.ui.bench_data import baseline_series
-from linecnn.ui.bench_words import ms_text, ratio_text, status_text, x_text
+from linecnn.ui.bench.data import baseline_series
+from linecnn.ui.bench.words import ms_text, ratio_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, say, t
 

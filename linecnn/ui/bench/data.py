@@ -13,8 +13,8 @@ import pandas as pd
 from linecnn.bench import OK
 from linecnn.store import validate_document
 from linecnn.sweep import Crossover, crossover
-from linecnn.ui.bench_charts import sweep_figure
-from linecnn.ui.bench_words import verdict
+from linecnn.ui.bench.charts import sweep_figure
+from linecnn.ui.bench.words import verdict
 from linecnn.ui.i18n import number, t
 
 # Columns of the results table, in the order shown and downloaded as CSV.
