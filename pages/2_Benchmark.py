@@ -3,7 +3,7 @@
 import streamlit as st
 
 from linecnn.ui import setup_page
-from linecnn.ui.bench import job as ui
+from linecnn.ui.bench import job, state
 from linecnn.ui.bench.controls import render_form, start_sweep
 from linecnn.ui.bench.explain import reference_runs, render_references
 from linecnn.ui.bench.history import render_history
@@ -12,25 +12,25 @@ from linecnn.ui.bench_ranks import render as render_ranks
 from linecnn.ui.i18n import t
 
 device = setup_page("benchmark", ":material/speed:")
-ui.finish_job()
-ui.init_shown()
+job.finish_job()
+state.init_shown()
 
 st.title(t("bench.title"))
 st.markdown(t("bench.intro"))
 
-caps = ui.server_caps()
+caps = state.server_caps()
 sweep = render_form(caps)
-ui.show_message()
+state.show_message()
 if sweep is not None:
     start_sweep(sweep, caps)
-ui.render_job()
+job.render_job()
 
 results = st.container()  # filled last, so it shows the references and history picks of this run
 st.divider()
 render_references()
 render_history()
 with results:
-    render_results(ui.shown_runs() + reference_runs())
+    render_results(state.shown_runs() + reference_runs())
 
 st.divider()
 render_ranks(caps)  # the Processes / GPUs factor: data-parallel runs through torchrun

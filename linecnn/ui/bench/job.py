@@ -1,12 +1,8 @@
-"""The Benchmark page's Streamlit side: session keys, server caps, the runs on screen, the queued run.
+"""The Benchmark page's running benchmark: a background thread, its progress and Cancel, its end.
 
-The timing itself is ``linecnn.sweep``; this module only drives it. The views live beside it:
-``bench_results`` (cards, where the time goes, charts, table), ``bench_history`` (stored runs,
-import, delete). A benchmark runs in a background thread that never calls Streamlit, so touching
-a widget (which reruns the page) or leaving the page does not stop it; a fragment polls it for the
-progress bar. Every text taken from a stored or imported run goes through ``escape_markdown``
-(Plotly labels through ``bench_charts.plotly_text``): a file must not put links, images or HTML on
-anyone's screen.
+The timing itself is ``linecnn.sweep``; this module only drives it. A benchmark runs in a
+background thread that never calls Streamlit, so touching a widget (which reruns the page) or
+leaving the page does not stop it; a fragment polls it for the progress bar.
 """
 
 from __future__ import annotations
@@ -20,112 +16,25 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from linecnn.bench import BENCH_LOCK, OK
-from linecnn.hostenv import env_number, env_uncapped
-from linecnn.store import History
-from linecnn.sweep import (
-    MAX_IMAGES,
-    MAX_STEP_BYTES,
-    Caps,
-    CellProgress,
-    SweepPlan,
-    make_document,
-    run_sweep,
-)
-from linecnn.ui.bench.cards import WIDE_SPREAD
-from linecnn.ui.bench.data import ShownRun, run_problem
-from linecnn.ui.bench.words import ms_text, progress_label, status_text, x_text
-from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import duration, number, t
+from linecnn.bench import BENCH_LOCK
+from linecnn.sweep import Caps, CellProgress, SweepPlan, make_document, run_sweep
+from linecnn.ui.bench.outcome import cell_line, outcome
+from linecnn.ui.bench.state import MESSAGE, history, keep_unsaved, show_run
+from linecnn.ui.bench.words import progress_label
+from linecnn.ui.i18n import number, t
 
 _LOG = logging.getLogger(__name__)
 
-SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
 RUNNING = "bench.running"  # this session's Job, from Run benchmark until the page has shown its end
-UNSAVED = "bench.unsaved"  # documents of runs the history could not store, newest first, shown from memory
-MESSAGE = "bench.message"  # (kind, text) about the last run, shown until the next one starts
-IMPORTED = "bench.imported"  # ids of uploaded files already imported, so a rerun does not import again
 SESSION = "bench.session"  # a short name for this session in the queue
 CANCEL = "bench.cancel"  # key of the Cancel button
-DELETE = "bench.delete"  # keys of the delete control: the run picked, the confirmation, the button
-
-MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's wall time (default 300 s)
-MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
-MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
-MIN_CAP_IMAGES = 360  # a host's image cap below the seed's 3 x 120 images would leave nothing to time
-MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the seed's full batch needs ~5 MiB)
 POLL_SECONDS = 0.5  # how often the page redraws a running benchmark's progress
-MAX_UNSAVED = 3  # runs kept in memory per session while the history cannot save them
-
-
-def history() -> History:
-    """The benchmark history (the SQLite file under the data directory)."""
-    return History()
-
-
-def server_caps() -> Caps:
-    """This server's limits, from the environment where the host set them.
-
-    A value that is not a number, or is below what the page needs, falls back to the default
-    with a warning in the server's log; a time cap of "inf" or "none" means no time cap.
-    """
-
-    return Caps(
-        max_images=int(env_number(MAX_IMAGES_ENV, MAX_IMAGES, minimum=MIN_CAP_IMAGES)),
-        max_seconds=None if env_uncapped(MAX_SECONDS_ENV) else env_number(MAX_SECONDS_ENV, 300.0, minimum=0),
-        max_step_bytes=int(env_number(MAX_STEP_BYTES_ENV, MAX_STEP_BYTES, minimum=MIN_CAP_STEP_BYTES)),
-    )
-
-
-def init_shown() -> None:
-    """On a session's first visit (a return, a reload), show the newest stored run instead of nothing."""
-    if SHOWN in st.session_state:
-        return
-    with contextlib.suppress(ValueError):  # the history cannot be opened: render_history says why
-        runs = history().runs()
-        st.session_state[SHOWN] = [runs[0].id] if runs else []
-
-
-def shown_runs() -> list[ShownRun]:
-    """Runs kept in memory, then the stored runs selected for display; unreadable ones with a warning."""
-    unsaved = [ShownRun(-n, "page", document) for n, document in enumerate(st.session_state.get(UNSAVED, []))]
-    store, runs, ids = history(), [], st.session_state.get(SHOWN, [])
-    if not ids:
-        return unsaved
-    try:
-        sources = {r.id: r.source for r in store.runs()}
-    except ValueError:
-        return unsaved  # the history cannot be opened: render_history says why
-    for run_id in ids:
-        try:
-            run = ShownRun(run_id, sources.get(run_id, "page"), store.load(run_id))
-        except ValueError:
-            continue
-        problem = run_problem(run)
-        if problem is None:
-            runs.append(run)
-        else:
-            st.warning(
-                t("bench.run.left_out", run=run_id, why=escape_markdown(problem)), icon=":material/warning:"
-            )
-    return unsaved + runs
-
-
-def show_run(run_id: int, keep_imported: bool = True) -> None:
-    """Put a run on screen first; imported runs stay beside it, earlier local runs make room."""
-    summaries = {r.id: r for r in history().runs()}
-    kept = [
-        i
-        for i in st.session_state.get(SHOWN, [])
-        if i != run_id and keep_imported and i in summaries and summaries[i].source == "import"
-    ]
-    st.session_state[SHOWN] = [run_id, *kept]
 
 
 class _Cancel(BaseException):
     """Raised in the benchmark thread when the user cancels.
 
-    A BaseException, because ``bench`` records any Exception as a failed cell and goes on to the
+    A BaseException, because ``linecnn.bench`` records any Exception as a failed cell and goes on to the
     next: a cancel must end the whole sweep.
     """
 
@@ -263,75 +172,5 @@ def _finish(job: Job) -> None:
         with contextlib.suppress(ValueError):
             show_run(job.run_id)
     elif job.document is not None:
-        st.session_state[UNSAVED] = [job.document, *st.session_state.get(UNSAVED, [])][:MAX_UNSAVED]
+        keep_unsaved(job.document)
     st.session_state[MESSAGE] = outcome(job)
-
-
-def outcome(job: Job) -> tuple[str, str]:
-    """(kind, markdown) saying how a finished benchmark ended: done, cancelled, capped, failed, not saved."""
-    results, cells = job.results, len(job.plan.cells())
-    where = (
-        t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.where_memory")
-    )
-    if job.cancelled:
-        if not results:
-            return "info", t("bench.done.cancelled_early")
-        kind, text = "info", t("bench.done.cancelled", done=len(results), cells=cells, where=where)
-    elif job.error is not None:
-        kind = "error"
-        text = t("bench.done.error", done=len(results), cells=cells, error=escape_markdown(job.error))
-        if results:
-            text += " " + t("bench.done.error_kept", where=where)
-    else:
-        kind, text = _summary(job)
-    if job.save_error is not None:
-        kind = "error" if kind == "error" else "warning"
-        text += " " + t("bench.done.not_saved", error=escape_markdown(job.save_error))
-    return kind, text
-
-
-def _summary(job: Job) -> tuple[str, str]:
-    """(kind, text) for a benchmark that ran to its end (or to the server's time cap)."""
-    results, plan, caps = job.results, job.plan, job.caps
-    skipped = sum(r["status"].startswith(("skipped", "stopped")) for r in results)
-    oom = sum(r["status"] == "out of memory" for r in results)
-    failed = [r["status"] for r in results if r["status"].startswith("failed")]
-    name = t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.unsaved")
-    text = t("bench.done.ok", seconds=duration(job.seconds), name=name, cells=len(results))
-    kind = "success"
-    if skipped:
-        kind = "warning"
-        text += " " + t("bench.done.capped", cap=duration(caps.max_seconds or 0), skipped=skipped)
-    if oom:
-        kind = "warning"
-        text += " " + t("bench.done.oom", oom=oom)
-    noisy = sum(r["status"] == OK and r["p75_ms"] > WIDE_SPREAD * r["p25_ms"] for r in results)
-    if noisy:
-        kind = "warning"
-        text += " " + t("bench.done.noisy", noisy=noisy, factor=number(WIDE_SPREAD, 1))
-    if failed:
-        kind = "warning"
-        first = failed[0].removeprefix("failed: ").rstrip(".")
-        text += " " + t("bench.done.failed", failed=len(failed), first=escape_markdown(first))
-    if plan.notes:
-        kind = "warning"
-        text += " " + " ".join(plan.notes)
-    if not any(r["status"] == OK for r in results):
-        kind = "error" if failed else "warning"
-        text += " " + t("bench.done.none_timed")
-    return kind, text
-
-
-def show_message() -> None:
-    """The message about the last run; kept until the next run starts, so a rerun cannot lose it."""
-    message = st.session_state.get(MESSAGE)
-    if message is not None:
-        kind, text = message
-        {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text)
-
-
-def cell_line(result: dict, done: int, total: int) -> str:
-    """'Cell 3 of 14 · cpu · 1,200 images: 7.7 ms/epoch' (or the cell's status)."""
-    what = f"{result['device']} · {x_text(result['factor'], result['x'], exact=True)}"
-    ended = f"{ms_text(result['median_ms'])}" if result["status"] == OK else status_text(result["status"])
-    return t("bench.job.cell_done", done=done, total=total, what=what, outcome=ended)
