@@ -7,7 +7,8 @@ import streamlit as st
 from linecnn.bench import OK
 from linecnn.ui.bench.cards import device_columns, pick_x, render_absent_cuda
 from linecnn.ui.bench.charts import sweep_figure
-from linecnn.ui.bench.data import ShownRun, baseline_series, crossings, incomparable, results_frame
+from linecnn.ui.bench.compare import baseline_series, crossings, incomparable
+from linecnn.ui.bench.data import ShownRun, results_frame
 from linecnn.ui.bench.explain import render_where_time_goes
 from linecnn.ui.bench.table import render_environment, render_table
 from linecnn.ui.bench.words import factor_title
