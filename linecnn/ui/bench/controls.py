@@ -18,6 +18,8 @@ from linecnn.ui.bench import job
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
 
+DEFAULTS = BenchConfig()  # the form's starting values: the lesson's settings, timed as the CLI times them
+
 
 @dataclass(frozen=True)
 class Sweep:
@@ -105,14 +107,18 @@ def _sweep_settings(factor: str, caps: Caps) -> tuple[list[str], float | None, d
             key=f"bench.up_to.{factor}",
             persist_state="session",
         )
-    runs = {"warmup": _count(top[2], "warmup", 1, 20, 2), "repeats": _count(top[3], "repeats", 1, 100, 5)}
+    runs = {
+        "warmup": _count(top[2], "warmup", 1, 20, DEFAULTS.warmup),
+        "repeats": _count(top[3], "repeats", 1, 100, DEFAULTS.repeats),
+    }
     return chosen, up_to, runs
 
 
 def _held_settings(factor: str, caps: Caps) -> dict:
     """The settings held fixed while another is swept (the swept one's widget is disabled)."""
     held = st.columns(4)
-    per_class = _count(held[0], "per_class", 1, caps.max_images // 3, 120, disabled=factor == "data")
+    most = caps.max_images // 3
+    per_class = _count(held[0], "per_class", 1, most, DEFAULTS.per_class, disabled=factor == "data")
     batch = held[1].selectbox(
         t("bench.form.batch"),
         ["full", *BATCH_SIZES],
@@ -125,8 +131,8 @@ def _held_settings(factor: str, caps: Caps) -> dict:
     return {
         "per_class": per_class,
         "batch_size": None if batch == "full" else int(batch),
-        "width": _count(held[2], "width", 1, 64, 1, disabled=factor == "width"),
-        "extra_convs": _count(held[3], "extra", 0, 16, 0, disabled=factor == "conv"),
+        "width": _count(held[2], "width", 1, 64, DEFAULTS.width, disabled=factor == "width"),
+        "extra_convs": _count(held[3], "extra", 0, 16, DEFAULTS.extra_convs, disabled=factor == "conv"),
     }
 
 
