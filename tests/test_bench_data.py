@@ -4,16 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from linecnn.ui.bench_charts import sweep_figure
-from linecnn.ui.bench_data import (
-    ShownRun,
-    baseline_series,
-    crossings,
-    incomparable,
-    results_frame,
-    run_problem,
-)
-from linecnn.ui.bench_words import ms_text
+from linecnn.ui.bench.charts import sweep_figure
+from linecnn.ui.bench.compare import baseline_series, crossings, incomparable
+from linecnn.ui.bench.data import ShownRun, results_frame, run_problem
+from linecnn.ui.bench.words import ms_text
 from tests.bench_fixture import bad_documents, fake_gpu_document
 
 

@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import linecnn.store
-import linecnn.ui.bench
+import linecnn.ui.bench.job
 from linecnn.bench import BENCH_LOCK, BenchConfig
 from linecnn.store import History
 from linecnn.sweep import CellProgress
@@ -174,7 +174,7 @@ class GatedSweep:
 def gated(monkeypatch):
     """run_sweep replaced by a GatedSweep for the page."""
     sweep = GatedSweep()
-    monkeypatch.setattr(linecnn.ui.bench, "run_sweep", sweep)
+    monkeypatch.setattr(linecnn.ui.bench.job, "run_sweep", sweep)
     return sweep
 
 

@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import streamlit as st
 
-from linecnn.ui.bench_data import ShownRun
-from linecnn.ui.bench_words import factor_title, significant, status_text
+from linecnn.ui.bench.data import ShownRun
+from linecnn.ui.bench.words import factor_title, significant, status_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, size, t
 
