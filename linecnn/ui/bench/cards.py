@@ -79,7 +79,8 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
         # Nothing timed here: say what happened to this series' cells at this size, or at all
         # when no cell of the shown runs was timed (then there is no size to pick).
         untimed = group[(group["series"] == name) & ((group["x"] == x) | (x is None))]
-        statuses = [status_text(s) for s in dict.fromkeys(untimed["status"])] or [t("bench.cards.not_here")]
+        statuses = list(dict.fromkeys(status_text(result) for result in untimed["result"]))
+        statuses = statuses or [t("bench.cards.not_here")]
         st.warning(
             t("bench.cards.no_timing", why=escape_markdown("; ".join(statuses))), icon=":material/warning:"
         )

@@ -10,15 +10,14 @@ from dataclasses import replace
 
 import pandas as pd
 
-from linecnn.bench import OK
-from linecnn.sweep import Crossover, crossover
+from linecnn.crossover import Crossover, crossover
 from linecnn.ui.bench.words import verdict
 from linecnn.ui.i18n import number, t
 
 
 def baseline_series(frame: pd.DataFrame) -> str | None:
     """The CPU series others are compared with: the first eager CPU line, else the first CPU line."""
-    cpus = frame[(frame["kind"] == "cpu") & (frame["status"] == OK)]
+    cpus = frame[(frame["kind"] == "cpu") & frame["ok"]]
     eager = cpus[cpus["variant"] == "eager"]
     pick = eager if len(eager) else cpus
     return None if pick.empty else pick["series"].iat[0]
@@ -44,7 +43,7 @@ def _settings(rows: pd.DataFrame) -> list[tuple]:
 def _baseline_medians(group: pd.DataFrame) -> dict[tuple, float]:
     """The baseline CPU series' median ms by cell settings, within one factor's rows."""
     base = baseline_series(group)
-    rows = group[(group["series"] == base) & (group["status"] == OK)]
+    rows = group[(group["series"] == base) & group["ok"]]
     return dict(zip(_settings(rows), rows["median_ms"], strict=True))
 
 
@@ -53,7 +52,7 @@ def speedups(frame: pd.DataFrame) -> pd.Series:
     speedup = pd.Series([None] * len(frame), index=frame.index, dtype="float64")
     for _, group in frame.groupby("factor", sort=False):
         reference = _baseline_medians(group)
-        timed = group[group["status"] == OK]
+        timed = group[group["ok"]]
         if timed.empty:
             continue
         matched = [reference.get(key) for key in _settings(timed)]
@@ -63,7 +62,7 @@ def speedups(frame: pd.DataFrame) -> pd.Series:
 
 def vs_eager(frame: pd.DataFrame) -> pd.Series:
     """For a cell with faster paths: the eager median of the same run, device and x over its own."""
-    timed = frame[frame["status"] == OK]
+    timed = frame[frame["ok"]]
     eager = timed[timed["variant"] == "eager"].set_index(["run", "device", "x"])["median_ms"]
     vs = pd.Series([None] * len(frame), index=frame.index, dtype="float64")
     fast = timed[timed["variant"] != "eager"]
@@ -77,7 +76,7 @@ def vs_eager(frame: pd.DataFrame) -> pd.Series:
 def crossings(frame: pd.DataFrame, factor: str) -> dict[str, Crossover]:
     """Each accelerator series' crossover with the baseline CPU series, for one factor, over the
     cells both timed with the same settings."""
-    group = frame[(frame["factor"] == factor) & (frame["status"] == OK)]
+    group = frame[(frame["factor"] == factor) & frame["ok"]]
     reference = _baseline_medians(group)
     if not reference:
         return {}
@@ -98,7 +97,7 @@ def crossings(frame: pd.DataFrame, factor: str) -> dict[str, Crossover]:
 
 def incomparable(frame: pd.DataFrame, factor: str) -> dict[str, str]:
     """Series with no cell sharing its settings with the baseline CPU's: series -> how they differ."""
-    group = frame[(frame["factor"] == factor) & (frame["status"] == OK)]
+    group = frame[(frame["factor"] == factor) & frame["ok"]]
     base = baseline_series(group)
     if base is None:
         return {}

@@ -11,14 +11,17 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from linecnn.bench import AMP_MODES, BenchConfig
+from linecnn.benchconfig import AMP_MODES, BenchConfig
+from linecnn.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
-from linecnn.sweep import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, FACTORS, WIDTHS, Caps, plan_sweep
+from linecnn.document import FACTORS
+from linecnn.plan import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, WIDTHS, Caps, plan_sweep
 from linecnn.ui.bench import job
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
 
-DEFAULTS = BenchConfig()  # the form's starting values: the lesson's settings, timed as the CLI times them
+DEFAULTS = BenchConfig()  # the form's starting timing options, as the CLI's
+LESSON = DEFAULT_FLAT  # the form's starting cell: RunConfig()'s flat values, the lesson's
 
 
 @dataclass(frozen=True)
@@ -72,7 +75,7 @@ def start_sweep(sweep: Sweep, caps: Caps) -> None:
     """Plan the sweep and start it; a plan the server refuses says why on screen."""
     try:
         plan = plan_sweep(
-            BenchConfig(**sweep.settings),
+            BenchConfig.from_flat(**sweep.settings),
             sweep.factor,
             sweep.devices,
             up_to=sweep.up_to,
@@ -118,7 +121,7 @@ def _held_settings(factor: str, caps: Caps) -> dict:
     """The settings held fixed while another is swept (the swept one's widget is disabled)."""
     held = st.columns(4)
     most = caps.max_images // 3
-    per_class = _count(held[0], "per_class", 1, most, DEFAULTS.per_class, disabled=factor == "data")
+    per_class = _count(held[0], "per_class", 1, most, LESSON["per_class"], disabled=factor == "data")
     batch = held[1].selectbox(
         t("bench.form.batch"),
         ["full", *BATCH_SIZES],
@@ -131,8 +134,10 @@ def _held_settings(factor: str, caps: Caps) -> dict:
     return {
         "per_class": per_class,
         "batch_size": None if batch == "full" else int(batch),
-        "width": _count(held[2], "width", 1, 64, DEFAULTS.width, disabled=factor == "width"),
-        "extra_convs": _count(held[3], "extra", 0, 16, DEFAULTS.extra_convs, disabled=factor == "conv"),
+        "width": _count(held[2], "width", 1, MAX_WIDTH, LESSON["width"], disabled=factor == "width"),
+        "extra_convs": _count(
+            held[3], "extra", 0, MAX_EXTRA_CONVS, LESSON["extra_convs"], disabled=factor == "conv"
+        ),
     }
 
 

@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from linecnn.bench import BENCH_LOCK
+from linecnn.cells import CellResult
+from linecnn.document import BenchDocument, BenchEnv
 from linecnn.sweep import Caps, CellProgress, SweepPlan, make_document, run_sweep
+from linecnn.timing import Cancelled
 from linecnn.ui.bench.outcome import cell_line, outcome
 from linecnn.ui.bench.state import MESSAGE, history, keep_unsaved, show_run
 from linecnn.ui.bench.words import progress_label
@@ -31,14 +34,6 @@ CANCEL = "bench.cancel"  # key of the Cancel button
 POLL_SECONDS = 0.5  # how often the page redraws a running benchmark's progress
 
 
-class _Cancel(BaseException):
-    """Raised in the benchmark thread when the user cancels.
-
-    A BaseException, because ``linecnn.bench`` records any Exception as a failed cell and goes on to the
-    next: a cancel must end the whole sweep.
-    """
-
-
 @dataclass
 class Job:
     """A benchmark running in a background thread; the thread writes it, the page only reads it.
@@ -50,7 +45,7 @@ class Job:
     plan: SweepPlan  # the cells to time
     caps: Caps  # this server's limits
     who: str  # the session's short name, for the queue
-    results: list[dict] = field(default_factory=list)  # one per finished cell, in order
+    results: list[CellResult] = field(default_factory=list)  # one per finished cell, in order
     fraction: float = 0.0  # share of the sweep done, for the progress bar
     cell: CellProgress | None = (
         None  # where the sweep is, for the progress bar's label; None before the first
@@ -62,30 +57,30 @@ class Job:
     error: str | None = None  # what ended the sweep unexpectedly, if anything did
     run_id: int | None = None  # its id in the history once saved
     save_error: str | None = None  # why the history could not store it
-    document: dict | None = None  # the JSON document of what was measured
+    document: BenchDocument | None = None  # what was measured
     started: float = field(default_factory=time.monotonic)  # time.monotonic() at Run benchmark
+    env: BenchEnv = field(default_factory=BenchEnv.here)  # the machine, and the date the run started
     seconds: float = 0.0  # how long it ran, once done
 
     def queued(self, holder: str | None, waited: float) -> None:
         """BENCH_LOCK's wait callback: note the wait; a cancel lands here too."""
         self.waited = waited
         if self.cancel.is_set():
-            raise _Cancel
+            raise Cancelled("cancelled while queued")
 
     def progress(self, cell: CellProgress) -> None:
-        """run_sweep's callback, after every step: note where it is; a cancel lands here."""
+        """run_sweep's callback, at each phase and epoch (never inside one): note where the sweep is."""
         self.fraction, self.cell = cell.fraction, cell
-        if self.cancel.is_set():
-            raise _Cancel
 
     def run(self) -> None:
         """The thread's body: the sweep under the server-wide lock, then save what it measured."""
         try:
             with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS):
                 self.waited = None
-                for result in run_sweep(self.plan, caps=self.caps, progress=self.progress):
+                cells = run_sweep(self.plan, caps=self.caps, progress=self.progress, cancel=self.cancel)
+                for result in cells:  # one at a time: the page shows each as it ends
                     self.results.append(result)
-        except _Cancel:
+        except Cancelled:
             self.cancelled = True
         except Exception as error:  # noqa: BLE001 - whatever ended the sweep, what it measured is kept
             _LOG.exception("The benchmark thread ended with an error")
@@ -99,7 +94,7 @@ class Job:
         """Store the cells measured; if the history cannot, keep the document for the page to show."""
         if not self.results:
             return
-        self.document = make_document(self.results, self.plan)
+        self.document = make_document(self.plan, self.results, self.env)
         try:
             self.run_id = history().save(self.document, "page")
         except ValueError as error:
@@ -153,7 +148,7 @@ def _job_fragment() -> None:
         )
     st.progress(job.fraction, text=progress_label(job.cell))
     if job.results:
-        st.caption(cell_line(job.results[-1], len(job.results), len(job.plan.cells())))
+        st.caption(cell_line(job.plan.factor, job.results[-1], len(job.results), len(job.plan.cells())))
     st.caption(t("bench.job.background"))
 
 

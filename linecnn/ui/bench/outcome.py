@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from linecnn.bench import OK
+from linecnn.cells import CellResult, CellStatus
 from linecnn.ui.bench.cards import WIDE_SPREAD
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
@@ -40,9 +40,9 @@ def outcome(job: Job) -> tuple[str, str]:
 def _summary(job: Job) -> tuple[str, str]:
     """(kind, text) for a benchmark that ran to its end (or to the server's time cap)."""
     results, plan, caps = job.results, job.plan, job.caps
-    skipped = sum(r["status"].startswith(("skipped", "stopped")) for r in results)
-    oom = sum(r["status"] == "out of memory" for r in results)
-    failed = [r["status"] for r in results if r["status"].startswith("failed")]
+    skipped = sum(r.status in (CellStatus.SKIPPED, CellStatus.STOPPED) for r in results)
+    oom = sum(r.status is CellStatus.OUT_OF_MEMORY for r in results)
+    failed = [r.reason for r in results if r.status is CellStatus.FAILED]
     name = t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.unsaved")
     text = t("bench.done.ok", seconds=duration(job.seconds), name=name, cells=len(results))
     kind = "success"
@@ -52,25 +52,25 @@ def _summary(job: Job) -> tuple[str, str]:
     if oom:
         kind = "warning"
         text += " " + t("bench.done.oom", oom=oom)
-    noisy = sum(r["status"] == OK and r["p75_ms"] > WIDE_SPREAD * r["p25_ms"] for r in results)
+    noisy = sum(r.ok and r.p75_ms > WIDE_SPREAD * r.p25_ms for r in results)
     if noisy:
         kind = "warning"
         text += " " + t("bench.done.noisy", noisy=noisy, factor=number(WIDE_SPREAD, 1))
     if failed:
         kind = "warning"
-        first = failed[0].removeprefix("failed: ").rstrip(".")
+        first = failed[0].rstrip(".")
         text += " " + t("bench.done.failed", failed=len(failed), first=escape_markdown(first))
     if plan.notes:
         kind = "warning"
         text += " " + " ".join(plan.notes)
-    if not any(r["status"] == OK for r in results):
+    if not any(r.ok for r in results):
         kind = "error" if failed else "warning"
         text += " " + t("bench.done.none_timed")
     return kind, text
 
 
-def cell_line(result: dict, done: int, total: int) -> str:
+def cell_line(factor: str, result: CellResult, done: int, total: int) -> str:
     """'Cell 3 of 14 · cpu · 1,200 images: 7.7 ms/epoch' (or the cell's status)."""
-    what = f"{result['device']} · {x_text(result['factor'], result['x'], exact=True)}"
-    ended = f"{ms_text(result['median_ms'])}" if result["status"] == OK else status_text(result["status"])
+    what = f"{result.device} · {x_text(factor, result.config.x(factor), exact=True)}"
+    ended = ms_text(result.median_ms) if result.ok else status_text(result)
     return t("bench.job.cell_done", done=done, total=total, what=what, outcome=ended)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from linecnn.bench import OK
 from linecnn.ui.bench.cards import device_columns, pick_x, render_absent_cuda
 from linecnn.ui.bench.charts import sweep_figure
 from linecnn.ui.bench.compare import baseline_series, crossings, incomparable
@@ -25,7 +24,7 @@ def render_results(runs: list[ShownRun]) -> None:
     frame = results_frame(runs)
     factor = frame["factor"].iat[0] if len(frame) else "none"
     group = frame[frame["factor"] == factor]
-    timed = group[group["status"] == OK]
+    timed = group[group["ok"]]
     found = crossings(frame, factor)
 
     st.subheader(t("bench.results.side_by_side"))

@@ -10,10 +10,11 @@ import contextlib
 
 import streamlit as st
 
+from linecnn.document import BenchDocument
 from linecnn.hostenv import env_number, env_uncapped
+from linecnn.plan import MAX_IMAGES, MAX_STEP_BYTES, Caps
 from linecnn.store import History
-from linecnn.sweep import MAX_IMAGES, MAX_STEP_BYTES, Caps
-from linecnn.ui.bench.data import ShownRun, run_problem
+from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
 
@@ -71,16 +72,10 @@ def shown_runs() -> list[ShownRun]:
         return unsaved  # the history cannot be opened: render_history says why
     for run_id in ids:
         try:
-            run = ShownRun(run_id, sources.get(run_id, "page"), store.load(run_id))
-        except ValueError:
-            continue
-        problem = run_problem(run)
-        if problem is None:
-            runs.append(run)
-        else:
-            st.warning(
-                t("bench.run.left_out", run=run_id, why=escape_markdown(problem)), icon=":material/warning:"
-            )
+            runs.append(ShownRun(run_id, sources.get(run_id, "page"), store.load(run_id)))
+        except ValueError as error:  # a row an older linecnn stored before imports were checked
+            why = escape_markdown(error)
+            st.warning(t("bench.run.left_out", run=run_id, why=why), icon=":material/warning:")
     return unsaved + runs
 
 
@@ -103,6 +98,6 @@ def show_message() -> None:
         {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text)
 
 
-def keep_unsaved(document: dict) -> None:
+def keep_unsaved(document: BenchDocument) -> None:
     """Hold a run the history could not store in memory, newest first, so the page can still show it."""
     st.session_state[UNSAVED] = [document, *st.session_state.get(UNSAVED, [])][:MAX_UNSAVED]
