@@ -31,8 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from linecnn.bench import BenchConfig, bench  # noqa: E402
 
 CELLS = {
-    "lesson (360 images, full batch)": BenchConfig(per_class=120),
-    "12,000 images, batch 1,024": BenchConfig(per_class=4_000, batch_size=1_024),
+    "lesson (360 images, full batch)": BenchConfig.from_flat(per_class=120),
+    "12,000 images, batch 1,024": BenchConfig.from_flat(per_class=4_000, batch_size=1_024),
 }
 TOLERANCE = 0.20
 
@@ -76,12 +76,13 @@ class Reference:
     """The independent training epoch: its own model, data, optimizer and loop, on the CPU."""
 
     def __init__(self, config: BenchConfig) -> None:
-        torch.manual_seed(config.seed)
+        run = config.run
+        torch.manual_seed(run.seed)
         self.model = lesson_cnn()
-        self.x, self.y = lesson_lines(config.per_class, config.seed)
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+        self.x, self.y = lesson_lines(run.data.per_class, run.seed)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=run.train.lr)
         self.loss = nn.CrossEntropyLoss()
-        self.batch = config.batch_size or len(self.x)
+        self.batch = run.train.batch_size or len(self.x)
 
     def epoch(self) -> None:
         """One pass over the training images, in mini-batches of a fresh order when there are several."""

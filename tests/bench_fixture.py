@@ -10,7 +10,8 @@ import json
 import math
 
 from linecnn.bench import BenchConfig
-from linecnn.sweep import DATA_PER_CLASS, FORMAT
+from linecnn.document import FORMAT
+from linecnn.plan import DATA_PER_CLASS
 
 FAKE_GPU_NAME = "CUDA:0 · Imaginary GPU (test fixture, made-up numbers)"
 
@@ -38,7 +39,7 @@ def fake_env() -> dict:
 def fake_result(device: str, config: BenchConfig, median_ms: float, env: dict) -> dict:
     """One 'ok' cell with a small made-up spread."""
     times = [median_ms * f for f in (0.97, 0.99, 1.0, 1.02, 1.06)]
-    values = config.as_dict()
+    values = config.to_flat()
     return {
         "device": device,
         "device_name": FAKE_GPU_NAME if device != "cpu" else "CPU · Imaginary 16-core CPU (test fixture)",
@@ -67,7 +68,7 @@ def fake_gpu_document(gpu_only: bool = True, largest: int = DATA_PER_CLASS[-1]) 
     env = fake_env()
     results = []
     for per_class in [n for n in DATA_PER_CLASS if n <= largest]:
-        config = BenchConfig(per_class=per_class, warmup=2, repeats=5)
+        config = BenchConfig.from_flat(per_class=per_class, warmup=2, repeats=5)
         gpu_ms = 6.0 * config.steps + 2e-5 * config.images
         results.append(fake_result("cuda:0", config, gpu_ms, env))
         if not gpu_only:
@@ -116,32 +117,32 @@ def bad_documents() -> dict[str, tuple[dict, str]]:
             _bad(lambda d: d["env"].update(devices=[1])),
             "'env.devices' is not a list of objects",
         ),
-        "device is a list": (_bad(_set("device", ["cpu"])), "device that is not text"),
-        "median is text": (_bad(_set("median_ms", "fast")), "median_ms = 'fast'"),
-        "median is negative": (_bad(_set("median_ms", -1.0)), "median_ms = -1.0"),
+        "device is a list": (_bad(_set("device", ["cpu"])), "result 1's device is ['cpu'], not text"),
+        "median is text": (_bad(_set("median_ms", "fast")), "median_ms is 'fast', not a number"),
+        "median is negative": (_bad(_set("median_ms", -1.0)), "median_ms is -1.0, not a number from 0"),
         "median is NaN": (_bad(_set("median_ms", float("nan"))), "median_ms is nan, not a finite number"),
         "ok median is zero": (_bad(_set("median_ms", 0.0)), "median is not above 1e-06 ms"),
-        "x is text": (_bad(_set("x", "big")), "x = 'big'"),
-        "config lacks step_size": (
-            _bad(lambda d: d["results"][0]["config"].pop("step_size")),
-            "config lacks step_size",
+        "lr is text": (_bad(_set("lr", "big", "config")), "result 1's config.lr is 'big', not a number"),
+        "config lacks per_class": (
+            _bad(lambda d: d["results"][0]["config"].pop("per_class")),
+            "result 1's config lacks per_class",
         ),
-        "images is text": (_bad(_set("images", "many", "config")), "images = 'many'"),
-        "unknown factor": (_bad(_set("factor", "epochs")), "factor 'epochs'"),
-        "result env is text": (_bad(_set("env", "x")), "result 1's 'env' is not an object"),
-        "status is a number": (_bad(_set("status", 1)), "status that is not text"),
-        "times are text": (_bad(_set("times_ms", "1, 2")), "times_ms"),
-        "created is a list": (_bad(_set("created", ["2026"], "document")), "'created' is not a date"),
+        "per_class is text": (_bad(_set("per_class", "many", "config")), "config.per_class is 'many', not a"),
+        "unknown data mode": (_bad(_set("data_mode", "wiggly", "config")), "config.data_mode is 'wiggly'"),
+        "unknown amp": (_bad(_set("amp", "fp8", "config")), "config.amp is 'fp8', not one of"),
+        "status is a number": (_bad(_set("status", 1)), "status is 1, not text"),
+        "times are text": (_bad(_set("times_ms", "1, 2")), "times_ms is not a list of numbers"),
+        "created is a list": (_bad(_set("created", ["2026"], "document")), "'created' is ['2026'], not text"),
         "p25 above the median": (_bad(_set("p25_ms", 1e9)), "must rise in that order"),
         "an epoch of two days": (
             _bad(lambda d: d["results"][0].update(median_ms=1.7e8, p25_ms=1.7e8, p75_ms=1.8e8)),
             "stay under a day",
         ),
-        "images beyond any sweep": (
-            _bad(_set("images", 2**40, "config")),
-            "not a whole number from 1 to 6,000,000",
+        "images per class beyond any sweep": (
+            _bad(_set("per_class", 2**40, "config")),
+            "Images per class must be a whole number from 1 to 2,000,000",
         ),
-        "unknown status": (_bad(_set("status", "weird")), "status 'weird', not ok"),
+        "unknown status": (_bad(_set("status", "weird")), "status is 'weird', not ok"),
         "a cell repeated": (
             _bad(lambda d: d["results"].append(dict(d["results"][0]))),
             "result 5 repeats the cell of result 1",

@@ -8,11 +8,15 @@ import time
 import pytest
 import torch
 
-from linecnn import bench as bench_module
-from linecnn.bench import BenchConfig, BenchLock, Stop, bench, is_out_of_memory, summarize, time_epochs
-from linecnn.sweep import Caps, crossover, plan_sweep, run_sweep, step_bytes
+from linecnn import timing
+from linecnn.bench import MAX_FULL_BATCH, BenchConfig, BenchLock, bench, is_out_of_memory
+from linecnn.cells import CellStatus
+from linecnn.crossover import crossover
+from linecnn.plan import Caps, plan_sweep, step_bytes
+from linecnn.sweep import run_sweep
+from linecnn.timing import Cancelled, Watch, summarize, time_epochs
 
-TINY = BenchConfig(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
+TINY = BenchConfig.from_flat(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
 JOIN = 60.0  # seconds a thread of a test may take before the test gives up on it
 
 
@@ -57,13 +61,14 @@ def test_bench_times_real_epochs_on_the_cpu():
     assert result.samples_per_s == pytest.approx(120 / (result.median_ms / 1000))
     assert result.first_epoch_ms > 0 and result.setup_ms > 0 and result.autotune_ms > 0
     assert result.context_ms is None and result.compile_ms is None  # no CUDA context, no compiling
-    data = result.as_dict()
-    assert data["config"]["images"] == 120 and data["config"]["variant"] == "eager"
+    data = result.to_dict("data")
+    assert data["config"]["images"] == 120 and data["config"]["variant"] == "eager" and data["x"] == 120
 
 
 def test_options_that_do_not_apply_are_dropped_with_a_note():
     """AMP and CUDA graphs on the CPU are timed without, and the result says so."""
-    result = bench(BenchConfig(per_class=10, warmup=1, repeats=1, amp="bf16", cuda_graphs=True), "cpu")
+    config = BenchConfig.from_flat(per_class=10, warmup=1, repeats=1, amp="bf16", cuda_graphs=True)
+    result = bench(config, "cpu")
     assert result.ok and result.config.amp == "off" and not result.config.cuda_graphs
     assert any("AMP runs on CUDA only" in note for note in result.notes)
     assert any("CUDA graphs need CUDA" in note for note in result.notes)
@@ -73,7 +78,7 @@ def test_compile_time_is_reported_apart(monkeypatch):
     """With compilation on, the first compiled steps are timed on their own (compile stubbed out here)."""
     calls = []
     monkeypatch.setattr(torch, "compile", lambda model, mode=None: calls.append(mode) or model)
-    result = bench(BenchConfig(per_class=10, warmup=1, repeats=2, compile=True), "cpu")
+    result = bench(BenchConfig.from_flat(per_class=10, warmup=1, repeats=2, compile=True), "cpu")
     assert calls == [None] and result.ok and result.compile_ms is not None
     assert result.config.variant == "compile"
 
@@ -85,29 +90,29 @@ def test_bad_settings_are_sentences():
     with pytest.raises(ValueError, match="AMP must be one of"):
         BenchConfig(amp="fp8")
     with pytest.raises(ValueError, match="Model width"):
-        BenchConfig(width=0)
+        BenchConfig.from_flat(width=0)
 
 
 def test_full_batches_are_bounded():
     """A 'full batch' of a big set is cut into bounded steps; a small set is one step."""
-    assert BenchConfig(per_class=120).steps == 1
-    big = BenchConfig(per_class=333_334)
-    assert big.step_size == bench_module.MAX_FULL_BATCH and big.steps == -(-big.images // big.step_size)
+    assert BenchConfig.from_flat(per_class=120).steps == 1
+    big = BenchConfig.from_flat(per_class=333_334)
+    assert big.step_size == MAX_FULL_BATCH and big.steps == -(-big.images // big.step_size)
 
 
 def test_out_of_memory_is_recorded_and_the_sweep_goes_on(monkeypatch):
     """A cell that runs out of memory says so, and the next cells still run."""
-    real = bench_module.train_epoch
+    real = timing.train_epoch
 
     def flaky(model, x, y, *args, **kwargs):
         if len(x) == 1_200:  # the 1,200-image cell: its first step already fails
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
         return real(model, x, y, *args, **kwargs)
 
-    monkeypatch.setattr(bench_module, "train_epoch", flaky)
+    monkeypatch.setattr(timing, "train_epoch", flaky)
     plan = plan_sweep(BenchConfig(warmup=1, repeats=1), "data", ["cpu"], up_to=3_600)
-    statuses = [(r["config"]["images"], r["status"]) for r in run_sweep(plan)]
-    assert statuses == [(360, "ok"), (1_200, "out of memory"), (3_600, "ok")]
+    statuses = [(r.config.images, r.status) for r in run_sweep(plan)]
+    assert statuses == [(360, CellStatus.OK), (1_200, CellStatus.OUT_OF_MEMORY), (3_600, CellStatus.OK)]
     assert is_out_of_memory(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried 8 GB"))
     assert not is_out_of_memory(RuntimeError("shape mismatch"))
 
@@ -117,11 +122,12 @@ def test_time_cap_stops_the_cell_and_skips_the_rest():
     ticks = iter(range(0, 10_000, 10))  # every clock read is 10 s later
     plan = plan_sweep(TINY, "width", ["cpu"], up_to=4)
     results = list(run_sweep(plan, caps=Caps(max_seconds=15), clock=lambda: next(ticks)))
-    assert [r["status"] for r in results] == [
-        "stopped: time cap of 15 s",
-        "skipped: time cap",
-        "skipped: time cap",
+    assert [(r.status, r.reason) for r in results] == [
+        (CellStatus.STOPPED, "time cap of 15 s"),
+        (CellStatus.SKIPPED, "time cap"),
+        (CellStatus.SKIPPED, "time cap"),
     ]
+    assert [r.status_text for r in results][:2] == ["stopped: time cap of 15 s", "skipped: time cap"]
 
 
 def test_plan_respects_the_size_cap_and_says_so():
@@ -129,7 +135,7 @@ def test_plan_respects_the_size_cap_and_says_so():
     plan = plan_sweep(BenchConfig(), "data", ["cpu"], caps=Caps(max_images=5_000))
     assert [c.images for c in plan.configs] == [360, 1_200, 3_600]
     assert "cap of 5,000 images" in plan.notes[0]
-    batches = plan_sweep(BenchConfig(per_class=120), "batch", ["cpu"])
+    batches = plan_sweep(BenchConfig.from_flat(per_class=120), "batch", ["cpu"])
     assert [c.step_size for c in batches.configs] == [16, 64, 256, 360]
     with pytest.raises(ValueError, match="Sweep must be one of"):
         plan_sweep(BenchConfig(), "epochs", ["cpu"])
@@ -198,33 +204,36 @@ def test_the_lock_serialises_benchmarks_and_reports_the_queue():
     assert not lock.busy
 
 
-def test_stop_from_progress_ends_the_cell():
-    """A progress callback can end a benchmark (the page's Cancel), and memory is released."""
+def test_cancel_ends_the_cell():
+    """Setting the cancel event (the page's Cancel) ends a benchmark with Cancelled."""
+    cancel = threading.Event()
 
-    def cancel(phase: str, done: int, total: int) -> None:
+    def progress(phase: str, done: int, total: int) -> None:
         if phase == "timing" and done == 1:
-            raise Stop("cancelled")
+            cancel.set()
 
-    with pytest.raises(Stop):
-        bench(TINY, "cpu", cancel)
-
-
-LONG = BenchConfig(per_class=12_000, batch_size=256, warmup=2, repeats=3)  # 36,000 images: 141 steps/epoch
+    with pytest.raises(Cancelled):
+        bench(TINY, "cpu", progress, Watch(cancel))
 
 
-def count_steps(monkeypatch) -> list[int]:
+LONG = BenchConfig.from_flat(per_class=12_000, batch_size=256, warmup=2, repeats=3)  # 141 steps an epoch
+
+
+def count_steps(monkeypatch, then=None) -> list[int]:  # noqa: ANN001 - then(steps) runs after each step
     """Count optimizer steps of every epoch and priming step the benchmark runs (one-item list)."""
-    real, steps = bench_module.train_epoch, [0]
+    real, steps = timing.train_epoch, [0]
 
     def counted(*args, after_step=None, **kwargs):
         def step() -> None:
             steps[0] += 1
+            if then is not None:
+                then(steps[0])
             if after_step is not None:
                 after_step()
 
         return real(*args, after_step=step, **kwargs)
 
-    monkeypatch.setattr(bench_module, "train_epoch", counted)
+    monkeypatch.setattr(timing, "train_epoch", counted)
     return steps
 
 
@@ -233,54 +242,68 @@ def test_the_time_cap_lands_within_one_step(monkeypatch):
     steps = count_steps(monkeypatch)
     plan = plan_sweep(LONG, "none", ["cpu"])
     results = list(run_sweep(plan, caps=Caps(max_seconds=0.05), clock=lambda: steps[0] * 0.01))
-    assert [r["status"] for r in results] == ["stopped: time cap of 0.05 s"]
+    assert [(r.status, r.reason) for r in results] == [(CellStatus.STOPPED, "time cap of 0.05 s")]
     assert 5 <= steps[0] <= 6  # the step that crossed the cap is the last one
 
 
 def test_cancel_lands_within_one_step(monkeypatch):
-    """A progress callback that raises Stop mid-epoch ends the cell right after the current step."""
-    steps, calls = count_steps(monkeypatch), []
-
-    def cancel(phase: str, done: int, total: int) -> None:
-        calls.append((phase, done, steps[0]))
-        if steps[0] >= 20:
-            raise Stop("cancelled")
-
-    with pytest.raises(Stop):
-        bench(LONG, "cpu", cancel)
-    assert steps[0] == 20 and calls[-1] == ("warm-up", 0, 20)  # inside the first warm-up epoch
+    """A cancel set mid-epoch (here at the 20th step) ends the cell right after the current step."""
+    cancel, calls = threading.Event(), []
+    steps = count_steps(monkeypatch, then=lambda done: done == 20 and cancel.set())
+    with pytest.raises(Cancelled):
+        bench(LONG, "cpu", lambda *a: calls.append(a), Watch(cancel))
+    assert steps[0] == 20 and calls[-1] == ("warm-up", 0, 2)  # inside the first warm-up epoch
 
 
 def test_priming_and_compilation_are_bracketed_by_checks(monkeypatch):
-    """The callback runs before the priming steps and after each (eager, then compiled), then per step."""
-    steps, calls = count_steps(monkeypatch), []
+    """The check runs before the data is made, around each priming step (eager, then compiled), then
+    after every step; progress only at the phases and after each epoch."""
+    steps, checks, calls = count_steps(monkeypatch), [], []
     monkeypatch.setattr(torch, "compile", lambda model, mode=None: model)
-    bench(
-        BenchConfig(per_class=10, warmup=1, repeats=1, compile=True),
-        "cpu",
-        lambda *a: calls.append((*a, steps[0])),
-    )
-    assert calls[:5] == [
-        ("setup", 0, 1, 0),  # before the data is made
-        ("setup", 0, 1, 0),  # before the first priming step
-        ("setup", 0, 1, 1),  # after the eager priming step
-        ("setup", 0, 1, 1),  # before the compiled one
-        ("setup", 0, 1, 2),  # after it (compilation paid)
+
+    class Recording(Watch):
+        def check(self) -> None:
+            checks.append(steps[0])
+            super().check()
+
+    config = BenchConfig.from_flat(per_class=10, warmup=1, repeats=1, compile=True)
+    bench(config, "cpu", lambda *a: calls.append((*a, steps[0])), Recording())
+    assert checks == [0, 0, 1, 1, 2, 3, 4]  # setup, eager priming, compiled priming, warm-up, timing
+    assert calls == [("setup", 0, 1, 0), ("warm-up", 0, 1, 2), ("warm-up", 1, 1, 3)] + [
+        ("timing", 0, 1, 3),
+        ("timing", 1, 1, 4),
     ]
-    assert ("warm-up", 0, 1, 3) in calls and calls[-1] == ("timing", 1, 1, 4)
+
+
+def test_progress_never_runs_inside_a_timed_epoch(monkeypatch):
+    """The progress callback (page code) runs between epochs only: never while an epoch trains."""
+    real, inside, seen = timing.train_epoch, [False], []
+
+    def flagged(*args, **kwargs):
+        inside[0] = True
+        try:
+            return real(*args, **kwargs)
+        finally:
+            inside[0] = False
+
+    monkeypatch.setattr(timing, "train_epoch", flagged)
+    config = BenchConfig.from_flat(per_class=100, batch_size=16, warmup=2, repeats=3)  # 19 steps an epoch
+    bench(config, "cpu", lambda *a: seen.append((*a, inside[0])))
+    assert [call for call in seen if call[3]] == []
+    assert len(seen) == 1 + 3 + 4 and seen[-1] == ("timing", 3, 3, False)  # setup, then each epoch
 
 
 def test_steps_above_the_memory_cap_are_left_out_or_refused():
     """Cells whose step would keep more activations than the cap are never run, and the plan says why."""
     cap = Caps(max_step_bytes=1 << 30)
-    huge = BenchConfig(width=64, extra_convs=16, per_class=333_334)  # ≈ 35 GiB per 4,096-image step
+    huge = BenchConfig.from_flat(width=64, extra_convs=16, per_class=333_334)  # ≈ 35 GiB per 4,096-image step
     assert step_bytes(huge) > 30 * 2**30
     with pytest.raises(
         ValueError,
         match=r"≈ 35.4 GiB .* 1.0 GiB per step\. Choose a batch size of at most 115 \(of the usual sizes, 64",
     ):
         plan_sweep(huge, "none", ["cpu"], caps=cap)
-    batches = plan_sweep(BenchConfig(width=64, extra_convs=16), "batch", ["cpu"], caps=cap)
+    batches = plan_sweep(BenchConfig.from_flat(width=64, extra_convs=16), "batch", ["cpu"], caps=cap)
     assert [c.step_size for c in batches.configs] == [16, 64]
     assert "a batch of 256 (≈ 2.2 GiB), a batch of 360 (≈ 3.1 GiB)" in batches.notes[0]
     assert all(step_bytes(c) <= 1 << 30 for c, _ in batches.cells())

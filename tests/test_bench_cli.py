@@ -87,7 +87,7 @@ def test_json_is_printed_even_when_the_history_cannot_be_opened(tmp_path, monkey
 
 
 def test_the_cli_progress_bar_redraws_once_per_epoch_not_per_step(tmp_path, monkeypatch, capsys):
-    """The progress callback now runs after every step: the table still comes out, with a bar per epoch."""
+    """The bar redraws at each phase and epoch, not at each of the 75 steps of an epoch."""
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
     argv = ["bench", "--devices", "cpu", "--per-class", "400", "--batch-size", "16", "--warmup", "1"]
     assert main([*argv, "--repeats", "1", "--no-save"]) == 0

@@ -10,12 +10,14 @@ import threading
 import pytest
 
 import linecnn.store
-import linecnn.ui.bench
-from linecnn.bench import BENCH_LOCK, BenchConfig
+import linecnn.ui.bench.job
+from linecnn.bench import BENCH_LOCK
+from linecnn.cells import CellResult
 from linecnn.store import History
 from linecnn.sweep import CellProgress
+from linecnn.timing import Cancelled
 from linecnn.ui.format import escape_markdown
-from tests.bench_fixture import HOSTILE, fake_env, fake_result, hostile_document, hostile_imports
+from tests.bench_fixture import HOSTILE, hostile_document, hostile_imports
 from tests.helpers import app_test
 from tests.test_bench_page import PAGE, finish, run_button
 from tests.test_store import corrupt
@@ -158,15 +160,17 @@ class GatedSweep:
         self.open = threading.Event()  # set: every cell ends at once
         self.first_done = threading.Event()  # set once the first cell's result was taken
 
-    def __call__(self, plan, *, caps, progress):  # noqa: ANN001, ANN204 - run_sweep's signature
+    def __call__(self, plan, *, caps, progress, cancel):  # noqa: ANN001, ANN204 - run_sweep's signature
         cells = plan.cells()
         for index, (config, device) in enumerate(cells, start=1):
-            cell = CellProgress(index, len(cells), device, config, "timing", 0, config.repeats)
+            progress(CellProgress(index, len(cells), device, config, "timing", 0, config.repeats))
             while index > 1 and not self.open.is_set():
-                progress(cell)  # where a cancel lands, as after every step of a real cell
+                if cancel.is_set():  # where a cancel lands, as after every step of a real cell
+                    raise Cancelled("cancelled")
                 self.open.wait(0.01)
-            progress(cell)
-            yield fake_result(device, BenchConfig(per_class=config.per_class), 1.0 + index, fake_env())
+            ms = 1.0 + index
+            timings = dict(median_ms=ms, p25_ms=ms, p75_ms=ms, samples_per_s=1000 * config.images / ms)
+            yield CellResult(device, f"CPU · {device}", config, times_ms=(ms,), **timings)
             self.first_done.set()
 
 
@@ -174,7 +178,7 @@ class GatedSweep:
 def gated(monkeypatch):
     """run_sweep replaced by a GatedSweep for the page."""
     sweep = GatedSweep()
-    monkeypatch.setattr(linecnn.ui.bench, "run_sweep", sweep)
+    monkeypatch.setattr(linecnn.ui.bench.job, "run_sweep", sweep)
     return sweep
 
 
@@ -215,5 +219,5 @@ def test_cancel_lands_within_a_step_and_keeps_the_cells_done(gated):
     assert job.done.wait(10)
     shown += [i.value for i in at.run().info]
     assert "Benchmark cancelled after 1 of 2 cells; those are run #1." in shown
-    assert [r["config"]["images"] for r in History().load(1)["results"]] == [360]
+    assert [r.config.images for r in History().load(1).results] == [360]
     assert list(at.dataframe[0].value["Images"]) == ["360"]

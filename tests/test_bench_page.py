@@ -10,7 +10,7 @@ from contextlib import closing
 import pytest
 
 from linecnn.store import History
-from linecnn.ui.bench import server_caps
+from linecnn.ui.bench.state import server_caps
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import bad_documents, fake_gpu_document
 from tests.helpers import app_test
@@ -48,7 +48,7 @@ def small_sweep(at, up_to: int = 1_200):
 def test_page_renders_and_says_plainly_when_cuda_is_absent(monkeypatch, reason):
     """The page renders without an exception; where CUDA is absent its column says why, and where
     it is present no such column shows (both checked on any machine: the reason is set here)."""
-    monkeypatch.setattr("linecnn.ui.bench_cards.cuda_unavailable_reason", lambda: reason)
+    monkeypatch.setattr("linecnn.ui.bench.cards.cuda_unavailable_reason", lambda: reason)
     at = app_test(PAGE)
     assert not at.exception
     assert at.title[0].value == "Benchmark"

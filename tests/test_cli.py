@@ -8,6 +8,7 @@ import pytest
 
 from linecnn.bench import BenchConfig
 from linecnn.cli import build_parser, main, run_config_from
+from linecnn.cli_bench import bench_config_from
 from linecnn.config import RunConfig
 
 
@@ -39,12 +40,10 @@ def test_train_json_with_defaults_matches_the_lesson():
 
 
 def test_option_defaults_are_the_run_configs():
-    """With no options, train builds RunConfig() and bench's cell options are BenchConfig()'s."""
+    """With no options, train builds RunConfig() and bench builds BenchConfig(), whose run is RunConfig()."""
     assert run_config_from(build_parser().parse_args(["train"])) == RunConfig()
-    bench = vars(build_parser().parse_args(["bench"]))
-    cell = BenchConfig()
-    for name in ("per_class", "batch_size", "width", "extra_convs", "warmup", "repeats", "seed"):
-        assert bench[name] == getattr(cell, name), name
+    assert bench_config_from(build_parser().parse_args(["bench"])) == BenchConfig()
+    assert BenchConfig().run == RunConfig()
 
 
 def test_human_output_is_a_table(capsys):
@@ -117,7 +116,7 @@ def test_bad_options_exit_2_with_one_line(args, words):
 
 def test_running_out_of_memory_is_one_line_with_advice(monkeypatch, capsys):
     """An allocation the machine refuses ends in one line that says what to shrink, exit status 2."""
-    import linecnn.cli as cli
+    import linecnn.cli_train as cli
 
     def refuse(*args, **kwargs):
         raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 78 GB")
@@ -146,7 +145,7 @@ def test_a_step_too_big_for_memory_is_refused_unless_the_check_is_turned_off(mon
     [line] = result.stderr.strip().splitlines()
     assert "needs about 77." in line and "Choose batch size 65,536 or smaller" in line
     assert "--no-memory-check" in line
-    import linecnn.cli as cli
+    import linecnn.cli_train as cli
 
     built = []
     monkeypatch.setattr(cli, "Trainer", lambda config, device: built.append(config) or exit_early())

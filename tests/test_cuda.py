@@ -7,16 +7,19 @@ streamlit, pandas or plotly), so that it runs on a bare GPU box that has just to
 import pytest
 import torch
 
-from linecnn.bench import BenchConfig, bench, prepare
+from linecnn.bench import BenchConfig, bench
+from linecnn.crossover import crossover
 from linecnn.device import cuda_available
-from linecnn.sweep import crossover, plan_sweep, run_sweep
+from linecnn.plan import plan_sweep
+from linecnn.sweep import run_sweep
+from linecnn.timing import prepare
 
 pytestmark = [
     pytest.mark.cuda,
     pytest.mark.skipif(not cuda_available(), reason="needs an NVIDIA GPU with a CUDA build of PyTorch"),
 ]
 
-SMALL = BenchConfig(per_class=400, warmup=1, repeats=3)
+SMALL = BenchConfig.from_flat(per_class=400, warmup=1, repeats=3)
 
 
 def test_data_model_and_optimizer_live_on_the_gpu():
@@ -42,18 +45,18 @@ def test_cuda_cell_reports_one_time_costs_apart():
 @pytest.mark.parametrize("amp", ["bf16", "fp16"])
 def test_amp_cells_run_and_are_labelled(amp):
     """AMP runs on CUDA (fp16 with its GradScaler) and the variant says which."""
-    config = BenchConfig(per_class=400, warmup=1, repeats=2, amp=amp, channels_last=True)
+    config = BenchConfig.from_flat(per_class=400, warmup=1, repeats=2, amp=amp, channels_last=True)
     result = bench(config, "cuda")
     if amp == "bf16" and result.notes:
         pytest.skip(result.notes[0])  # a GPU without bf16
-    assert result.ok, result.status
+    assert result.ok, result.status_text
     assert result.config.variant == f"{amp} + channels_last"
 
 
 def test_cuda_graphs_compile_and_report_compile_time():
     """torch.compile with CUDA graphs (reduce-overhead) runs, its compile time reported apart."""
-    result = bench(BenchConfig(per_class=120, warmup=3, repeats=3, cuda_graphs=True), "cuda")
-    assert result.ok, result.status
+    result = bench(BenchConfig.from_flat(per_class=120, warmup=3, repeats=3, cuda_graphs=True), "cuda")
+    assert result.ok, result.status_text_text
     assert result.compile_ms is not None and result.compile_ms > 0
 
 
@@ -61,10 +64,10 @@ def test_cpu_and_cuda_sweep_side_by_side():
     """A small data sweep on both devices gives every cell a timing and a crossover verdict."""
     plan = plan_sweep(BenchConfig(warmup=1, repeats=3), "data", ["cpu", "cuda:0"], up_to=12_000)
     results = list(run_sweep(plan))
-    assert [r["status"] for r in results] == ["ok"] * 8
-    assert [r["device"] for r in results[:2]] == ["cpu", "cuda:0"]
+    assert [r.status_text for r in results] == ["ok"] * 8
+    assert [r.device for r in results[:2]] == ["cpu", "cuda:0"]
     series = {
-        device: {r["x"]: r["median_ms"] for r in results if r["device"] == device}
+        device: {r.config.x("data"): r.median_ms for r in results if r.device == device}
         for device in ("cpu", "cuda:0")
     }
     found = crossover(series["cpu"], series["cuda:0"], "data", name="cuda:0")

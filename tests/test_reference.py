@@ -15,7 +15,7 @@ def test_a_reference_file_is_read_with_its_environment(tmp_path):
     assert reference.name == "imaginary-data" and reference.gpu == "Imaginary GPU"
     assert (reference.torch_version, reference.cuda_version) == ("2.13.0+cu128", "12.8")
     assert reference.date.startswith("2026-01-01")
-    devices = {result["device"] for result in reference.document["results"]}
+    devices = {result.device for result in reference.document.results}
     assert devices == {"cuda:0"}
 
 

@@ -236,10 +236,10 @@ def test_a_queue_needs_a_slot():
 
 
 def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
-    """bench.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
+    """benchlock.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
     import torch
 
-    from linecnn import bench
+    from linecnn import benchlock as bench
 
     state = GpuState()
     monkeypatch.setattr(bench, "GPU_STATE", state)

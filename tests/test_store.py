@@ -10,17 +10,20 @@ from contextlib import closing
 import pytest
 
 from linecnn import paths
+from linecnn.cells import CellStatus
 from linecnn.cli import main
-from linecnn.store import History, parse_document
+from linecnn.document import BenchDocument
+from linecnn.store import History
 from tests.bench_fixture import bad_documents, fake_gpu_document, hostile_imports
 
 
 def test_round_trip_keeps_the_document(tmp_path):
     """A saved run lists with its summary and loads back unchanged; the same document is kept once."""
     store = History(tmp_path / "h.sqlite3")
-    document = fake_gpu_document(gpu_only=False, largest=400)  # 2 sizes x 2 devices
+    data = fake_gpu_document(gpu_only=False, largest=400)  # 2 sizes x 2 devices
+    document = BenchDocument.from_dict(data)
     run_id = store.save(document, "page")
-    assert store.load(run_id) == document
+    assert store.load(run_id) == document and store.load(run_id).to_dict() == data
     [summary] = store.runs()
     assert (summary.id, summary.source, summary.sweep, summary.cells) == (run_id, "page", "data", 4)
     assert summary.devices == "cuda:0, cpu" and "Imaginary GPU" in summary.machine
@@ -51,7 +54,7 @@ def test_cli_json_imports_into_the_history(tmp_path, monkeypatch, capsys):
     store = History()
     run_id = store.import_json(out.read_bytes())
     loaded = store.load(run_id)
-    assert loaded["results"][0]["device"] == "cpu" and loaded["results"][0]["config"]["images"] == 60
+    assert loaded.results[0].device == "cpu" and loaded.results[0].config.images == 60
     assert store.runs()[0].source == "import"
 
 
@@ -68,15 +71,15 @@ def test_cli_json_imports_into_the_history(tmp_path, monkeypatch, capsys):
 def test_bad_imports_are_sentences(text, message):
     """A file that is not a benchmark JSON is refused with a reason, never a traceback."""
     with pytest.raises(ValueError, match=message):
-        parse_document(text)
+        BenchDocument.from_json(text)
 
 
 @pytest.mark.parametrize(("name", "case"), bad_documents().items(), ids=list(bad_documents()))
 def test_malformed_documents_are_refused_with_a_sentence(name, case, tmp_path):
-    """Wrong types, unknown factors, missing config keys and repeated cells are refused at import."""
+    """Wrong types, unknown modes, missing config keys and repeated cells are refused at import."""
     document, message = case
     with pytest.raises(ValueError, match=re.escape(message)):
-        parse_document(json.dumps(document))
+        BenchDocument.from_json(json.dumps(document))
     store = History(tmp_path / "h.sqlite3")
     with pytest.raises(ValueError, match="cannot be used"):
         store.import_json(json.dumps(document))
@@ -90,7 +93,9 @@ def test_a_real_run_passes_the_strict_check(tmp_path, capsys, monkeypatch):
     assert main([*argv, "--sweep", "width", "--up-to", "2"]) == 0
     assert capsys.readouterr().err == ""  # saved without a warning
     document = History().load(History().runs()[0].id)
-    assert parse_document(json.dumps(document)) == document
+    assert BenchDocument.from_json(document.to_json()) == document
+    assert [result.config.run.model.width for result in document.results] == [1, 2]
+    assert all(result.status is CellStatus.OK for result in document.results)
 
 
 def test_an_unwritable_history_is_a_sentence(tmp_path):
@@ -98,7 +103,7 @@ def test_an_unwritable_history_is_a_sentence(tmp_path):
     (tmp_path / "file").write_text("")
     store = History(tmp_path / "file" / "sub" / "bench.sqlite3")
     with pytest.raises(ValueError, match="Cannot open the benchmark history"):
-        store.save(fake_gpu_document(largest=400), "cli")
+        store.save(BenchDocument.from_dict(fake_gpu_document(largest=400)), "cli")
 
 
 @pytest.mark.parametrize(("name", "case"), hostile_imports().items(), ids=list(hostile_imports()))
@@ -119,7 +124,7 @@ def test_imports_cannot_push_local_runs_out_of_the_listing(tmp_path, monkeypatch
 
     monkeypatch.setattr(linecnn.store, "MAX_IMPORTS", 3)
     store = History(tmp_path / "h.sqlite3")
-    local = [store.save(fake_gpu_document(largest=n), "page") for n in (120, 400)]
+    local = [store.save(BenchDocument.from_dict(fake_gpu_document(largest=n)), "page") for n in (120, 400)]
     imported = []
     for n in range(3):
         document = fake_gpu_document(largest=400)
@@ -149,7 +154,7 @@ def corrupt(path, how: str) -> None:
         for n in range(20):
             document = fake_gpu_document(largest=400)
             document["notes"] = [f"run {n}" * 200]
-            store.save(document, "page")
+            store.save(BenchDocument.from_dict(document), "page")
         data = path.read_bytes()
         path.write_bytes(data[:4096] + b"\x00" * 100 + data[8192:])
 
@@ -160,7 +165,7 @@ def test_a_corrupt_history_is_a_sentence(tmp_path, how):
     path = tmp_path / "bench.sqlite3"
     corrupt(path, how)
     store = History(path)
-    document = fake_gpu_document(largest=400)
+    document = BenchDocument.from_dict(fake_gpu_document(largest=400))
     for action in (store.runs, lambda: store.load(1), lambda: store.save(document, "page")):
         with pytest.raises(ValueError, match="benchmark history at"):
             action()
@@ -172,7 +177,7 @@ def test_an_empty_file_is_a_new_history(tmp_path):
     corrupt(path, "empty file")
     store = History(path)
     assert store.runs() == []
-    assert store.save(fake_gpu_document(largest=400), "page") == 1
+    assert store.save(BenchDocument.from_dict(fake_gpu_document(largest=400)), "page") == 1
 
 
 def test_old_documents_with_data_mode_seed_load_as_lesson(tmp_path):
@@ -183,9 +188,23 @@ def test_old_documents_with_data_mode_seed_load_as_lesson(tmp_path):
     for result in old["results"]:
         result["config"]["data_mode"] = "seed"
     run_id = store.import_json(json.dumps(old))
-    assert {r["config"]["data_mode"] for r in store.load(run_id)["results"]} == {"lesson"}
+    assert {r.config.run.data.mode for r in store.load(run_id).results} == {"lesson"}
     with closing(sqlite3.connect(tmp_path / "h.sqlite3")) as db:  # a row stored by an older linecnn
         db.execute("UPDATE runs SET document = ?", (json.dumps(old),))
         db.commit()
-    assert {r["config"]["data_mode"] for r in store.load(run_id)["results"]} == {"lesson"}
+    assert {r.config.run.data.mode for r in store.load(run_id).results} == {"lesson"}
     assert {r["config"]["data_mode"] for r in old["results"]} == {"seed"}
+
+
+@pytest.mark.parametrize(("name", "case"), bad_documents().items(), ids=list(bad_documents()))
+def test_a_stored_row_that_is_no_longer_valid_loads_as_a_sentence(name, case, tmp_path):
+    """A row written without today's checks (an older linecnn, a hand edit) is a ValueError naming the run
+    and the problem when loaded, never a half-read document."""
+    store = History(tmp_path / "h.sqlite3")
+    run_id = store.save(BenchDocument.from_dict(fake_gpu_document(largest=400)), "import")
+    document, message = case
+    with closing(sqlite3.connect(store.path)) as db, db:
+        db.execute("UPDATE runs SET document = ?", (json.dumps(document),))
+    refused = f"Run #{run_id} in the history cannot be read: .*{re.escape(message)}"
+    with pytest.raises(ValueError, match=refused):
+        store.load(run_id)

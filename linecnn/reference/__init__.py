@@ -9,11 +9,10 @@ Nothing here is ever estimated: a reference is a measurement or it is not bundle
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from linecnn.bench import OK
-from linecnn.store import parse_document
+from linecnn.document import BenchDocument
 
 FOLDER = Path(__file__).parent  # where the bundled reference documents live
 
@@ -27,7 +26,7 @@ class Reference:
     torch_version: str  # PyTorch that measured it, e.g. '2.13.0+cu128'
     cuda_version: str  # CUDA of that PyTorch build
     date: str  # when it was measured (ISO 8601)
-    document: dict  # the benchmark document with its accelerator results only
+    document: BenchDocument  # the benchmark document with its accelerator results only
 
 
 def load_references(folder: Path | None = None) -> tuple[list[Reference], list[str]]:
@@ -43,18 +42,17 @@ def load_references(folder: Path | None = None) -> tuple[list[Reference], list[s
 
 def read_reference(path: Path) -> Reference:
     """One reference file, checked like an import; ValueError when it holds no timed accelerator cell."""
-    document = parse_document(path.read_bytes())
-    results = [r for r in document["results"] if r["device"].split(":")[0] != "cpu"]
-    if not any(r["status"] == OK for r in results):
+    document = BenchDocument.from_json(path.read_bytes())
+    results = tuple(result for result in document.results if result.kind != "cpu")
+    if not any(result.ok for result in results):
         raise ValueError("it holds no timed GPU cell: a reference must be measured on a GPU.")
-    env = document.get("env") or {}
-    gpus = [d.get("name") or "?" for d in env.get("devices") or [] if d.get("kind") != "cpu"]
-    gpu = ", ".join(dict.fromkeys(gpus)) or results[0].get("device_name") or results[0]["device"]
+    env = document.env
+    gpu = ", ".join(dict.fromkeys(env.gpus)) or results[0].device_name
     return Reference(
         name=path.stem,
         gpu=gpu,
-        torch_version=env.get("torch_version") or "?",
-        cuda_version=env.get("cuda_version") or "?",
-        date=env.get("date") or document.get("created") or "?",
-        document={**document, "results": results},
+        torch_version=env.torch_version or "?",
+        cuda_version=env.cuda_version or "?",
+        date=env.date or document.created or "?",
+        document=replace(document, results=results),
     )

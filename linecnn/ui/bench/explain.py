@@ -12,9 +12,9 @@ import streamlit as st
 
 from linecnn.costfit import CostFit, fit_costs
 from linecnn.reference import load_references
-from linecnn.ui.bench_charts import fit_figure
-from linecnn.ui.bench_data import ShownRun
-from linecnn.ui.bench_words import ms_text, x_text
+from linecnn.ui.bench.charts import fit_figure
+from linecnn.ui.bench.data import ShownRun
+from linecnn.ui.bench.words import ms_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, percent, t
 

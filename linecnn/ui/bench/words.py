@@ -6,9 +6,11 @@ Each is written in the session's language, numbers with its separators (``linecn
 from __future__ import annotations
 
 import math
+import re
 
-from linecnn.bench import OK
-from linecnn.sweep import CellProgress, Crossover
+from linecnn.cells import TIME_CAP, CellResult, CellStatus
+from linecnn.crossover import Crossover
+from linecnn.sweep import CellProgress
 from linecnn.ui.i18n import number, t
 
 
@@ -46,20 +48,18 @@ def x_text(factor: str, x: float, exact: bool = False) -> str:
     return t("bench.x.batch" if factor == "batch" else "bench.x.images", n=number(rounded))
 
 
-def status_text(status: str) -> str:
+def status_text(result: CellResult) -> str:
     """A cell's status in the page's language; an error's own text stays as it was written."""
-    if status == OK:
-        return t("bench.status.ok")
-    if status == "out of memory":
-        return t("bench.status.oom")
-    if status == "skipped: time cap":
+    status, reason = result.status, result.reason
+    cap = re.fullmatch(r"time cap of (\S+) s", reason)
+    if status is CellStatus.SKIPPED and reason == TIME_CAP:
         return t("bench.status.skipped")
-    if status.startswith("stopped: time cap of "):
-        seconds = status.removeprefix("stopped: time cap of ").removesuffix(" s")
-        return t("bench.status.stopped", seconds=seconds)
-    if status.startswith("failed: "):
-        return t("bench.status.failed", error=status.removeprefix("failed: "))
-    return status
+    if status is CellStatus.STOPPED and cap is not None:
+        return t("bench.status.stopped", seconds=cap[1])
+    if status is CellStatus.FAILED:
+        return t("bench.status.failed", error=reason)
+    simple = {CellStatus.OK: "bench.status.ok", CellStatus.OUT_OF_MEMORY: "bench.status.oom"}
+    return t(simple[status]) if status in simple else result.status_text
 
 
 def verdict(found: Crossover, factor: str, name: str) -> str:
@@ -95,8 +95,8 @@ def progress_label(cell: CellProgress | None) -> str:
         device=cell.device,
         images=number(c.images),
         batch=number(c.step_size),
-        width=c.width,
-        convs=2 + c.extra_convs,
+        width=c.run.model.width,
+        convs=c.conv_layers,
         variant=c.variant,
         phase=phase,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from linecnn.store import MAX_FILE_BYTES, History, RunSummary
-from linecnn.ui.bench import DELETE, IMPORTED, MESSAGE, SHOWN, history
+from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, t
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from linecnn.bench import OK
-from linecnn.ui.bench_cards import device_columns, pick_x, render_absent_cuda
-from linecnn.ui.bench_charts import sweep_figure
-from linecnn.ui.bench_data import ShownRun, baseline_series, crossings, incomparable, results_frame
-from linecnn.ui.bench_explain import render_where_time_goes
-from linecnn.ui.bench_table import render_environment, render_table
-from linecnn.ui.bench_words import factor_title
+from linecnn.ui.bench.cards import device_columns, pick_x, render_absent_cuda
+from linecnn.ui.bench.charts import sweep_figure
+from linecnn.ui.bench.compare import baseline_series, crossings, incomparable
+from linecnn.ui.bench.data import ShownRun, results_frame
+from linecnn.ui.bench.explain import render_where_time_goes
+from linecnn.ui.bench.table import render_environment, render_table
+from linecnn.ui.bench.words import factor_title
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
 
@@ -24,7 +24,7 @@ def render_results(runs: list[ShownRun]) -> None:
     frame = results_frame(runs)
     factor = frame["factor"].iat[0] if len(frame) else "none"
     group = frame[frame["factor"] == factor]
-    timed = group[group["status"] == OK]
+    timed = group[group["ok"]]
     found = crossings(frame, factor)
 
     st.subheader(t("bench.results.side_by_side"))

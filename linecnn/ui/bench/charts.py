@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from linecnn.costfit import CostFit
-from linecnn.sweep import Crossover
+from linecnn.crossover import Crossover
 from linecnn.ui.i18n import t
 
 CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")
@@ -41,56 +41,11 @@ def sweep_figure(
     """
     fig = go.Figure()
     colors = series_colors(frame)
-    unit = t(f"bench.chart.hover.{factor}")
-    median, spread, rate = t("bench.chart.median"), t("bench.chart.spread"), t("bench.chart.rate")
     for series, points in frame.groupby("series", sort=False):
-        points = points.sort_values("x")
-        label = plotly_text(series)
-        fig.add_scatter(
-            x=points["x"],
-            y=points["median_ms"],
-            name=label,
-            mode="lines+markers",
-            line={"color": colors[series], "width": 3 if points["kind"].iat[0] != "cpu" else 2.5},
-            marker={"size": 8},
-            error_y={
-                "type": "data",
-                "symmetric": False,
-                "array": points["p75_ms"] - points["median_ms"],
-                "arrayminus": points["median_ms"] - points["p25_ms"],
-                "thickness": 1.2,
-                "width": 4,
-            },
-            customdata=points[["p25_ms", "p75_ms", "samples_per_s"]],
-            hovertemplate=(
-                f"{label}<br>{unit} %{{x:,.0f}}<br>{median} %{{y:.3g}} ms"
-                f"<br>{spread} %{{customdata[0]:.3g}}-%{{customdata[1]:.3g}} ms"
-                f"<br>%{{customdata[2]:,.0f}} {rate}<extra></extra>"
-            ),
-        )
+        fig.add_scatter(**_sweep_line(series, points.sort_values("x"), colors[series], factor))
     for index, (series, found) in enumerate((crossings or {}).items()):
-        if found.x is None:
-            continue
-        color = colors.get(series, GPU_COLORS[0])
-        if index == 0:
-            # Shade where the accelerator wins: the answer to "when does the GPU start to win?" at a glance;
-            # only as far as both were timed, since past that the chart shows one device alone.
-            fig.add_vrect(
-                x0=found.x, x1=found.measured_up_to, fillcolor=WIN_FILL, line_width=0, layer="below"
-            )
-        fig.add_vline(x=found.x, line={"color": color, "dash": "dash", "width": 2})
-        fig.add_annotation(
-            x=math.log10(found.x),  # annotations on a log axis take the exponent
-            y=1.0,
-            yref="paper",
-            yanchor="bottom",
-            xanchor="left",
-            text=f"<b>{plotly_text(found.verdict)}</b>",
-            showarrow=False,
-            font={"color": color, "size": 14},
-            bgcolor="rgba(255,255,255,0.85)",
-            yshift=4 + 22 * index,
-        )
+        if found.x is not None:
+            _mark_crossover(fig, found, colors.get(series, GPU_COLORS[0]), index)
     # One labelled tick per decade: log axes otherwise label 2 and 5 in between, which reads as noise.
     x_ticks = _decades(frame["x"], _count)
     y_ticks = _decades(pd.concat([frame["p25_ms"], frame["p75_ms"]]), _milliseconds)
@@ -103,6 +58,56 @@ def sweep_figure(
         hovermode="closest",
     )
     return fig
+
+
+def _sweep_line(series: str, points: pd.DataFrame, color: str, factor: str) -> dict:
+    """One series' line on the sweep chart: medians with their p25-p75 bars and a hover label."""
+    label = plotly_text(series)
+    unit = t(f"bench.chart.hover.{factor}")
+    median, spread, rate = t("bench.chart.median"), t("bench.chart.spread"), t("bench.chart.rate")
+    return {
+        "x": points["x"],
+        "y": points["median_ms"],
+        "name": label,
+        "mode": "lines+markers",
+        "line": {"color": color, "width": 3 if points["kind"].iat[0] != "cpu" else 2.5},
+        "marker": {"size": 8},
+        "error_y": {
+            "type": "data",
+            "symmetric": False,
+            "array": points["p75_ms"] - points["median_ms"],
+            "arrayminus": points["median_ms"] - points["p25_ms"],
+            "thickness": 1.2,
+            "width": 4,
+        },
+        "customdata": points[["p25_ms", "p75_ms", "samples_per_s"]],
+        "hovertemplate": (
+            f"{label}<br>{unit} %{{x:,.0f}}<br>{median} %{{y:.3g}} ms"
+            f"<br>{spread} %{{customdata[0]:.3g}}-%{{customdata[1]:.3g}} ms"
+            f"<br>%{{customdata[2]:,.0f}} {rate}<extra></extra>"
+        ),
+    }
+
+
+def _mark_crossover(fig: go.Figure, found: Crossover, color: str, index: int) -> None:
+    """A dashed line at a crossover with its verdict above the chart; the first also shades where it wins."""
+    if index == 0:
+        # Shade where the accelerator wins: the answer to "when does the GPU start to win?" at a glance;
+        # only as far as both were timed, since past that the chart shows one device alone.
+        fig.add_vrect(x0=found.x, x1=found.measured_up_to, fillcolor=WIN_FILL, line_width=0, layer="below")
+    fig.add_vline(x=found.x, line={"color": color, "dash": "dash", "width": 2})
+    fig.add_annotation(
+        x=math.log10(found.x),  # annotations on a log axis take the exponent
+        y=1.0,
+        yref="paper",
+        yanchor="bottom",
+        xanchor="left",
+        text=f"<b>{plotly_text(found.verdict)}</b>",
+        showarrow=False,
+        font={"color": color, "size": 14},
+        bgcolor="rgba(255,255,255,0.85)",
+        yshift=4 + 22 * index,
+    )
 
 
 def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> go.Figure:

@@ -1,6 +1,6 @@
 """The Benchmark page's device cards: one per series at the size picked, with its time and comparison.
 
-A card compares its series with the baseline CPU line (``bench_data.baseline_series``). An
+A card compares its series with the baseline CPU line (``compare.baseline_series``). An
 accelerator reads "speed-up vs CPU"; another CPU line (another run, day or faster path on a CPU)
 is compared with the baseline by name, so two runs of one CPU never read "CPU faster than CPU".
 """
@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from linecnn.device import cuda_unavailable_reason, list_devices
-from linecnn.ui.bench_data import baseline_series
-from linecnn.ui.bench_words import ms_text, ratio_text, status_text, x_text
+from linecnn.ui.bench.compare import baseline_series
+from linecnn.ui.bench.words import ms_text, ratio_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, say, t
 
@@ -79,7 +79,8 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
         # Nothing timed here: say what happened to this series' cells at this size, or at all
         # when no cell of the shown runs was timed (then there is no size to pick).
         untimed = group[(group["series"] == name) & ((group["x"] == x) | (x is None))]
-        statuses = [status_text(s) for s in dict.fromkeys(untimed["status"])] or [t("bench.cards.not_here")]
+        statuses = list(dict.fromkeys(status_text(result) for result in untimed["result"]))
+        statuses = statuses or [t("bench.cards.not_here")]
         st.warning(
             t("bench.cards.no_timing", why=escape_markdown("; ".join(statuses))), icon=":material/warning:"
         )
@@ -98,19 +99,29 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
         )
     if row["p75_ms"] > WIDE_SPREAD * row["p25_ms"]:
         st.warning(t("bench.cards.wide_spread"), icon=":material/ssid_chart:")
-    st.markdown(
-        t(
-            "bench.cards.spread",
-            p25=ms_text(row["p25_ms"]),
-            p75=ms_text(row["p75_ms"]),
-            repeats=row["repeats"],
-            rate=number(row["samples_per_s"]),
-            images=number(row["images"]),
-            batch=number(row["batch"]),
-            width=row["width"],
-            convs=row["conv_layers"],
-        )
+    st.markdown(_spread_text(row))
+    st.caption(t("bench.cards.one_time", costs=" · ".join(_one_time_costs(name, group, row))))
+    if row["notes"]:
+        st.caption(escape_markdown(row["notes"]))
+
+
+def _spread_text(row: pd.Series) -> str:
+    """The card's line under its numbers: the spread, images/s and the cell's shape."""
+    return t(
+        "bench.cards.spread",
+        p25=ms_text(row["p25_ms"]),
+        p75=ms_text(row["p75_ms"]),
+        repeats=row["repeats"],
+        rate=number(row["samples_per_s"]),
+        images=number(row["images"]),
+        batch=number(row["batch"]),
+        width=row["width"],
+        convs=row["conv_layers"],
     )
+
+
+def _one_time_costs(name: str, group: pd.DataFrame, row: pd.Series) -> list[str]:
+    """'context 120 ms', 'first epoch 9 ms', ...: the costs paid once, for those the cell measured."""
     costs = [
         ("bench.cards.context", group.loc[group["series"] == name, "context_ms"].dropna()),
         ("bench.cards.first_epoch", pd.Series([row["first_epoch_ms"]]).dropna()),
@@ -120,10 +131,7 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
         ),
         ("bench.cards.compile", pd.Series([row["compile_ms"]]).dropna()),
     ]
-    parts = [f"{t(key)} {ms_text(values.iat[0])}" for key, values in costs if len(values)]
-    st.caption(t("bench.cards.one_time", costs=" · ".join(parts)))
-    if row["notes"]:
-        st.caption(escape_markdown(row["notes"]))
+    return [f"{t(key)} {ms_text(values.iat[0])}" for key, values in costs if len(values)]
 
 
 def _comparison(column, row: pd.Series, base: str | None, lone: bool) -> None:  # noqa: ANN001 - a column

@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
-
 import pandas as pd
 import streamlit as st
 
-from linecnn.ui.bench_data import ShownRun
-from linecnn.ui.bench_words import factor_title, significant, status_text
+from linecnn.document import BenchEnv
+from linecnn.ui.bench.data import HIDDEN, ShownRun
+from linecnn.ui.bench.words import factor_title, significant, status_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, size, t
 
-HIDDEN = ("x", "kind")  # columns the table does not show: the swept value repeats another; kind is internal
 TEXT_COLUMNS = (
     "run",
     "series",
@@ -32,12 +30,11 @@ COUNTS = ("images", "batch", "steps", "width", "conv_layers", "repeats")  # whol
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     """The table as shown: translated values, numbers with the language's separators, readable headers."""
     shown = frame.drop(columns=list(HIDDEN)).copy()
+    shown["status"] = frame["result"].map(status_text)
     for column in shown.columns:
-        if column in TEXT_COLUMNS:
+        if column in (*TEXT_COLUMNS, "status"):
             continue
-        if column == "status":
-            shown[column] = shown[column].map(status_text)
-        elif column == "factor":
+        if column == "factor":
             shown[column] = shown[column].map(factor_title)
         elif column in COUNTS:
             shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else number(v))
@@ -65,7 +62,7 @@ def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     for run in runs:  # one file per run: each is the CLI's format, and imports on another machine
         buttons.download_button(
             t("bench.table.json", run=run.name),
-            json.dumps(run.document, indent=1),
+            run.document.to_json(indent=1),
             file_name=f"linecnn-bench-{file_name(run)}.json",
             mime="application/json",
             icon=":material/data_object:",
@@ -83,15 +80,16 @@ def render_environment(runs: list[ShownRun]) -> None:
     """The machine and software behind each shown run (every value escaped: it may come from a file)."""
     with st.expander(t("bench.env.title")):
         for run in runs:
-            env = run.document.get("env") or {}
+            env = run.document.env
 
-            def value(key: str, missing: str = "?", env: dict = env) -> str:
-                return escape_markdown(env.get(key) or missing)
+            def value(key: str, missing: str = "?", env: BenchEnv = env) -> str:
+                found = getattr(env, key)
+                return escape_markdown(missing if found is None else found)
 
             gpus = [
-                f"{escape_markdown(d.get('name') or '?')} ({size(d.get('memory_bytes'))})"
-                for d in env.get("devices") or []
-                if d.get("kind") != "cpu"
+                f"{escape_markdown(d.name or '?')} ({size(d.memory_bytes)})"
+                for d in env.devices
+                if d.kind != "cpu"
             ]
             st.markdown(
                 t(

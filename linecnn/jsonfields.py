@@ -1,0 +1,195 @@
+"""Reading untrusted JSON into typed values: bounded parsing, then one field at a time with its type checked.
+
+Every refusal is a ``ValueError`` whose sentence names the place in the file, e.g.
+"result 3's median_ms is 'fast', not a number from 0 to 9.22e+18". Values are echoed cut short.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+MAX_FILE_BYTES = 2 * 2**20  # a real sweep's JSON is tens of kB
+MAX_VALUES = 250_000  # numbers, strings and containers in one document (~60 per result)
+MAX_DEPTH = 8  # nesting of objects and lists; a real document nests 6 deep (results, env, devices)
+MAX_TEXT = 2_000  # characters in one string; statuses and notes stay well under
+MAX_NUMBER = 2**63 - 1  # magnitude of any number: Arrow's int64, so every table column converts
+MAX_DIGITS = len(str(MAX_NUMBER))  # longer integers are refused while parsing, before Python builds them
+
+
+class _Refused(ValueError):
+    """A value refused while a file is parsed (a number too long to be one linecnn wrote)."""
+
+
+def _parse_int(text: str) -> int:
+    """JSON's integers, refused past MAX_DIGITS digits before Python spends time building them."""
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _Refused(f"it has a {digits:,}-digit number, too large (at most {MAX_DIGITS} digits)")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    """JSON's decimals, refused when they overflow to infinity."""
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"it has the number {text[:20]}, too large to be a float")
+    return value
+
+
+def parse_json(text: str | bytes, what: str) -> object:
+    """Parse at most MAX_FILE_BYTES of JSON nested at most MAX_DEPTH deep; ``what`` names it in sentences."""
+    size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_FILE_BYTES:
+        raise ValueError(
+            f"This file is {size / 2**20:.1f} MB, "
+            f"larger than the {MAX_FILE_BYTES / 2**20:g} MB a {what} may be."
+        )
+    try:
+        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float)
+    except _Refused as refused:
+        raise ValueError(f"This {what} cannot be used: {refused}.") from None
+    except RecursionError:
+        raise ValueError(f"This {what} cannot be used: it is nested too deeply.") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
+        raise ValueError(f"This file is not valid JSON ({error}).") from None
+    problem = _size_problem(value)
+    if problem is not None:
+        raise ValueError(f"This {what} cannot be used: {problem}.")
+    return value
+
+
+def _size_problem(value: object) -> str | None:
+    """Too many values or too deep a nesting anywhere (fields never read included), or None.
+
+    Iterative, so that no nesting can exhaust Python's stack.
+    """
+    stack, seen = [(value, ())], 0
+    while stack:
+        item, path = stack.pop()
+        seen += 1
+        if seen > MAX_VALUES:
+            return f"it holds more than {MAX_VALUES:,} values"
+        if isinstance(item, dict | list):
+            if len(path) >= MAX_DEPTH:
+                return f"it is nested more than {MAX_DEPTH} levels deep (at {place(path)})"
+            pairs = item.items() if isinstance(item, dict) else enumerate(item)
+            stack.extend((child, (*path, key)) for key, child in pairs)
+    return None
+
+
+def place(path: tuple) -> str:
+    """A place in a document for a sentence: "result 3", "result 3's config.images", "'env.devices'"."""
+    if len(path) >= 2 and path[0] == "results" and isinstance(path[1], int):
+        rest = ".".join(map(str, path[2:]))
+        return f"result {path[1] + 1}" + (f"'s {rest}" if rest else "")
+    return "'" + ".".join(map(str, path)) + "'" if path else "the file"
+
+
+def echo(value: object) -> str:
+    """A value from a file for a sentence: its repr, cut short."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def is_number(value: object) -> bool:
+    """An int or float that is not a bool (JSON's numbers)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+class Fields:
+    """One JSON object of an untrusted document, read field by field with types checked."""
+
+    def __init__(self, value: object, path: tuple = ()) -> None:
+        if not isinstance(value, dict):
+            raise ValueError(f"{place(path)} is not an object")
+        self.values, self.path = value, path
+
+    def _raw(self, key: str, required: bool) -> object:
+        """The value under ``key``; a missing required key is refused."""
+        if required and key not in self.values:
+            raise ValueError(f"{place(self.path)} lacks {key}")
+        return self.values.get(key)
+
+    def text(self, key: str, required: bool = False) -> str | None:
+        """A string of at most MAX_TEXT characters (None when optional and missing or null)."""
+        value = self._raw(key, required)
+        if value is None and not required:
+            return None
+        return check_text(value, (*self.path, key), empty=not required)
+
+    def number(self, key: str, required: bool = False, low: float = 0.0) -> float | None:
+        """A finite number of at least ``low`` (None when optional and missing or null)."""
+        value = self._raw(key, required)
+        if value is None and not required:
+            return None
+        return check_number(value, (*self.path, key), low)
+
+    def whole(self, key: str, low: int = 0, required: bool = False) -> int | None:
+        """A whole number from ``low`` to MAX_NUMBER (None when optional and missing or null)."""
+        value = self._raw(key, required)
+        if value is None and not required:
+            return None
+        if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_NUMBER:
+            where = place((*self.path, key))
+            raise ValueError(f"{where} is {echo(value)}, not a whole number from {low} to {MAX_NUMBER:,}")
+        return value
+
+    def flag(self, key: str) -> bool:
+        """True or false (false when missing)."""
+        value = self._raw(key, False)
+        if value is not None and not isinstance(value, bool):
+            raise ValueError(f"{place((*self.path, key))} is {echo(value)}, not true or false")
+        return bool(value)
+
+    def texts(self, key: str) -> tuple[str, ...]:
+        """A list of strings (empty when missing)."""
+        value = self._raw(key, False) or []
+        if not isinstance(value, list):
+            raise ValueError(f"{place((*self.path, key))} is not a list of sentences")
+        return tuple(check_text(item, (*self.path, key, n), empty=True) for n, item in enumerate(value))
+
+    def numbers(self, key: str) -> tuple[float, ...]:
+        """A list of finite numbers of at least 0 (empty when missing)."""
+        value = self._raw(key, False) or []
+        if not isinstance(value, list):
+            raise ValueError(f"{place((*self.path, key))} is not a list of numbers of at least 0")
+        return tuple(check_number(item, (*self.path, key, n), 0.0) for n, item in enumerate(value))
+
+    def child(self, key: str, required: bool = False) -> Fields:
+        """The object under ``key`` (an empty one when optional and missing or null)."""
+        value = self._raw(key, required)
+        return Fields({} if value is None else value, (*self.path, key))
+
+    def children(self, key: str, required: bool = False) -> list[Fields]:
+        """The list of objects under ``key`` (empty when optional and missing)."""
+        value = self._raw(key, required)
+        if value is None and not required:
+            return []
+        if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
+            raise ValueError(f"{place((*self.path, key))} is not a list of objects")
+        return [Fields(item, (*self.path, key, n)) for n, item in enumerate(value)]
+
+
+def check_text(value: object, path: tuple, empty: bool = True) -> str:
+    """``value`` if it is a string that can be stored and shown, else a ValueError naming ``path``."""
+    if not isinstance(value, str) or not (empty or value):
+        raise ValueError(f"{place(path)} is {echo(value)}, not text")
+    if len(value) > MAX_TEXT:
+        raise ValueError(
+            f"{place(path)} is a text of {len(value):,} characters, longer than the {MAX_TEXT:,} allowed"
+        )
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"{place(path)} is not valid Unicode text (it holds a lone surrogate)") from None
+    return value
+
+
+def check_number(value: object, path: tuple, low: float) -> float:
+    """``value`` as a float if it is a finite number from ``low`` to MAX_NUMBER, else a ValueError."""
+    if is_number(value) and not math.isfinite(value):
+        raise ValueError(f"{place(path)} is {value!r}, not a finite number")
+    if not is_number(value) or not low <= value <= MAX_NUMBER:
+        raise ValueError(f"{place(path)} is {echo(value)}, not a number from {low:g} to {MAX_NUMBER:.3g}")
+    return float(value)

@@ -1,0 +1,76 @@
+"""What the Benchmark page says about a run: one finished cell while it runs, how the whole run ended."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from linecnn.cells import CellResult, CellStatus
+from linecnn.ui.bench.cards import WIDE_SPREAD
+from linecnn.ui.bench.words import ms_text, status_text, x_text
+from linecnn.ui.format import escape_markdown
+from linecnn.ui.i18n import duration, number, t
+
+if TYPE_CHECKING:
+    from linecnn.ui.bench.job import Job
+
+
+def outcome(job: Job) -> tuple[str, str]:
+    """(kind, markdown) saying how a finished benchmark ended: done, cancelled, capped, failed, not saved."""
+    results, cells = job.results, len(job.plan.cells())
+    where = (
+        t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.where_memory")
+    )
+    if job.cancelled:
+        if not results:
+            return "info", t("bench.done.cancelled_early")
+        kind, text = "info", t("bench.done.cancelled", done=len(results), cells=cells, where=where)
+    elif job.error is not None:
+        kind = "error"
+        text = t("bench.done.error", done=len(results), cells=cells, error=escape_markdown(job.error))
+        if results:
+            text += " " + t("bench.done.error_kept", where=where)
+    else:
+        kind, text = _summary(job)
+    if job.save_error is not None:
+        kind = "error" if kind == "error" else "warning"
+        text += " " + t("bench.done.not_saved", error=escape_markdown(job.save_error))
+    return kind, text
+
+
+def _summary(job: Job) -> tuple[str, str]:
+    """(kind, text) for a benchmark that ran to its end (or to the server's time cap)."""
+    results, plan, caps = job.results, job.plan, job.caps
+    skipped = sum(r.status in (CellStatus.SKIPPED, CellStatus.STOPPED) for r in results)
+    oom = sum(r.status is CellStatus.OUT_OF_MEMORY for r in results)
+    failed = [r.reason for r in results if r.status is CellStatus.FAILED]
+    name = t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.unsaved")
+    text = t("bench.done.ok", seconds=duration(job.seconds), name=name, cells=len(results))
+    kind = "success"
+    if skipped:
+        kind = "warning"
+        text += " " + t("bench.done.capped", cap=duration(caps.max_seconds or 0), skipped=skipped)
+    if oom:
+        kind = "warning"
+        text += " " + t("bench.done.oom", oom=oom)
+    noisy = sum(r.ok and r.p75_ms > WIDE_SPREAD * r.p25_ms for r in results)
+    if noisy:
+        kind = "warning"
+        text += " " + t("bench.done.noisy", noisy=noisy, factor=number(WIDE_SPREAD, 1))
+    if failed:
+        kind = "warning"
+        first = failed[0].rstrip(".")
+        text += " " + t("bench.done.failed", failed=len(failed), first=escape_markdown(first))
+    if plan.notes:
+        kind = "warning"
+        text += " " + " ".join(plan.notes)
+    if not any(r.ok for r in results):
+        kind = "error" if failed else "warning"
+        text += " " + t("bench.done.none_timed")
+    return kind, text
+
+
+def cell_line(factor: str, result: CellResult, done: int, total: int) -> str:
+    """'Cell 3 of 14 · cpu · 1,200 images: 7.7 ms/epoch' (or the cell's status)."""
+    what = f"{result.device} · {x_text(factor, result.config.x(factor), exact=True)}"
+    ended = ms_text(result.median_ms) if result.ok else status_text(result)
+    return t("bench.job.cell_done", done=done, total=total, what=what, outcome=ended)
