@@ -82,7 +82,7 @@ class TrainLimits:
 
     max_seconds: float | None = 300.0  # training seconds per run (pauses excluded); None = no cap
     max_image_epochs: int = 10_000_000  # epochs x training images: the run's work, known before it starts
-    max_bytes: int = 512 << 20  # data set + model + one step's activations, as train.run_memory_bytes counts
+    max_bytes: int = 512 << 20  # data set + model + one step's activations, as limits.run_memory_bytes counts
 
     def __post_init__(self) -> None:
         if self.max_seconds is not None and not self.max_seconds > 0:

@@ -7,8 +7,8 @@ from linecnn.ui.bench import job, state
 from linecnn.ui.bench.controls import render_form, start_sweep
 from linecnn.ui.bench.explain import reference_runs, render_references
 from linecnn.ui.bench.history import render_history
+from linecnn.ui.bench.ranks import render as render_ranks
 from linecnn.ui.bench.results import render_results
-from linecnn.ui.bench_ranks import render as render_ranks
 from linecnn.ui.i18n import t
 
 device = setup_page("benchmark", ":material/speed:")

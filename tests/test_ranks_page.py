@@ -45,8 +45,8 @@ def test_cancel_ends_the_page_job_and_every_process_of_its_run():
     """The Cancel button's event ends the series from the progress callback: cancelled, no process left."""
     from linecnn.ranks_config import RanksConfig
     from linecnn.ranks_procs import group_alive
+    from linecnn.ui.bench.ranks_job import RanksJob
     from linecnn.ui.bench.state import server_caps
-    from linecnn.ui.bench_ranks_job import RanksJob
 
     job = RanksJob(RanksConfig(per_class=5, warmup=0, repeats=1, threads=1), [1], server_caps(), "test")
     started: list[int] = []

@@ -1,8 +1,8 @@
 """The Benchmark page's "Processes / GPUs" factor: data-parallel runs through torchrun, progress, cancel.
 
-The runs are a ``RanksJob`` (``bench_ranks_job``) in a background thread that never calls Streamlit,
+The runs are a ``RanksJob`` (``ranks_job``) in a background thread that never calls Streamlit,
 under the server-wide benchmark lock, polled by a fragment as the sweep is. The settings form is in
-``bench_ranks_form`` and the results in ``bench_ranks_results``.
+``ranks_form`` and the results in ``ranks_results``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ import streamlit as st
 from linecnn.ranks_config import RanksConfig, check_ranks
 from linecnn.ranks_results import LOSS_TOLERANCE, Series
 from linecnn.sweep import Caps
-from linecnn.ui.bench_ranks_form import form
-from linecnn.ui.bench_ranks_job import POLL_SECONDS, RanksJob
-from linecnn.ui.bench_ranks_results import render_series
+from linecnn.ui.bench.ranks_form import form
+from linecnn.ui.bench.ranks_job import POLL_SECONDS, RanksJob
+from linecnn.ui.bench.ranks_results import render_series
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, number, t
 
