@@ -9,10 +9,12 @@ from dataclasses import dataclass
 
 from torch import nn
 
+from linecnn.config import RunConfig
 from linecnn.model import NUM_CLASSES
 from linecnn.train import EpochRecord
 
 CHANCE_MARGIN = 0.05  # within this of 1/3, the model does no better than guessing
+LESSON_LR = RunConfig().train.lr  # at or below it, a run stuck at chance needs epochs, not a smaller step
 
 
 @dataclass(frozen=True)
@@ -43,8 +45,8 @@ def find_problem(history: Sequence[EpochRecord], lr: float) -> Diagnosis | None:
         problem = "chance"
     else:
         return None
-    advice = "more_epochs" if problem == "chance" and lr <= 0.01 else "smaller_lr"
-    return Diagnosis(problem, advice, lr, min(lr / 10, 0.01), first, last.train_loss, last.val_acc)
+    advice = "more_epochs" if problem == "chance" and lr <= LESSON_LR else "smaller_lr"
+    return Diagnosis(problem, advice, lr, min(lr / 10, LESSON_LR), first, last.train_loss, last.val_acc)
 
 
 def diagnose(history: Sequence[EpochRecord], lr: float) -> str | None:

@@ -73,7 +73,7 @@ def test_training_from_click_to_summary(server, page):
     page.get_by_role("button", name="Start").click()
     page.get_by_text(re.compile(r"Summary · Run \d+")).wait_for(timeout=90_000)
     wait_for_app(page)
-    assert page.get_by_text(re.compile(r"Finished 120 epochs in")).count() == 1
+    expect(page.get_by_text(re.compile(r"Finished 120 epochs in"))).to_have_count(1)
     # loss, accuracy, confusion matrix and the run overlay (drawn by the rerun after the last epoch)
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(4)
     accuracy = page.locator('[data-testid="stMetric"]', has_text="Validation accuracy")
@@ -103,7 +103,7 @@ def test_stop_mid_run_keeps_the_partial_history(server, page):
     assert 1 <= stopped_at < 5000
     wait_for_app(page)
     assert page.get_by_role("button", name="Start").is_enabled()
-    assert page.get_by_text(f"Finished {stopped_at} epochs in").count() == 1
+    expect(page.get_by_text(f"Finished {stopped_at} epochs in")).to_have_count(1)
     assert_no_exception(page)
 
 

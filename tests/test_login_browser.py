@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.helpers import ROOT, StreamlitServer, in_ci, wait_for_app
 from tests.oidc_provider import ACCOUNT, OidcProvider, node_missing_reason
@@ -102,7 +103,7 @@ def test_sign_in_through_the_provider_then_log_out(login_server, oidc_provider, 
     sidebar = page.get_by_test_id("stSidebar")
     sidebar.get_by_text(f"Signed in as {ACCOUNT['name']}").wait_for()
     page.get_by_role("heading", name="linecnn", exact=True).wait_for()
-    assert sidebar.get_by_test_id("stPageLink").count() == 5
+    expect(sidebar.get_by_test_id("stPageLink")).to_have_count(5)
     _shot(page, "signed-in")
 
     _log_out(page, sidebar.get_by_role("button", name="Log out"))

@@ -77,8 +77,8 @@ def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files([model_path, history_path])
     page.get_by_text(f"Run 1 · cpu · {EPOCHS} ep · restored from linecnn-run1.safetensors").wait_for()
     wait_for_app(page)
-    assert page.get_by_text(f"with its curves ({EPOCHS} epochs)").count() == 1
-    assert page.get_by_text(f"Finished {EPOCHS} epochs in").count() == 1
+    expect(page.get_by_text(f"with its curves ({EPOCHS} epochs)")).to_have_count(1)
+    expect(page.get_by_text(f"Finished {EPOCHS} epochs in")).to_have_count(1)
     shot(page, "train-restored", "Save and restore")
 
     go_to(page, "Draw")

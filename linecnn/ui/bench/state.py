@@ -10,6 +10,7 @@ import contextlib
 
 import streamlit as st
 
+from linecnn.config import RunConfig
 from linecnn.document import BenchDocument
 from linecnn.hostenv import env_number, env_uncapped
 from linecnn.plan import MAX_IMAGES, MAX_STEP_BYTES, Caps
@@ -27,7 +28,7 @@ DELETE = "bench.delete"  # keys of the delete control: the run picked, the confi
 MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's wall time (default 300 s)
 MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
 MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
-MIN_CAP_IMAGES = 360  # a host's image cap below the lesson's 3 x 120 images would leave nothing to time
+MIN_CAP_IMAGES = RunConfig().data.train_size  # a host cap below the lesson's set leaves nothing to time
 MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the lesson's full batch needs about 5 MiB)
 MAX_UNSAVED = 3  # runs kept in memory per session while the history cannot save them
 
