@@ -6,42 +6,11 @@ missing browser is a failure: .ci/run installs it, so the tests must run there.
 
 from __future__ import annotations
 
-import fcntl
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, in_ci
-
-
-@pytest.fixture(scope="session")
-def worker_locks(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """Two lock files shared by every xdist worker of this run (the parent of each worker's temp dir)."""
-    shared = tmp_path_factory.getbasetemp().parent
-    return shared / "linecnn-gate.lock", shared / "linecnn-tests.lock"
-
-
-@pytest.fixture(autouse=True)
-def machine_share(request: pytest.FixtureRequest, worker_locks: tuple[Path, Path]) -> Iterator[None]:
-    """A test marked ``alone`` has the machine to itself; the others share it.
-
-    Every test holds the tests lock shared; an ``alone`` test holds it exclusively, so the other
-    worker's test in progress finishes first and the next one waits. The gate stops new tests from
-    starting while an ``alone`` test waits, so it is never starved.
-    """
-    gate_path, tests_path = worker_locks
-    alone = request.node.get_closest_marker("alone") is not None
-    with open(gate_path, "a") as gate, open(tests_path, "a") as tests:
-        fcntl.flock(gate, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        fcntl.flock(tests, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
-        if not alone:
-            fcntl.flock(gate, fcntl.LOCK_UN)
-        try:
-            yield
-        finally:
-            fcntl.flock(tests, fcntl.LOCK_UN)
-            fcntl.flock(gate, fcntl.LOCK_UN)
 
 
 @pytest.fixture(scope="session")
