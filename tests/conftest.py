@@ -13,6 +13,16 @@ import pytest
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, in_ci
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that uses Chromium is a browser test, and every browser test is slow: the fast tier
+    (-m "not slow") never starts a browser, even for a test whose file forgot its marker."""
+    for item in items:
+        if "chromium" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.browser)
+        if item.get_closest_marker("browser") and not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(scope="session")
 def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Environment for test servers: a private data directory, nothing shared with the user."""
@@ -22,14 +32,6 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
     """One streamlit server shared by the browser tests of a session."""
-    instance = StreamlitServer(server_env).start()
-    yield instance
-    instance.stop()
-
-
-@pytest.fixture
-def fresh_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
-    """A newly started server, for tests about first requests (deep links)."""
     instance = StreamlitServer(server_env).start()
     yield instance
     instance.stop()

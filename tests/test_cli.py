@@ -13,9 +13,19 @@ from linecnn.config import RunConfig
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
+    """The command as a user runs it, in a process of its own."""
     return subprocess.run(
         [sys.executable, "-m", "linecnn", *args], capture_output=True, text=True, timeout=120
     )
+
+
+def run_main(capsys, *args: str) -> tuple[int, str]:
+    """The command's exit status and stderr, run in this process (argparse's errors exit too)."""
+    try:
+        status = main(list(args))
+    except SystemExit as exit_:
+        status = exit_.code
+    return status, capsys.readouterr().err
 
 
 def test_train_json_with_defaults_matches_the_lesson():
@@ -106,12 +116,12 @@ def test_options_reach_the_config(capsys):
         (["fly"], "invalid choice"),
     ],
 )
-def test_bad_options_exit_2_with_one_line(args, words):
+def test_bad_options_exit_2_with_one_line(capsys, args, words):
     """Bad input ends with exit status 2 and a single line on stderr, never a traceback."""
-    result = run_cli(*args)
-    assert result.returncode == 2
-    lines = result.stderr.strip().splitlines()
-    assert len(lines) == 1 and words in lines[0] and "Traceback" not in result.stderr
+    status, stderr = run_main(capsys, *args)
+    assert status == 2
+    lines = stderr.strip().splitlines()
+    assert len(lines) == 1 and words in lines[0] and "Traceback" not in stderr
 
 
 def test_running_out_of_memory_is_one_line_with_advice(monkeypatch, capsys):
@@ -140,9 +150,9 @@ def test_running_out_of_memory_is_one_line_with_advice(monkeypatch, capsys):
 
 def test_a_step_too_big_for_memory_is_refused_unless_the_check_is_turned_off(monkeypatch, capsys):
     """Two million images per class in one full batch would need ~77 GiB: one line, exit status 2."""
-    result = run_cli("train", "--device", "cpu", "--per-class", "2000000")
-    assert result.returncode == 2 and "Traceback" not in result.stderr
-    [line] = result.stderr.strip().splitlines()
+    status, stderr = run_main(capsys, "train", "--device", "cpu", "--per-class", "2000000")
+    assert status == 2 and "Traceback" not in stderr
+    [line] = stderr.strip().splitlines()
     assert "needs about 77." in line and "Choose batch size 65,536 or smaller" in line
     assert "--no-memory-check" in line
     import linecnn.cli_train as cli

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
 
 DRAW_TIMEOUT = 120_000  # the first Draw page of a server trains the default model
 WAIT = 60_000  # each click reruns the page: on a loaded 2-core machine that took up to 30 s

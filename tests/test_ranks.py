@@ -34,6 +34,7 @@ def assert_no_process_left(launch: Launch) -> None:
     assert launch.rank_pids and all(gone(pid) for pid in launch.rank_pids.values()), launch.rank_pids
 
 
+@pytest.mark.slow  # a torchrun process group
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
 def test_two_gloo_ranks_match_one_device_even_with_an_uneven_last_step():
     """Two ranks sharing each step's batch end at the single-device loss, and the figures add up."""
@@ -71,6 +72,7 @@ def test_efficiency_is_t1_over_n_times_tn():
     assert compute_shrank(4.0, row) and not compute_shrank(2.9, row)
 
 
+@pytest.mark.slow  # a torchrun process group
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
 def test_a_killed_rank_ends_the_run_with_a_clear_error_and_no_process_left():
     """SIGKILL one rank mid-run: a ValueError naming it, and no process of the run survives."""
@@ -93,6 +95,7 @@ class Cancel(Exception):
     """What a page's Cancel raises from the progress callback."""
 
 
+@pytest.mark.slow  # a torchrun process group
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
 def test_cancel_from_progress_ends_every_process_at_once():
     """An exception raised by the progress callback ends torchrun and both ranks, then propagates."""

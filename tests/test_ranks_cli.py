@@ -10,6 +10,7 @@ import pytest
 from linecnn.cli import main
 
 
+@pytest.mark.slow  # a torchrun process group
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU processes need two cores")
 def test_bench_ranks_prints_one_json_document_with_each_count(capsys):
     """--ranks 2 --json: one document with the row of 2 gloo ranks, equivalent to one device."""

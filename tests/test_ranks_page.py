@@ -17,6 +17,7 @@ def private_history(tmp_path, monkeypatch):
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
 
 
+@pytest.mark.slow  # a torchrun process group
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU processes need two cores")
 def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
     """Run 1 and 2 processes from the page: a success message, a card per count and the efficiency."""
