@@ -65,6 +65,10 @@ class StreamlitServer:
 
     def start(self) -> StreamlitServer:
         """Start the server and wait until /_stcore/health answers."""
+        return self.launch().wait_until_healthy()
+
+    def launch(self) -> StreamlitServer:
+        """Start the server's process without waiting for it, so several can start at once."""
         self.log_path.parent.mkdir(exist_ok=True)
         command = [
             sys.executable,
@@ -82,6 +86,10 @@ class StreamlitServer:
         ]
         with open(self.log_path, "w") as log:
             self.process = subprocess.Popen(command, cwd=self.app_dir, env=self.env, stdout=log, stderr=log)
+        return self
+
+    def wait_until_healthy(self) -> StreamlitServer:
+        """Wait until the launched server's /_stcore/health answers; stop it if it never does."""
         deadline = time.monotonic() + SERVER_START_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

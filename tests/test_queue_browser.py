@@ -44,38 +44,29 @@ def queue_behind(first, second) -> None:
     expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
 
 
-def test_a_second_run_waits_its_turn_then_trains(browser, one_slot_server):
-    """While one run trains, another session's Start shows its place in the queue, then trains after it."""
+def test_a_waiting_run_shows_its_place_can_leave_the_line_and_trains_when_the_slot_frees(
+    browser, one_slot_server
+):
+    """While one run trains, another session's Start shows its place in the queue; Stop takes it out
+    of the line with nothing filed; its next Start queues again, and it trains once the first run stops."""
     first = train_tab(browser, one_slot_server, 4_000)
     second = train_tab(browser, one_slot_server, 5)
     try:
         queue_behind(first, second)
         expect(second.get_by_text("1 of 1 training slot in use")).to_be_visible(timeout=WAIT_MS)
-        first.get_by_role("button", name="Stop").click()
-        second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
-        wait_for_app(second)
-        assert second.locator('[data-testid="stException"]').count() == 0
-        assert first.locator('[data-testid="stException"]').count() == 0
-    finally:
-        first.context.close()
-        second.context.close()
-
-
-def test_stop_while_queued_leaves_the_queue_and_keeps_the_page_working(browser, one_slot_server):
-    """Stop on a waiting run takes it out of the line: nothing is filed, and the next Start works."""
-    first = train_tab(browser, one_slot_server, 4_000)
-    second = train_tab(browser, one_slot_server, 5)
-    try:
-        queue_behind(first, second)
         second.get_by_role("button", name="Stop").click()
         expect(second.get_by_text("there is nothing to keep")).to_be_visible(timeout=WAIT_MS)
         expect(second.get_by_role("button", name="Start")).to_be_enabled(timeout=WAIT_MS)
+
+        second.get_by_role("button", name="Start").click()
+        expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
         first.get_by_role("button", name="Stop").click()
         first.get_by_text("Summary · Run 1").wait_for()
-        wait_for_app(first)
-        second.get_by_role("button", name="Start").click()
         second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
+        wait_for_app(first)
+        wait_for_app(second)
         assert second.locator('[data-testid="stException"]').count() == 0
+        assert first.locator('[data-testid="stException"]').count() == 0
     finally:
         first.context.close()
         second.context.close()
