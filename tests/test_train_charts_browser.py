@@ -54,6 +54,22 @@ def chart(tab, title: str) -> dict:
     return tab.evaluate(CHART_JS, title)
 
 
+def settled_chart(tab, title: str) -> dict:
+    """The chart called ``title`` once it has stopped moving: the same place and axis on three polls."""
+    tab.wait_for_function(
+        f"""() => {{
+            const c = ({CHART_JS})({title!r});
+            const reading = c && JSON.stringify([c.top, c.range, c.type]);
+            window.chartSame = reading && reading === window.chartReading ? (window.chartSame || 0) + 1 : 0;
+            window.chartReading = reading;
+            return window.chartSame >= 2;
+        }}""",
+        polling=250,
+        timeout=WAIT_MS,
+    )
+    return tab.evaluate(CHART_JS, title)
+
+
 def wait_for_chart(tab, title: str, condition: str) -> None:
     """Wait until the chart called ``title`` (``c`` in ``condition``, a JS expression) meets it."""
     tab.wait_for_function(
@@ -91,7 +107,7 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
     wait_for_chart(page, "Loss", "c.type === 'linear'")
     set_number(page, "Epochs", "5000")
     set_number(page, "Images per class", "30")
-    before = chart(page, "Loss")
+    before = settled_chart(page, "Loss")
 
     page.evaluate(WATCH_JS)
     page.get_by_role("button", name="Start").click()
