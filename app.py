@@ -3,9 +3,8 @@
 import streamlit as st
 
 from linecnn.device import PORTABLE_PATTERN, describe, environment
-from linecnn.ui import setup_page
 from linecnn.ui.i18n import number, say, size, t
-from linecnn.ui.sidebar import PAGES, page_link
+from linecnn.ui.sidebar import PAGES, page_link, setup_page
 
 device = setup_page("home", ":material/home:")
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from linecnn.cli import main
+from linecnn.cli.main import main
 
 sys.exit(main())

@@ -14,40 +14,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from linecnn.device_ops import (
-    bf16_supported,
-    empty_cache,
-    first_use_seconds,
-    peak_memory_bytes,
-    preferred_memory_format,
-    reset_peak_memory,
-    synchronize,
-)
 from linecnn.errors import Message
-
-# The public API: the device helpers live in device_ops and are imported from here.
-__all__ = [
-    "DEFAULT_CPU_THREADS",
-    "PORTABLE_PATTERN",
-    "DeviceInfo",
-    "Environment",
-    "bf16_supported",
-    "cpu_model",
-    "cpu_threads",
-    "cuda_available",
-    "cuda_unavailable_reason",
-    "describe",
-    "empty_cache",
-    "environment",
-    "first_use_seconds",
-    "list_devices",
-    "mps_available",
-    "peak_memory_bytes",
-    "preferred_memory_format",
-    "reset_peak_memory",
-    "resolve",
-    "synchronize",
-]
 
 # The lesson's one-line portable pattern, shown on the Home page.
 PORTABLE_PATTERN = 'device = torch.device("cuda" if torch.cuda.is_available() else "cpu")'

@@ -1,7 +1,7 @@
 """Work on one device beyond computing: waiting for it, its memory, its one-time costs and capabilities.
 
-``linecnn.device`` re-exports every name here; import them from there. This module depends on
-torch alone, so that ``linecnn.device`` can build on it.
+Import them from here. This module depends on torch alone; ``linecnn.device`` says which devices
+exist and picks one.
 """
 
 from __future__ import annotations

@@ -12,11 +12,11 @@ ENGLISH: dict[str, str] = {
     # device.py: why the sidebar offers no CUDA
     "cuda_cpu_build": "this PyTorch ({version}) is a CPU-only build.",
     "cuda_no_gpu": "no NVIDIA GPU or driver is visible to PyTorch.",
-    # preprocess.py: a drawing that is not one straight line
+    # draw/preprocess.py: a drawing that is not one straight line
     "drawing_full": "The ink covers most of the canvas. Clear it and draw a single line.",
     "drawing_dot": "That looks like a dot. Draw a line at least a quarter of the canvas long.",
     "drawing_blob": "That does not look like one straight line. The model only knows single lines.",
-    # train.py: a Train-page run over the server's per-run budget, with a setting that fits
+    # train/limits.py: a Train-page run over the server's per-run budget, with a setting that fits
     "over_work": (
         "{epochs} epochs of {images} images is {work} image-epochs, more than this server allows per run "
         "({limit}). Choose {options}."
@@ -31,7 +31,7 @@ ENGLISH: dict[str, str] = {
     "choose_batch": "Choose batch size {size} or smaller.",
     "choose_per_class": "Choose at most {count} images per class.",
     "choose_width": "Choose a smaller width.",
-    # checkpoint.py: a model or history file that cannot be restored
+    # checkpoint/: a model or history file that cannot be restored
     "file_too_big": "The {what} is {size} MB; at most {limit} MB is accepted.",
     "file_not_bytes": "The {what} must be raw file bytes.",
     "not_json": "The {what} is not valid JSON ({detail}).",

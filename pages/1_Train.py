@@ -2,8 +2,9 @@
 
 import streamlit as st
 
-from linecnn.ui import restore, setup_page, state
+from linecnn.ui import restore, state
 from linecnn.ui.i18n import t
+from linecnn.ui.sidebar import setup_page
 from linecnn.ui.train import buttons, controls, history, live
 from linecnn.ui.train.summary import summary
 

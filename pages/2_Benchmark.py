@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from linecnn.ui import setup_page
 from linecnn.ui.bench import job, state
 from linecnn.ui.bench.controls import render_form, start_sweep
 from linecnn.ui.bench.explain import reference_runs, render_references
@@ -10,6 +9,7 @@ from linecnn.ui.bench.history import render_history
 from linecnn.ui.bench.ranks import render as render_ranks
 from linecnn.ui.bench.results import render_results
 from linecnn.ui.i18n import t
+from linecnn.ui.sidebar import setup_page
 
 device = setup_page("benchmark", ":material/speed:")
 job.finish_job()

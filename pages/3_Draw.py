@@ -6,9 +6,10 @@ one forward pass of this small CNN is quicker than any click, so a Predict butto
 
 import streamlit as st
 
-from linecnn.ui import restore, setup_page
+from linecnn.ui import restore
 from linecnn.ui.draw import canvas, maps, model, verdict
 from linecnn.ui.i18n import t
+from linecnn.ui.sidebar import setup_page
 
 # Fixed-width panels in a wrapping row: side by side on a laptop, stacked on a narrow screen.
 PANEL_PX = (285, 285, 310)  # drawing, what the model sees, prediction: 912 px with gaps

@@ -3,10 +3,10 @@
 import streamlit as st
 
 from linecnn.device import describe
-from linecnn.lesson import SECTIONS
-from linecnn.ui import setup_page
+from linecnn.lesson.snippets import SECTIONS
 from linecnn.ui.i18n import t
 from linecnn.ui.lesson import sections
+from linecnn.ui.sidebar import setup_page
 
 device = setup_page("lesson", ":material/school:")
 st.title(t("lesson.title"))

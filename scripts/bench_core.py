@@ -27,10 +27,10 @@ from torch import nn, optim
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from linecnn.config import RunConfig  # noqa: E402
-from linecnn.data import make_lines  # noqa: E402
 from linecnn.device import environment  # noqa: E402
-from linecnn.train import Trainer  # noqa: E402
+from linecnn.train.config import RunConfig  # noqa: E402
+from linecnn.train.data import make_lines  # noqa: E402
+from linecnn.train.trainer import Trainer  # noqa: E402
 
 # ---- A faithful copy of the lesson's data and loop (its names translated) ----------------------
 

@@ -22,8 +22,8 @@ sys.path.insert(0, str(ROOT))  # for tests.draw_helpers
 import torch  # noqa: E402
 
 from linecnn.device import environment  # noqa: E402
-from linecnn.predict import predict, train_default_model  # noqa: E402
-from linecnn.preprocess import preprocess  # noqa: E402
+from linecnn.draw.predict import predict, train_default_model  # noqa: E402
+from linecnn.draw.preprocess import preprocess  # noqa: E402
 from tests.draw_helpers import SUITE, synthetic_canvas  # noqa: E402
 
 TARGET_MS = 20.0

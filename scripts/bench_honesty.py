@@ -2,7 +2,7 @@
 
     python scripts/bench_honesty.py [--repeats 10] [--rounds 8]
 
-The app's figure is the median that ``linecnn.bench.bench`` reports for a cell (what the
+The app's figure is the median that ``linecnn.bench.cell.bench`` reports for a cell (what the
 Benchmark page and ``linecnn bench`` show). The reference shares no code with it: this script
 writes its own copy of the lesson's CNN (Conv -> ReLU -> Pool twice, two Linear layers), its
 own line images and its own epoch loop (plain ``torch.optim.Adam``, a fresh shuffle per epoch
@@ -28,7 +28,8 @@ from torch.utils.benchmark import Timer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from linecnn.bench import BenchConfig, bench  # noqa: E402
+from linecnn.bench.cell import bench  # noqa: E402
+from linecnn.bench.config import BenchConfig  # noqa: E402
 
 CELLS = {
     "lesson (360 images, full batch)": BenchConfig.from_flat(per_class=120),

@@ -29,10 +29,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from linecnn.config import RunConfig  # noqa: E402
-from linecnn.device import cpu_threads, environment, resolve, synchronize  # noqa: E402
-from linecnn.limits import cpu_threads_for  # noqa: E402
-from linecnn.train import Trainer  # noqa: E402
+from linecnn.device import cpu_threads, environment, resolve  # noqa: E402
+from linecnn.device_ops import synchronize  # noqa: E402
+from linecnn.train.config import RunConfig  # noqa: E402
+from linecnn.train.limits import cpu_threads_for  # noqa: E402
+from linecnn.train.trainer import Trainer  # noqa: E402
 from linecnn.ui.train.sharing import TRAIN_THREADS_ENV  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 

@@ -51,7 +51,7 @@ TESTS_RC=$tests_rc SWEEP_RC=$sweep_rc OUT="$out" START="$start" MODE="$mode" "$P
 import json, os, time
 import xml.etree.ElementTree as ET
 
-from linecnn.crossover import crossover
+from linecnn.bench.crossover import crossover
 
 out = os.environ["OUT"]
 summary = {"cuda": os.environ["MODE"] == "cuda", "out": out}

@@ -25,11 +25,11 @@ sys.path.insert(0, str(ROOT))  # for tests.helpers and tests.draw_helpers
 import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
-from linecnn.config import RunConfig  # noqa: E402
 from linecnn.device import cpu_threads  # noqa: E402
-from linecnn.predict import predict, train_default_model  # noqa: E402
-from linecnn.preprocess import preprocess  # noqa: E402
-from linecnn.train import fit  # noqa: E402
+from linecnn.draw.predict import predict, train_default_model  # noqa: E402
+from linecnn.draw.preprocess import preprocess  # noqa: E402
+from linecnn.train.config import RunConfig  # noqa: E402
+from linecnn.train.trainer import fit  # noqa: E402
 from tests.draw_helpers import (  # noqa: E402
     SUITE,
     Stroke,

@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 import math
 
-from linecnn.bench import BenchConfig
-from linecnn.document import FORMAT
-from linecnn.plan import DATA_PER_CLASS
+from linecnn.bench.config import BenchConfig
+from linecnn.bench.document import FORMAT
+from linecnn.bench.plan import DATA_PER_CLASS
 
 FAKE_GPU_NAME = "CUDA:0 · Imaginary GPU (test fixture, made-up numbers)"
 

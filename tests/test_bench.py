@@ -8,13 +8,15 @@ import time
 import pytest
 import torch
 
-from linecnn import timing
-from linecnn.bench import MAX_FULL_BATCH, BenchConfig, BenchLock, bench, is_out_of_memory
-from linecnn.cells import CellStatus
-from linecnn.crossover import crossover
-from linecnn.plan import Caps, plan_sweep, step_bytes
-from linecnn.sweep import run_sweep
-from linecnn.timing import Cancelled, Watch, summarize, time_epochs
+from linecnn.bench import timing
+from linecnn.bench.cell import bench, is_out_of_memory
+from linecnn.bench.config import MAX_FULL_BATCH, BenchConfig
+from linecnn.bench.crossover import crossover
+from linecnn.bench.lock import BenchLock
+from linecnn.bench.plan import Caps, plan_sweep, step_bytes
+from linecnn.bench.results import CellStatus
+from linecnn.bench.sweep import run_sweep
+from linecnn.bench.timing import Cancelled, Watch, summarize, time_epochs
 
 TINY = BenchConfig.from_flat(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
 JOIN = 60.0  # seconds a thread of a test may take before the test gives up on it

@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from linecnn.cli import main
+from linecnn.cli.main import main
 from linecnn.device import cuda_available
 
 FIELDS = ("device", "config", "median_ms", "p25_ms", "p75_ms", "samples_per_s", "env")
@@ -108,9 +108,9 @@ def test_the_cli_progress_bar_redraws_once_per_epoch_not_per_step(tmp_path, monk
 def test_bad_bench_options_fail_at_once_in_one_line(tmp_path, monkeypatch, capsys, option, message):
     """Checked before the sweep runs: nothing is timed, nothing is saved, one line on stderr."""
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
-    import linecnn.sweep
+    import linecnn.bench.sweep
 
-    monkeypatch.setattr(linecnn.sweep, "run_sweep", lambda *a, **k: pytest.fail("the sweep ran"))
+    monkeypatch.setattr(linecnn.bench.sweep, "run_sweep", lambda *a, **k: pytest.fail("the sweep ran"))
     assert main(["bench", "--devices", "cpu", *option]) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
     assert line.startswith("linecnn bench: error:") and message in line
@@ -120,9 +120,9 @@ def test_bad_bench_options_fail_at_once_in_one_line(tmp_path, monkeypatch, capsy
 def test_a_step_above_the_memory_cap_is_refused_like_on_the_page(tmp_path, monkeypatch, capsys):
     """1 M images in one batch of 1 M would keep ~13 GiB per step: refused before anything runs."""
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
-    import linecnn.sweep
+    import linecnn.bench.sweep
 
-    monkeypatch.setattr(linecnn.sweep, "run_sweep", lambda *a, **k: pytest.fail("the sweep ran"))
+    monkeypatch.setattr(linecnn.bench.sweep, "run_sweep", lambda *a, **k: pytest.fail("the sweep ran"))
     argv = ["bench", "--devices", "cpu", "--per-class", "333334", "--batch-size", "1000002"]
     assert main(argv) == 2
     [line] = capsys.readouterr().err.strip().splitlines()
@@ -145,7 +145,7 @@ def test_the_step_cap_leaves_out_big_cells_and_says_which(tmp_path, monkeypatch,
 
 def test_the_step_cap_can_be_lifted(monkeypatch):
     """--max-step-bytes none plans every cell, however big its step (interrupted before it runs)."""
-    import linecnn.sweep
+    import linecnn.bench.sweep
 
     planned = []
 
@@ -153,7 +153,7 @@ def test_the_step_cap_can_be_lifted(monkeypatch):
         planned.append(plan)
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(linecnn.sweep, "run_sweep", interrupt)
+    monkeypatch.setattr(linecnn.bench.sweep, "run_sweep", interrupt)
     argv = ["bench", "--devices", "cpu", "--per-class", "333334", "--batch-size", "1000002"]
     assert main([*argv, "--no-save", "--max-step-bytes", "none"]) == 130
     assert [c.step_size for c in planned[0].configs] == [1_000_002]

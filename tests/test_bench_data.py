@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linecnn.document import BenchDocument
+from linecnn.bench.document import BenchDocument
 from linecnn.ui.bench import data
 from linecnn.ui.bench.charts import sweep_figure
 from linecnn.ui.bench.compare import baseline_series, crossings, incomparable

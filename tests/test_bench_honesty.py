@@ -11,9 +11,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from linecnn import bench as bench_module
-from linecnn import timing
-from linecnn.bench import BenchConfig, bench
+from linecnn.bench import cell as bench_module
+from linecnn.bench import timing
+from linecnn.bench.cell import bench
+from linecnn.bench.config import BenchConfig
 
 
 @pytest.fixture

@@ -9,13 +9,13 @@ import threading
 
 import pytest
 
-import linecnn.store
+import linecnn.bench.store
 import linecnn.ui.bench.job
-from linecnn.bench import BENCH_LOCK
-from linecnn.cells import CellResult
-from linecnn.store import History
-from linecnn.sweep import CellProgress
-from linecnn.timing import Cancelled
+from linecnn.bench.lock import BENCH_LOCK
+from linecnn.bench.results import CellResult
+from linecnn.bench.store import History
+from linecnn.bench.sweep import CellProgress
+from linecnn.bench.timing import Cancelled
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import HOSTILE, hostile_document, hostile_imports
 from tests.helpers import app_test
@@ -116,7 +116,7 @@ def broken(request, tmp_path, monkeypatch):
         History(path).runs()
         read_only(monkeypatch)
     elif how == "locked database":
-        monkeypatch.setattr(linecnn.store, "LOCK_TIMEOUT", 0.2)
+        monkeypatch.setattr(linecnn.bench.store, "LOCK_TIMEOUT", 0.2)
         History(path).runs()
         holder = sqlite3.connect(path, check_same_thread=False)
         holder.execute("BEGIN EXCLUSIVE")

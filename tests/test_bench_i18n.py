@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from linecnn import reference
-from linecnn.store import History
+from linecnn.bench.reference import load as reference
+from linecnn.bench.store import History
 from linecnn.ui import i18n
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import fake_gpu_document

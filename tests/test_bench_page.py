@@ -9,7 +9,7 @@ from contextlib import closing
 
 import pytest
 
-from linecnn.store import History
+from linecnn.bench.store import History
 from linecnn.ui.bench.state import server_caps
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import bad_documents, fake_gpu_document

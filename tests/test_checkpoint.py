@@ -13,12 +13,20 @@ import torch
 from safetensors.torch import save as save_tensors
 from torch import nn
 
-from linecnn import checkpoint as ck
-from linecnn.checkpoint.model_file import read_header
-from linecnn.config import ModelConfig, RunConfig
+from linecnn.checkpoint.history import (
+    MAX_HISTORY_BYTES,
+    MAX_HISTORY_EPOCHS,
+    MAX_HISTORY_RUNS,
+    history_csv,
+    history_json,
+    load_history,
+    matching_run,
+)
+from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, read_header, save_model
 from linecnn.device import cpu_threads
-from linecnn.model import build_model
-from linecnn.train import EpochRecord, Trainer, fit
+from linecnn.train.config import ModelConfig, RunConfig
+from linecnn.train.model import build_model
+from linecnn.train.trainer import EpochRecord, Trainer, fit
 
 
 @dataclass(frozen=True)
@@ -47,7 +55,7 @@ def run() -> Run:
 
 @pytest.fixture(scope="module")
 def model_file(run: Run) -> bytes:
-    return ck.save_model(run)
+    return save_model(run)
 
 
 def parts(data: bytes) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
@@ -60,7 +68,7 @@ def parts(data: bytes) -> tuple[dict[str, torch.Tensor], dict[str, str]]:
 def refused(data: bytes, *fragments: str) -> str:
     """Assert load_model refuses ``data`` with a message holding every fragment; return it."""
     with pytest.raises(ValueError) as caught:
-        ck.load_model(data)
+        load_model(data)
     message = str(caught.value)
     for fragment in fragments:
         assert fragment in message
@@ -68,7 +76,7 @@ def refused(data: bytes, *fragments: str) -> str:
 
 
 def test_round_trip_keeps_config_metadata_and_weights(run: Run, model_file: bytes):
-    config, model, info = ck.load_model(model_file)
+    config, model, info = load_model(model_file)
     assert config == run.config
     assert (info.device, info.threads, info.epochs_done) == ("cpu", 1, 4)
     assert info.final == run.history[-1] and info.confusion == run.confusion
@@ -79,7 +87,7 @@ def test_round_trip_keeps_config_metadata_and_weights(run: Run, model_file: byte
 
 
 def test_round_trip_gives_identical_logits(run: Run, model_file: bytes):
-    _, model, _ = ck.load_model(model_file)
+    _, model, _ = load_model(model_file)
     reference = copy.deepcopy(run.model).to(memory_format=torch.contiguous_format)
     x = torch.rand(16, 1, 8, 8, generator=torch.Generator().manual_seed(0))
     with torch.no_grad():
@@ -89,14 +97,14 @@ def test_round_trip_gives_identical_logits(run: Run, model_file: bytes):
 def test_the_widest_train_page_model_fits_the_size_cap(run: Run):
     config = RunConfig.from_flat(width=16, epochs=6)
     wide = replace(run, config=config, model=build_model(ModelConfig(width=16)))
-    data = ck.save_model(wide)
-    assert 2_000_000 < len(data) < ck.MAX_MODEL_BYTES
-    assert ck.load_model(data)[0] == config
+    data = save_model(wide)
+    assert 2_000_000 < len(data) < MAX_MODEL_BYTES
+    assert load_model(data)[0] == config
 
 
 def test_a_run_without_epochs_cannot_be_saved(run: Run):
     with pytest.raises(ValueError, match="no trained model"):
-        ck.save_model(replace(run, history=()))
+        save_model(replace(run, history=()))
 
 
 def with_metadata(data: bytes, **changes: str | None) -> bytes:
@@ -132,7 +140,7 @@ def test_a_truncated_file_is_refused(model_file: bytes):
 
 
 def test_an_oversize_file_is_refused_before_parsing():
-    refused(b"\0" * (ck.MAX_MODEL_BYTES + 1), "at most 3.1 MB")
+    refused(b"\0" * (MAX_MODEL_BYTES + 1), "at most 3.1 MB")
 
 
 def test_a_header_claiming_more_than_the_file_is_refused(model_file: bytes):
@@ -157,7 +165,7 @@ def test_missing_and_unexpected_weights_are_named(model_file: bytes):
 
 
 def test_wrong_shapes_are_refused(run: Run, model_file: bytes):
-    wider = ck.save_model(replace(run, model=build_model(ModelConfig(width=4))))  # config says width 2
+    wider = save_model(replace(run, model=build_model(ModelConfig(width=4))))  # config says width 2
     refused(wider, "has shape [32, 1, 3, 3]", "needs [16, 1, 3, 3]")
 
 
@@ -218,16 +226,16 @@ def test_fewer_planned_epochs_than_done_is_refused(run: Run, model_file: bytes):
 
 
 def test_history_json_round_trip(run: Run):
-    [saved] = ck.load_history(ck.history_json([run]))
+    [saved] = load_history(history_json([run]))
     assert saved.config == run.config and saved.history == run.history
     assert (saved.number, saved.device, saved.threads, saved.confusion) == (3, "cpu", 1, run.confusion)
-    assert ck.matching_run([saved], run.config, run.history[-1]) is saved
-    assert ck.matching_run([saved], run.config, run.history[-2]) is None
+    assert matching_run([saved], run.config, run.history[-1]) is saved
+    assert matching_run([saved], run.config, run.history[-2]) is None
 
 
 def test_history_csv_has_one_row_per_epoch_per_run(run: Run):
     other = replace(run, number=4, history=run.history[:2], threads=None)
-    rows = list(csv.DictReader(io.StringIO(ck.history_csv([run, other]).decode())))
+    rows = list(csv.DictReader(io.StringIO(history_csv([run, other]).decode())))
     assert len(rows) == 4 + 2
     assert [(row["run"], row["epoch"]) for row in rows] == [
         ("3", "1"), ("3", "2"), ("3", "3"), ("3", "4"), ("4", "1"), ("4", "2")
@@ -240,7 +248,7 @@ def test_history_csv_has_one_row_per_epoch_per_run(run: Run):
 
 def history_with(run: Run, change) -> bytes:
     """A history JSON of ``run`` passed through ``change`` (which edits the parsed document)."""
-    document = json.loads(ck.history_json([run]))
+    document = json.loads(history_json([run]))
     change(document)
     return json.dumps(document).encode()
 
@@ -280,7 +288,7 @@ def set_path(*path_and_value):
 )
 def test_bad_history_is_refused(run: Run, change, fragment: str):
     with pytest.raises(ValueError) as caught:
-        ck.load_history(history_with(run, change))
+        load_history(history_with(run, change))
     assert fragment in str(caught.value)
 
 
@@ -292,26 +300,26 @@ def test_bad_history_is_refused(run: Run, change, fragment: str):
         (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
         (b'{"format": NaN}', "not valid JSON"),
         (b"[1, 2]", "must be a JSON object"),
-        (b" " * (ck.MAX_HISTORY_BYTES + 1), "at most 8.4 MB"),
+        (b" " * (MAX_HISTORY_BYTES + 1), "at most 8.4 MB"),
     ],
 )
 def test_unreadable_history_is_refused(data: bytes, fragment: str):
     with pytest.raises(ValueError) as caught:
-        ck.load_history(data)
+        load_history(data)
     assert fragment in str(caught.value)
 
 
 def test_histories_with_too_many_runs_or_epochs_are_refused(run: Run):
-    many_runs = [replace(run, number=n) for n in range(1, ck.MAX_HISTORY_RUNS + 2)]
+    many_runs = [replace(run, number=n) for n in range(1, MAX_HISTORY_RUNS + 2)]
     with pytest.raises(ValueError, match="1 to 20 runs"):
-        ck.load_history(ck.history_json(many_runs))
-    long_config = RunConfig.from_flat(epochs=ck.MAX_HISTORY_EPOCHS + 1)
+        load_history(history_json(many_runs))
+    long_config = RunConfig.from_flat(epochs=MAX_HISTORY_EPOCHS + 1)
     record = run.history[0]
     long_history = tuple(
-        replace(record, epoch=n, epochs=long_config.train.epochs) for n in range(1, ck.MAX_HISTORY_EPOCHS + 2)
+        replace(record, epoch=n, epochs=long_config.train.epochs) for n in range(1, MAX_HISTORY_EPOCHS + 2)
     )
     with pytest.raises(ValueError, match="holds 20,001 epochs; at most 20,000"):
-        ck.load_history(ck.history_json([replace(run, config=long_config, history=long_history)]))
+        load_history(history_json([replace(run, config=long_config, history=long_history)]))
 
 
 def test_default_training_run_round_trips():
@@ -319,5 +327,5 @@ def test_default_training_run_round_trips():
     with cpu_threads("cpu", 1):
         trainer = fit(RunConfig.from_flat(epochs=2, per_class=10))
     run = Run(1, trainer.config, "cpu", tuple(trainer.history), trainer.confusion_matrix(), trainer.model)
-    config, _, info = ck.load_model(ck.save_model(run))
+    config, _, info = load_model(save_model(run))
     assert config == trainer.config and info.epochs_done == 2

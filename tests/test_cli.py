@@ -6,10 +6,11 @@ import sys
 
 import pytest
 
-from linecnn.bench import BenchConfig
-from linecnn.cli import build_parser, main, run_config_from
-from linecnn.cli_bench import bench_config_from
-from linecnn.config import RunConfig
+from linecnn.bench.config import BenchConfig
+from linecnn.cli.bench import bench_config_from
+from linecnn.cli.main import build_parser, main
+from linecnn.cli.train import run_config_from
+from linecnn.train.config import RunConfig
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -126,7 +127,7 @@ def test_bad_options_exit_2_with_one_line(capsys, args, words):
 
 def test_running_out_of_memory_is_one_line_with_advice(monkeypatch, capsys):
     """An allocation the machine refuses ends in one line that says what to shrink, exit status 2."""
-    import linecnn.cli_train as cli
+    import linecnn.cli.train as cli
 
     def refuse(*args, **kwargs):
         raise RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried to allocate 78 GB")
@@ -155,7 +156,7 @@ def test_a_step_too_big_for_memory_is_refused_unless_the_check_is_turned_off(mon
     [line] = stderr.strip().splitlines()
     assert "needs about 77." in line and "Choose batch size 65,536 or smaller" in line
     assert "--no-memory-check" in line
-    import linecnn.cli_train as cli
+    import linecnn.cli.train as cli
 
     built = []
     monkeypatch.setattr(cli, "Trainer", lambda config, device: built.append(config) or exit_early())

@@ -2,7 +2,7 @@
 
 import pytest
 
-from linecnn.config import DataConfig, ModelConfig, RunConfig, TrainConfig
+from linecnn.train.config import DataConfig, ModelConfig, RunConfig, TrainConfig
 
 
 def test_defaults_are_the_lessons():

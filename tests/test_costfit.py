@@ -2,7 +2,7 @@
 
 import pytest
 
-from linecnn.costfit import fit_costs
+from linecnn.bench.costfit import fit_costs
 
 
 def test_the_fit_recovers_a_per_step_and_a_per_image_cost():

@@ -7,12 +7,13 @@ streamlit, pandas or plotly), so that it runs on a bare GPU box that has just to
 import pytest
 import torch
 
-from linecnn.bench import BenchConfig, bench
-from linecnn.crossover import crossover
+from linecnn.bench.cell import bench
+from linecnn.bench.config import BenchConfig
+from linecnn.bench.crossover import crossover
+from linecnn.bench.plan import plan_sweep
+from linecnn.bench.sweep import run_sweep
+from linecnn.bench.timing import prepare
 from linecnn.device import cuda_available
-from linecnn.plan import plan_sweep
-from linecnn.sweep import run_sweep
-from linecnn.timing import prepare
 
 pytestmark = [
     pytest.mark.cuda,

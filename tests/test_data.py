@@ -2,8 +2,8 @@
 
 import torch
 
-from linecnn.config import DataConfig
-from linecnn.data import NOISE, make_dataset, make_lines
+from linecnn.train.config import DataConfig
+from linecnn.train.data import NOISE, make_dataset, make_lines
 
 
 def lines(n_per_class=50, mode="lesson", seed=0):

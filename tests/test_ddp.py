@@ -1,4 +1,4 @@
-"""One rank of ``linecnn.ddp`` in this process (gloo, world of one): what its clock counts."""
+"""One rank of ``linecnn.parallel.rank`` in this process (gloo, world of one): what its clock counts."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.distributed as dist
 
-from linecnn import ddp
+from linecnn.parallel import rank as ddp
 
 
 class Clock:
@@ -50,7 +50,7 @@ def test_progress_reports_happen_between_timed_epochs_never_inside_them(one_rank
 
 def test_the_worker_defaults_are_the_benchmarks():
     """A rank started without options trains what RanksConfig() describes (the lesson's problem)."""
-    from linecnn.ranks_config import RanksConfig
+    from linecnn.parallel.config import RanksConfig
 
     args, config = ddp.parse(["--out=x"]), RanksConfig()
     assert (args.per_class, args.width, args.lr, args.seed) == (

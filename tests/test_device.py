@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from linecnn import device as dev
+from linecnn.device_ops import bf16_supported
 
 
 def test_cpu_is_always_listed_first():
@@ -66,7 +67,7 @@ def test_environment_reports_the_start_up_threads_even_inside_a_one_thread_block
 def test_only_device_module_asks_torch_about_cuda():
     """Nothing but device.py calls torch.cuda.is_available() (the device is resolved once).
 
-    lesson.py is the exception by design: it holds the lesson's snippets as text, and detecting
+    lesson/snippets.py is the exception by design: it holds the lesson's snippets as text, and detecting
     CUDA that way is what one of them teaches.
     """
     from pathlib import Path
@@ -75,7 +76,8 @@ def test_only_device_module_asks_torch_about_cuda():
     offenders = [
         str(path)
         for path in package.rglob("*.py")
-        if path.name not in ("device.py", "lesson.py") and "cuda.is_available" in path.read_text()
+        if path.relative_to(package).as_posix() not in ("device.py", "lesson/snippets.py")
+        and "cuda.is_available" in path.read_text()
     ]
     assert offenders == []
 
@@ -130,6 +132,6 @@ def test_bf16_means_native_support_on_that_gpu(monkeypatch):
     monkeypatch.setattr(
         torch.cuda, "get_device_properties", lambda d: SimpleNamespace(major=7 + (d.index or 0))
     )
-    assert not dev.bf16_supported("cpu")
-    assert not dev.bf16_supported("cuda:0")  # major 7: V100 or T4
-    assert dev.bf16_supported("cuda:1")  # major 8: A100 and newer
+    assert not bf16_supported("cpu")
+    assert not bf16_supported("cuda:0")  # major 7: V100 or T4
+    assert bf16_supported("cuda:1")  # major 8: A100 and newer

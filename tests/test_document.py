@@ -6,9 +6,9 @@ import json
 
 import pytest
 
-from linecnn.benchconfig import BenchConfig
-from linecnn.cells import CellResult, CellStatus
-from linecnn.document import BenchDocument, BenchEnv
+from linecnn.bench.config import BenchConfig
+from linecnn.bench.document import BenchDocument, BenchEnv
+from linecnn.bench.results import CellResult, CellStatus
 from tests.bench_fixture import fake_gpu_document
 
 STATUSES = [

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from linecnn.config import RunConfig
 from linecnn.device import cpu_threads
-from linecnn.train import fit
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import fit
 from linecnn.ui import state
 from tests.draw_helpers import synthetic_canvas
 from tests.helpers import app_test

@@ -98,7 +98,7 @@ def test_laptop_config_binds_loopback_only():
 
 def test_hosting_profile_takes_every_file_the_app_accepts_and_no_more():
     """The server's upload cap is the largest of the app's own caps: a valid run history still uploads."""
-    from linecnn.store import MAX_FILE_BYTES
+    from linecnn.bench.jsonfields import MAX_FILE_BYTES
     from linecnn.ui.restore import UPLOAD_MB
 
     largest_mb = max(UPLOAD_MB, -(-MAX_FILE_BYTES // 2**20))

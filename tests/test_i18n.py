@@ -5,7 +5,7 @@ import string
 
 import pytest
 
-from linecnn import checkpoint
+from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model
 from linecnn.errors import ENGLISH, UserError
 from linecnn.ui import i18n
 from linecnn.ui.format import format_bytes, format_seconds
@@ -142,7 +142,7 @@ def test_numbers_use_the_languages_separators():
 def test_core_messages_are_said_in_the_users_language():
     """A core error reads in Spanish in the app, nested parts included, and stays English for the CLI."""
     with pytest.raises(UserError) as caught:
-        checkpoint.load_model(b"x" * (checkpoint.MAX_MODEL_BYTES + 1))
+        load_model(b"x" * (MAX_MODEL_BYTES + 1))
     assert str(caught.value).startswith("The model file is 3.1 MB; at most 3.1 MB")
     assert i18n.say(caught.value, "en") == str(caught.value)
     assert i18n.say(caught.value, "es").startswith("El archivo de modelo ocupa 3,1 MB; se aceptan 3,1 MB")
@@ -159,8 +159,8 @@ def test_every_core_message_has_a_spanish_sentence_with_the_same_fields():
 
 def test_a_run_over_the_servers_budget_is_refused_in_spanish():
     """The Train page's refusal of a run over the work budget reads in Spanish, with a setting that fits."""
-    from linecnn.config import RunConfig, TrainLimits
-    from linecnn.train import check_limits
+    from linecnn.train.config import RunConfig, TrainLimits
+    from linecnn.train.limits import check_limits
 
     with pytest.raises(UserError) as caught:
         check_limits(RunConfig.from_flat(epochs=5_000, per_class=20_000), TrainLimits())

@@ -3,10 +3,10 @@
 import pytest
 import torch
 
-from linecnn import lesson
-from linecnn.config import RunConfig
 from linecnn.device import PORTABLE_PATTERN, cuda_available
-from linecnn.lesson_run import run
+from linecnn.lesson import snippets as lesson
+from linecnn.lesson.run import run
+from linecnn.train.config import RunConfig
 
 SNIPPETS = [snippet for section in lesson.SECTIONS for snippet in section.snippets]
 

@@ -3,9 +3,9 @@
 import pytest
 import torch
 
-from linecnn import lesson as core
-from linecnn import lesson_run
 from linecnn.device import DeviceInfo, cuda_available
+from linecnn.lesson import run as lesson_run
+from linecnn.lesson import snippets as core
 from linecnn.ui.lesson import snippets as view
 from tests.test_i18n import page_in
 

@@ -2,8 +2,8 @@
 
 import torch
 
-from linecnn.config import ModelConfig
-from linecnn.model import build_model, count_parameters
+from linecnn.train.config import ModelConfig
+from linecnn.train.model import build_model, count_parameters
 
 
 def test_seed_architecture_and_output_shape():

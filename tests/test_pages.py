@@ -142,7 +142,7 @@ def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
 @pytest.mark.parametrize("button", ["Start", "Step"])
 def test_running_out_of_memory_mid_run_stops_it_and_keeps_the_finished_epochs(monkeypatch, button):
     """A GPU shared by a class can fill up mid-run: the run is filed as stopped and the page says why."""
-    from linecnn.train import Trainer
+    from linecnn.train.trainer import Trainer
 
     real_epoch = Trainer._train_one_epoch
 
@@ -176,8 +176,8 @@ def test_a_step_too_big_for_memory_is_refused_with_a_suggestion():
 
 def test_a_run_interrupted_after_its_last_epoch_is_still_filed():
     """A click landing between the last epoch and filing the run must not leave it stuck as live."""
-    from linecnn.config import RunConfig
-    from linecnn.train import fit
+    from linecnn.train.config import RunConfig
+    from linecnn.train.trainer import fit
 
     at = app_test(TRAIN)
     at.session_state["train.live"] = fit(RunConfig.from_flat(epochs=3, per_class=20))  # done, not filed
@@ -260,4 +260,3 @@ def test_the_history_table_has_one_type_per_column():
     rows = history_table(at.session_state["train.runs"])
     assert [row["batch"] for row in rows] == ["full", "32"]
     pa.Table.from_pylist(rows)  # raises ArrowTypeError on a mixed column
-

@@ -6,13 +6,13 @@ import numpy as np
 import pytest
 import torch
 
-from linecnn.config import RunConfig
-from linecnn.data import CLASS_NAMES
 from linecnn.device import cpu_threads, cuda_available
-from linecnn.model import build_model
-from linecnn.predict import DEFAULT_CONFIG, predict, train_default_model
-from linecnn.preprocess import preprocess
-from linecnn.train import fit
+from linecnn.draw.predict import DEFAULT_CONFIG, predict, train_default_model
+from linecnn.draw.preprocess import preprocess
+from linecnn.train.config import RunConfig
+from linecnn.train.data import CLASS_NAMES
+from linecnn.train.model import build_model
+from linecnn.train.trainer import fit
 from tests.draw_helpers import synthetic_canvas
 
 # Strokes a person might draw on the 280 px canvas: (points, brush px, class).

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import torch
 
-from linecnn.preprocess import (
+from linecnn.draw.preprocess import (
     Drawing,
     area_average,
     from_cells,

@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from linecnn.ranks import run_series
-from linecnn.ranks_config import RanksConfig, check_ranks, threads_per_rank
-from linecnn.ranks_launch import Launch, Stopped, failure_message, run_ranks, torchrun_command
-from linecnn.ranks_procs import group_alive
-from linecnn.ranks_results import LOSS_TOLERANCE, compute_shrank, make_row, scaling
+from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
+from linecnn.parallel.launch import Launch, Stopped, failure_message, run_ranks, torchrun_command
+from linecnn.parallel.procs import group_alive
+from linecnn.parallel.results import LOSS_TOLERANCE, compute_shrank, make_row, scaling
+from linecnn.parallel.series import run_series
 
 # 15 images in steps of 4: the last step has 3 images, which two ranks share unevenly (2 and 1).
 UNEVEN = RanksConfig(per_class=5, batch_size=4, warmup=1, repeats=2, threads=1)
@@ -136,10 +136,10 @@ def test_rank_counts_this_machine_cannot_run_are_refused_with_a_sentence():
 
 
 def test_the_command_is_torchrun_standalone_with_one_thread_share_per_rank():
-    """The launcher runs torchrun --standalone -m linecnn.ddp; threads split the cores unless given."""
+    """The launcher runs torchrun --standalone -m linecnn.parallel.rank; threads split the cores if unset."""
     command = torchrun_command(RanksConfig(), 2, "/tmp/out.json")
     assert command[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
-    assert command[command.index("-m", 2) + 1] == "linecnn.ddp"
+    assert command[command.index("-m", 2) + 1] == "linecnn.parallel.rank"
     assert f"--threads={max(1, (os.cpu_count() or 1) // 2)}" in command
     assert "--threads=3" in torchrun_command(RanksConfig(threads=3), 2, "/tmp/out.json")
     assert threads_per_rank(4, cores=2) == 1 and threads_per_rank(2, cores=16) == 8
@@ -187,7 +187,7 @@ def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
 
 def test_a_series_knows_its_baseline_its_worst_run_and_its_mismatches():
     """The 1-process row is the baseline; the worst is the lowest efficiency above 1 process; misses noted."""
-    from linecnn.ranks_results import Series
+    from linecnn.parallel.results import Series
 
     def result(ranks: int, seconds: float, loss: float) -> dict:
         return {

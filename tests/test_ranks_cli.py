@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from linecnn.cli import main
+from linecnn.cli.main import main
 
 
 @pytest.mark.slow  # a torchrun process group

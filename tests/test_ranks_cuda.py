@@ -6,9 +6,9 @@ import pytest
 import torch
 
 from linecnn.device import cuda_available
-from linecnn.ranks import run_series
-from linecnn.ranks_config import RanksConfig, check_ranks
-from linecnn.ranks_results import LOSS_TOLERANCE
+from linecnn.parallel.config import RanksConfig, check_ranks
+from linecnn.parallel.results import LOSS_TOLERANCE
+from linecnn.parallel.series import run_series
 
 pytestmark = [
     pytest.mark.cuda,

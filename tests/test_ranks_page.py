@@ -44,8 +44,8 @@ def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
 
 def test_cancel_ends_the_page_job_and_every_process_of_its_run():
     """The Cancel button's event ends the series from the progress callback: cancelled, no process left."""
-    from linecnn.ranks_config import RanksConfig
-    from linecnn.ranks_procs import group_alive
+    from linecnn.parallel.config import RanksConfig
+    from linecnn.parallel.procs import group_alive
     from linecnn.ui.bench.ranks_job import RanksJob
     from linecnn.ui.bench.state import server_caps
 

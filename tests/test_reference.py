@@ -2,7 +2,7 @@
 
 import json
 
-from linecnn.reference import load_references
+from linecnn.bench.reference.load import load_references
 from tests.bench_fixture import fake_gpu_document
 
 

@@ -10,9 +10,10 @@ import pytest
 import torch
 from playwright.sync_api import expect
 
-from linecnn.checkpoint import load_history, load_model
-from linecnn.predict import predict
-from linecnn.preprocess import from_cells
+from linecnn.checkpoint.history import load_history
+from linecnn.checkpoint.model_file import load_model
+from linecnn.draw.predict import predict
+from linecnn.draw.preprocess import from_cells
 from tests.draw_helpers import CANVAS, CONFIDENCE, PREDICTION, cell_button, use_cells
 from tests.helpers import wait_for_app
 

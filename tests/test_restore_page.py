@@ -6,10 +6,11 @@ import json
 
 import pytest
 
-from linecnn import checkpoint
-from linecnn.config import RunConfig
+from linecnn.checkpoint.history import history_json
+from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, save_model
 from linecnn.device import cpu_threads
-from linecnn.train import fit
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import fit
 from linecnn.ui import state
 from tests.draw_helpers import synthetic_canvas
 from tests.helpers import app_test
@@ -25,7 +26,7 @@ def files() -> tuple[bytes, bytes, state.RunRecord]:
     with cpu_threads("cpu", 1):
         trainer = fit(RunConfig.from_flat(epochs=3, per_class=30, data_mode="varied", seed=5))
     run = as_session_run(trainer)
-    return checkpoint.save_model(run), checkpoint.history_json([run]), run
+    return save_model(run), history_json([run]), run
 
 
 def upload(at, *files: tuple[str, bytes, str]):
@@ -82,7 +83,7 @@ def test_a_model_alone_restores_the_last_epoch_and_a_later_history_adds_the_curv
     ("name", "data", "fragment"),
     [
         ("model.safetensors", b"not a model", "not in the safetensors format"),
-        ("model.safetensors", b"\0" * (checkpoint.MAX_MODEL_BYTES + 1), "at most 3.1 MB"),
+        ("model.safetensors", b"\0" * (MAX_MODEL_BYTES + 1), "at most 3.1 MB"),
         ("history.json", b"{", "history file is not valid JSON"),
     ],
 )
@@ -109,7 +110,7 @@ def test_another_runs_history_restores_nothing(files):
     at = upload(
         app_test(TRAIN),
         ("run1.safetensors", model, BINARY),
-        ("other.json", checkpoint.history_json([other]), JSON),
+        ("other.json", history_json([other]), JSON),
     )
     assert "it is another run's history. Nothing was restored." in at.error[0].value
     assert not at.session_state[state.RUNS]

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from linecnn.config import RunConfig
-from linecnn.train import EpochRecord
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import EpochRecord
 from linecnn.ui.state import RunRecord
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import ema, legend_labels, significant, val_set_warning

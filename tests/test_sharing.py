@@ -6,8 +6,10 @@ import threading
 
 import pytest
 
-from linecnn import sharing, slot_queue
-from linecnn.sharing import Cancelled, GpuState, SlotQueue, Wait
+from linecnn.serve import queue as slot_queue
+from linecnn.serve import sharing
+from linecnn.serve.queue import Cancelled, SlotQueue, Wait
+from linecnn.serve.sharing import GpuState
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking
 
@@ -236,10 +238,10 @@ def test_a_queue_needs_a_slot():
 
 
 def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
-    """benchlock.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
+    """bench.lock.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
     import torch
 
-    from linecnn import benchlock as bench
+    from linecnn.bench import lock as bench
 
     state = GpuState()
     monkeypatch.setattr(bench, "GPU_STATE", state)
@@ -266,7 +268,7 @@ def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
 
 def test_a_remote_browser_gets_the_hosts_share_of_cores_and_a_local_one_a_single_thread(monkeypatch):
     """The thread policy reads where the browser is: this machine (1 thread for small steps) or elsewhere."""
-    from linecnn.config import RunConfig
+    from linecnn.train.config import RunConfig
     from linecnn.ui.train import sharing as page_sharing
 
     monkeypatch.delenv(page_sharing.TRAIN_THREADS_ENV, raising=False)

@@ -9,11 +9,11 @@ from contextlib import closing
 
 import pytest
 
-from linecnn import paths
-from linecnn.cells import CellStatus
-from linecnn.cli import main
-from linecnn.document import BenchDocument
-from linecnn.store import History
+from linecnn.bench.document import BenchDocument
+from linecnn.bench.results import CellStatus
+from linecnn.bench.store import History
+from linecnn.cli.main import main
+from linecnn.serve import paths
 from tests.bench_fixture import bad_documents, fake_gpu_document, hostile_imports
 
 
@@ -120,9 +120,9 @@ def test_hostile_imports_are_refused_with_one_sentence(name, case, tmp_path):
 
 def test_imports_cannot_push_local_runs_out_of_the_listing(tmp_path, monkeypatch):
     """Imports are listed within their own limit: a flood of uploads leaves every local run listed."""
-    import linecnn.store
+    import linecnn.bench.store
 
-    monkeypatch.setattr(linecnn.store, "MAX_IMPORTS", 3)
+    monkeypatch.setattr(linecnn.bench.store, "MAX_IMPORTS", 3)
     store = History(tmp_path / "h.sqlite3")
     local = [store.save(BenchDocument.from_dict(fake_gpu_document(largest=n)), "page") for n in (120, 400)]
     imported = []

@@ -6,12 +6,12 @@ import re
 
 import pytest
 
-from linecnn.config import RunConfig, TrainLimits
 from linecnn.device import DEFAULT_CPU_THREADS, cpu_threads
-from linecnn.diagnosis import diagnose
-from linecnn.epoch import batch_slices
-from linecnn.limits import check_limits, check_step_memory, cpu_threads_for, run_memory_bytes
-from linecnn.train import EpochRecord, Trainer, fit
+from linecnn.train.config import RunConfig, TrainLimits
+from linecnn.train.diagnosis import diagnose
+from linecnn.train.epoch import batch_slices
+from linecnn.train.limits import check_limits, check_step_memory, cpu_threads_for, run_memory_bytes
+from linecnn.train.trainer import EpochRecord, Trainer, fit
 
 
 def test_default_run_learns_the_lines():

@@ -10,9 +10,9 @@ import threading
 import pytest
 import torch
 
-from linecnn import train
-from linecnn.config import RunConfig
-from linecnn.train import Trainer
+from linecnn.train import trainer as train
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import Trainer
 
 EPOCHS = 200  # far more than any test lets run, so a loop that ignores a request trains on visibly
 CONFIG = RunConfig.from_flat(epochs=EPOCHS, per_class=10, val_per_class=5)

@@ -6,9 +6,9 @@ Run on a GPU machine with `python -m pytest -m cuda` (or scripts/gpu_check.sh).
 import pytest
 import torch
 
-from linecnn.config import RunConfig
 from linecnn.device import cuda_available
-from linecnn.train import Trainer, fit
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import Trainer, fit
 
 pytestmark = [
     pytest.mark.cuda,

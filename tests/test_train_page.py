@@ -2,8 +2,8 @@
 
 import time
 
-from linecnn import train
-from linecnn.config import RunConfig
+from linecnn.train import trainer as train
+from linecnn.train.config import RunConfig
 from linecnn.ui.train import charts, live
 from tests.helpers import app_test
 from tests.test_pages import TRAIN, click

@@ -2,8 +2,8 @@
 
 import pytest
 
-from linecnn.config import RunConfig
-from linecnn.train import EpochRecord
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import EpochRecord
 from linecnn.ui.train.charts import thinned
 from linecnn.ui.train.live import LiveCharts, seconds_left
 from linecnn.ui.train.sharing import TRAIN_THREADS_ENV, training_threads

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from linecnn.data import NOISE, make_lines
+from linecnn.train.data import NOISE, make_lines
 
 N = 400  # images per class
 
@@ -120,9 +120,9 @@ def test_tilts_stay_small_for_axis_classes(varied):
 
 def test_a_model_trained_on_varied_data_also_reads_the_seed_lines():
     """The varied mode covers the lesson's lines: a short varied run classifies seed images."""
-    from linecnn.config import RunConfig
     from linecnn.device import cpu_threads
-    from linecnn.train import fit
+    from linecnn.train.config import RunConfig
+    from linecnn.train.trainer import fit
 
     config = RunConfig.from_flat(per_class=1500, data_mode="varied", epochs=8, batch_size=256, seed=3)
     with cpu_threads("cpu", 1):

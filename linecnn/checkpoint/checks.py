@@ -17,10 +17,10 @@ from typing import NoReturn, Protocol
 
 from torch import nn
 
-from linecnn.config import MAX_PER_CLASS, RunConfig
 from linecnn.errors import Message, UserError
-from linecnn.model import NUM_CLASSES
-from linecnn.train import EpochRecord
+from linecnn.train.config import MAX_PER_CLASS, RunConfig
+from linecnn.train.model import NUM_CLASSES
+from linecnn.train.trainer import EpochRecord
 
 FORMAT_VERSION = 1  # bumped when a file's layout changes; older readers refuse newer files
 MAX_TEXT = 64  # characters of any string read from a file (device names, timestamps)

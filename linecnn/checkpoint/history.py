@@ -27,8 +27,8 @@ from linecnn.checkpoint.checks import (
     timestamp,
     whole_number,
 )
-from linecnn.config import RunConfig
-from linecnn.train import EpochRecord
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import EpochRecord
 
 HISTORY_FORMAT = "linecnn-history"  # the "format" field of a history JSON
 MAX_HISTORY_BYTES = 8 << 20  # a history JSON, with room for the longest runs a session keeps

@@ -36,10 +36,10 @@ from linecnn.checkpoint.checks import (
     timestamp,
     whole_number,
 )
-from linecnn.config import RunConfig
 from linecnn.errors import Message
-from linecnn.model import LineCNN, build_model
-from linecnn.train import EpochRecord
+from linecnn.train.config import RunConfig
+from linecnn.train.model import LineCNN, build_model
+from linecnn.train.trainer import EpochRecord
 
 MODEL_FORMAT = "linecnn-model"  # the metadata's "format" tag of a model file
 # The Train page's widest model (width 16) has 559,619 float32 parameters: a 2.24 MB file with its

@@ -8,7 +8,3 @@ This is the only package that imports Streamlit; pages call it, the core never d
 # is built would hand Plotly a half-initialised module (AttributeError: ... no attribute
 # 'Series'), killing that session's training run. Every page imports this package first.
 import pandas  # noqa: F401
-
-from linecnn.ui.sidebar import setup_page
-
-__all__ = ["setup_page"]

@@ -15,14 +15,22 @@ from functools import partial
 
 import streamlit as st
 
-from linecnn import checkpoint
+from linecnn.checkpoint.history import (
+    MAX_HISTORY_BYTES,
+    SavedRun,
+    history_csv,
+    history_json,
+    load_history,
+    matching_run,
+)
+from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
 from linecnn.ui import draw, state
 from linecnn.ui.i18n import number, say, t
 
 VERSION = "restore.version"  # bumped after each upload, so the uploaders come back empty
 MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the next render
 # Per-file limit the uploaders give the browser, in MB; the core checks each kind of file again.
-UPLOAD_MB = math.ceil(max(checkpoint.MAX_MODEL_BYTES, checkpoint.MAX_HISTORY_BYTES) / (1 << 20))
+UPLOAD_MB = math.ceil(max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES) / (1 << 20))
 MODEL_TYPES, HISTORY_TYPES = ("safetensors",), ("json",)
 MAX_NAME = 60  # characters of an uploaded file's name kept for messages and labels
 
@@ -44,13 +52,13 @@ def download_buttons(run: state.RunRecord) -> None:
     files = (  # label, what makes the file, from what, extension, MIME type
         (
             t("restore.download_model"),
-            checkpoint.save_model,
+            save_model,
             run,
             "safetensors",
             "application/octet-stream",
         ),
-        (t("restore.download_json"), checkpoint.history_json, [run], "json", "application/json"),
-        (t("restore.download_csv"), checkpoint.history_csv, [run], "csv", "text/csv"),
+        (t("restore.download_json"), history_json, [run], "json", "application/json"),
+        (t("restore.download_csv"), history_csv, [run], "csv", "text/csv"),
     )
     with st.container(horizontal=True, gap="small"):
         for label, make, what, extension, mime in files:
@@ -86,11 +94,11 @@ def _read(file: File, reader: Callable[[bytes], object]):
         raise ValueError(t("restore.file_error", name=shown_name(name), error=say(error))) from None
 
 
-def _attach_curves(name: str, saved: Sequence[checkpoint.SavedRun]) -> str:
+def _attach_curves(name: str, saved: Sequence[SavedRun]) -> str:
     """Give a session run restored without its curves the curves of a matching history."""
     runs = state.runs()
     for index, run in enumerate(runs):
-        match = checkpoint.matching_run(saved, run.config, run.history[-1])
+        match = matching_run(saved, run.config, run.history[-1])
         if match is not None:
             if len(run.history) >= len(match.history):
                 return t("restore.has_curves", run=run.label)
@@ -105,13 +113,13 @@ def restore_files(files: Sequence[File]) -> str:
     Raises ValueError, restoring nothing, when a file fails its checks or the history is not the model's.
     """
     model_file, history_file = _split(files)
-    saved = _read(history_file, checkpoint.load_history) if history_file else None
+    saved = _read(history_file, load_history) if history_file else None
     if model_file is None:
         if history_file is None:
             raise ValueError(t("restore.no_file"))
         return _attach_curves(history_file[0], saved)
-    config, model, info = _read(model_file, checkpoint.load_model)
-    curves = checkpoint.matching_run(saved, config, info.final) if saved is not None else None
+    config, model, info = _read(model_file, load_model)
+    curves = matching_run(saved, config, info.final) if saved is not None else None
     if saved is not None and curves is None:
         raise ValueError(t("restore.other_history", name=shown_name(history_file[0])))
     record = state.file_run(

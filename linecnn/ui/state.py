@@ -10,9 +10,9 @@ from dataclasses import dataclass, replace
 import streamlit as st
 from torch import nn
 
-from linecnn.config import RunConfig, TrainLimits
-from linecnn.hostenv import env_number, env_uncapped
-from linecnn.train import EpochRecord, Trainer
+from linecnn.serve.settings import env_number, env_uncapped
+from linecnn.train.config import RunConfig, TrainLimits
+from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui.i18n import t
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"

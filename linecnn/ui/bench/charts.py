@@ -11,8 +11,8 @@ import math
 import pandas as pd
 import plotly.graph_objects as go
 
-from linecnn.costfit import CostFit
-from linecnn.crossover import Crossover
+from linecnn.bench.costfit import CostFit
+from linecnn.bench.crossover import Crossover
 from linecnn.ui.i18n import t
 
 CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")

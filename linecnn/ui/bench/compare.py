@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from linecnn.crossover import Crossover, crossover
+from linecnn.bench.crossover import Crossover, crossover
 from linecnn.ui.bench.words import verdict
 from linecnn.ui.i18n import number, t
 

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from linecnn.benchconfig import AMP_MODES, BenchConfig
-from linecnn.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
+from linecnn.bench.config import AMP_MODES, BenchConfig
+from linecnn.bench.document import FACTORS
+from linecnn.bench.plan import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, WIDTHS, Caps, plan_sweep
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
-from linecnn.document import FACTORS
-from linecnn.plan import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, WIDTHS, Caps, plan_sweep
+from linecnn.train.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
 from linecnn.ui.bench import job
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from linecnn.cells import COSTS, CellResult
-from linecnn.document import BenchDocument
+from linecnn.bench.document import BenchDocument
+from linecnn.bench.results import COSTS, CellResult
 from linecnn.ui.bench.compare import speedups, vs_eager
 from linecnn.ui.i18n import t
 

@@ -1,6 +1,6 @@
 """'Where the time goes': the measured epochs split into fixed per-step costs and work that grows with size.
 
-Every number on it comes from the sweep on screen (``linecnn.costfit``); the paragraph on GPUs is
+Every number on it comes from the sweep on screen (``linecnn.bench.costfit``); the paragraph on GPUs is
 words only, and GPU figures appear only when a measured GPU line (a run, an import, a bundled
 reference) is on screen.
 """
@@ -10,8 +10,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from linecnn.costfit import CostFit, fit_costs
-from linecnn.reference import load_references
+from linecnn.bench.costfit import CostFit, fit_costs
+from linecnn.bench.reference.load import load_references
 from linecnn.ui.bench.charts import fit_figure
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.bench.words import ms_text, x_text

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from linecnn.store import MAX_FILE_BYTES, History, RunSummary
+from linecnn.bench.jsonfields import MAX_FILE_BYTES
+from linecnn.bench.store import History, RunSummary
 from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, t

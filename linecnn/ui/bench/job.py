@@ -1,6 +1,6 @@
 """The Benchmark page's running benchmark: a background thread, its progress and Cancel, its end.
 
-The timing itself is ``linecnn.sweep``; this module only drives it. A benchmark runs in a
+The timing itself is ``linecnn.bench.sweep``; this module only drives it. A benchmark runs in a
 background thread that never calls Streamlit, so touching a widget (which reruns the page) or
 leaving the page does not stop it; a fragment polls it for the progress bar.
 """
@@ -16,11 +16,12 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from linecnn.bench import BENCH_LOCK
-from linecnn.cells import CellResult
-from linecnn.document import BenchDocument, BenchEnv
-from linecnn.sweep import Caps, CellProgress, SweepPlan, make_document, run_sweep
-from linecnn.timing import Cancelled
+from linecnn.bench.document import BenchDocument, BenchEnv
+from linecnn.bench.lock import BENCH_LOCK
+from linecnn.bench.plan import Caps, SweepPlan
+from linecnn.bench.results import CellResult
+from linecnn.bench.sweep import CellProgress, make_document, run_sweep
+from linecnn.bench.timing import Cancelled
 from linecnn.ui.bench.outcome import cell_line, outcome
 from linecnn.ui.bench.state import MESSAGE, history, keep_unsaved, show_run
 from linecnn.ui.bench.words import progress_label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from linecnn.cells import CellResult, CellStatus
+from linecnn.bench.results import CellResult, CellStatus
 from linecnn.ui.bench.cards import WIDE_SPREAD
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown

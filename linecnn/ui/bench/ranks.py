@@ -12,9 +12,9 @@ import uuid
 
 import streamlit as st
 
-from linecnn.ranks_config import RanksConfig, check_ranks
-from linecnn.ranks_results import LOSS_TOLERANCE, Series
-from linecnn.sweep import Caps
+from linecnn.bench.plan import Caps
+from linecnn.parallel.config import RanksConfig, check_ranks
+from linecnn.parallel.results import LOSS_TOLERANCE, Series
 from linecnn.ui.bench.ranks_form import form
 from linecnn.ui.bench.ranks_job import POLL_SECONDS, RanksJob
 from linecnn.ui.bench.ranks_results import render_series

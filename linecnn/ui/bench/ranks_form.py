@@ -6,12 +6,11 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from linecnn.config import MAX_WIDTH
+from linecnn.bench.plan import BATCH_SIZES, Caps
 from linecnn.device import cuda_available
-from linecnn.model import ModelConfig
-from linecnn.ranks_config import RanksConfig, max_ranks
-from linecnn.sweep import BATCH_SIZES, Caps
-from linecnn.train import format_size, step_memory_bytes
+from linecnn.parallel.config import RanksConfig, max_ranks
+from linecnn.train.config import MAX_WIDTH, ModelConfig
+from linecnn.train.limits import format_size, step_memory_bytes
 from linecnn.ui.i18n import duration, number, t
 
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run

@@ -8,12 +8,12 @@ from dataclasses import dataclass, field
 
 import torch
 
-from linecnn.bench import BENCH_LOCK, gpu_alone
-from linecnn.ranks import run_series
-from linecnn.ranks_config import RanksConfig
-from linecnn.ranks_launch import Launch
-from linecnn.ranks_results import Series
-from linecnn.sweep import Caps
+from linecnn.bench.lock import BENCH_LOCK, gpu_alone
+from linecnn.bench.plan import Caps
+from linecnn.parallel.config import RanksConfig
+from linecnn.parallel.launch import Launch
+from linecnn.parallel.results import Series
+from linecnn.parallel.series import run_series
 
 POLL_SECONDS = 0.5  # how often a queued job checks for a cancel, and the page redraws the progress
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 import pandas as pd
 import streamlit as st
 
-from linecnn.ranks_results import (
+from linecnn.parallel.results import (
     LOSS_TOLERANCE,
     POOR_EFFICIENCY,
     SUPERLINEAR,

@@ -10,11 +10,11 @@ import contextlib
 
 import streamlit as st
 
-from linecnn.config import RunConfig
-from linecnn.document import BenchDocument
-from linecnn.hostenv import env_number, env_uncapped
-from linecnn.plan import MAX_IMAGES, MAX_STEP_BYTES, Caps
-from linecnn.store import History
+from linecnn.bench.document import BenchDocument
+from linecnn.bench.plan import MAX_IMAGES, MAX_STEP_BYTES, Caps
+from linecnn.bench.store import History
+from linecnn.serve.settings import env_number, env_uncapped
+from linecnn.train.config import RunConfig
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from linecnn.document import BenchEnv
+from linecnn.bench.document import BenchEnv
 from linecnn.ui.bench.data import HIDDEN, ShownRun
 from linecnn.ui.bench.words import factor_title, significant, status_text
 from linecnn.ui.format import escape_markdown

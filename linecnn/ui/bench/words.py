@@ -8,9 +8,9 @@ from __future__ import annotations
 import math
 import re
 
-from linecnn.cells import TIME_CAP, CellResult, CellStatus
-from linecnn.crossover import Crossover
-from linecnn.sweep import CellProgress
+from linecnn.bench.crossover import Crossover
+from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
+from linecnn.bench.sweep import CellProgress
 from linecnn.ui.i18n import number, t
 
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from linecnn.data import SIZE
-from linecnn.preprocess import Drawing, from_cells, preprocess
+from linecnn.draw.preprocess import Drawing, from_cells, preprocess
+from linecnn.train.data import SIZE
 from linecnn.ui.draw import BRUSH, CANVAS, CELLS, MODE
 from linecnn.ui.draw.charts import INK
 from linecnn.ui.draw.input import canvas_clear_button, cell_grid

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import torch
 from plotly.subplots import make_subplots
 
-from linecnn.data import CLASS_NAMES
+from linecnn.train.data import CLASS_NAMES
 
 INK = "#1f2933"  # the canvas's stroke colour: the input heatmap draws ink as ink
 ACCENT = "#2f6690"  # the predicted class

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from linecnn.predict import Prediction
+from linecnn.draw.predict import Prediction
 from linecnn.ui.draw.charts import CHART_CONFIG, feature_maps_figure
 from linecnn.ui.i18n import number, t
 

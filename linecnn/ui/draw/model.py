@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 from torch import nn
 
-from linecnn.predict import DEFAULT_CONFIG, train_default_model
+from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.ui import state
 from linecnn.ui.draw import MODEL
 from linecnn.ui.i18n import number, t

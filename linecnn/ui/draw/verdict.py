@@ -5,10 +5,10 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from linecnn.data import CLASS_NAMES
 from linecnn.device import describe
-from linecnn.predict import Prediction, predict
-from linecnn.preprocess import Drawing
+from linecnn.draw.predict import Prediction, predict
+from linecnn.draw.preprocess import Drawing
+from linecnn.train.data import CLASS_NAMES
 from linecnn.ui.draw.charts import CHART_CONFIG, input_figure, probability_figure
 from linecnn.ui.draw.model import ModelChoice
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t

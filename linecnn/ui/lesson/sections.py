@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from linecnn.lesson import SECTIONS, Section
+from linecnn.lesson.snippets import SECTIONS, Section
 from linecnn.ui.i18n import t
 from linecnn.ui.lesson.snippets import show_snippet
 

@@ -6,8 +6,8 @@ import streamlit as st
 import torch
 
 from linecnn.device import describe, list_devices
-from linecnn.lesson import Snippet
-from linecnn.lesson_run import Outcome, run
+from linecnn.lesson.run import Outcome, run
+from linecnn.lesson.snippets import Snippet
 from linecnn.ui.i18n import current, number, t
 
 RESULT = "lesson.result.{}"  # session key of a snippet's last Outcome, formatted with its key

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from linecnn.bench import is_out_of_memory
+from linecnn.bench.cell import is_out_of_memory
 from linecnn.device import describe
-from linecnn.limits import check_limits
-from linecnn.sharing import gpu_shared
-from linecnn.train import Trainer
+from linecnn.serve.sharing import gpu_shared
+from linecnn.train.limits import check_limits
+from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.train import sharing

@@ -15,8 +15,8 @@ from typing import TypeVar
 
 import plotly.graph_objects as go
 
-from linecnn.data import CLASS_NAMES
-from linecnn.train import EpochRecord
+from linecnn.train.data import CLASS_NAMES
+from linecnn.train.trainer import EpochRecord
 from linecnn.ui.i18n import t
 from linecnn.ui.train.compare import ema
 

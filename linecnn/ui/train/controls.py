@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from linecnn.config import RunConfig, TrainLimits
+from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.ui import i18n, state
 from linecnn.ui.format import format_bytes
 from linecnn.ui.i18n import duration, t

@@ -7,7 +7,7 @@ from functools import partial
 
 import streamlit as st
 
-from linecnn import checkpoint
+from linecnn.checkpoint.history import history_csv
 from linecnn.ui import state
 from linecnn.ui.i18n import t
 from linecnn.ui.train import charts
@@ -102,7 +102,7 @@ def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
     with st.container(horizontal=True, gap="small"):
         st.download_button(
             t("train.history.download"),
-            partial(checkpoint.history_csv, selected),
+            partial(history_csv, selected),
             file_name="linecnn-runs.csv",
             mime="text/csv",
             icon=":material/download:",

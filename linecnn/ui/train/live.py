@@ -11,8 +11,9 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from linecnn.sharing import Cancelled, sharing_gpu
-from linecnn.train import EpochRecord, Trainer
+from linecnn.serve.queue import Cancelled
+from linecnn.serve.sharing import sharing_gpu
+from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.train import charts, sharing

@@ -9,11 +9,12 @@ from collections.abc import Iterator, Mapping
 import streamlit as st
 import torch
 
-from linecnn.config import RunConfig
 from linecnn.device import cpu_threads, describe
-from linecnn.limits import cpu_threads_for
-from linecnn.sharing import Wait, cpu_share, is_local_client, training_queue
-from linecnn.train import Trainer
+from linecnn.serve.queue import Wait
+from linecnn.serve.sharing import cpu_share, is_local_client, training_queue
+from linecnn.train.config import RunConfig
+from linecnn.train.limits import cpu_threads_for
+from linecnn.train.trainer import Trainer
 from linecnn.ui.i18n import duration, number, t
 
 # A host who knows better than the policy below can fix the CPU threads of every Train-page run.
@@ -76,7 +77,7 @@ def training_turn(trainer: Trainer, progress=None) -> Iterator[None]:  # noqa: A
 
     While the run waits, its place is shown in ``progress`` (the page's progress-bar ``st.empty``);
     without one it waits silently (a single Step). Each GPU epoch also waits for any benchmark cell
-    that changes process-wide CUDA settings: wrap the epochs in ``linecnn.sharing.sharing_gpu``.
+    that changes process-wide CUDA settings: wrap the epochs in ``linecnn.serve.sharing.sharing_gpu``.
     """
 
     def show(wait: Wait) -> None:

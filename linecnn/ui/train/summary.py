@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from linecnn.device import describe
-from linecnn.diagnosis import find_problem, weights_fingerprint
+from linecnn.train.diagnosis import find_problem, weights_fingerprint
 from linecnn.ui import i18n, state
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.train import charts

@@ -1,0 +1,1 @@
+"""Benchmarking: one cell timed honestly, sweeps, their JSON document and history, reference GPU series."""

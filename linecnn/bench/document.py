@@ -1,0 +1,189 @@
+"""A benchmark run as one typed document, and its JSON form: what the CLI prints, the page downloads,
+the history stores and a bundled reference holds.
+
+Inside linecnn a run is a ``BenchDocument``; JSON exists only at the edges (files, the history's
+rows), through ``to_json``/``from_json``. Reading validates by construction: every field is read
+with its type checked, the configs validate themselves, and what is wrong is named in a sentence.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from datetime import UTC, datetime
+
+from linecnn.bench.jsonfields import Fields, echo, parse_json
+from linecnn.bench.results import CellResult
+from linecnn.device import environment
+
+FORMAT = "linecnn.bench/1"  # the "format" of a benchmark JSON document
+FACTORS = ("none", "data", "batch", "width", "conv")
+MAX_RESULTS = 2_000  # the largest sweep the page or the CLI makes has under 200 cells
+WHAT = "benchmark JSON"
+NOT_OURS = f"This is not a linecnn {WHAT} (make one with: python -m linecnn bench --json --out FILE)"
+
+
+@dataclass(frozen=True)
+class DeviceEntry:
+    """A device of the machine a run was measured on."""
+
+    key: str | None = None  # e.g. "cuda:0"
+    kind: str | None = None  # "cpu", "cuda" or "mps"
+    name: str | None = None  # e.g. "NVIDIA H200"
+    memory_bytes: int | None = None  # its memory (system RAM for the CPU), when known
+
+
+@dataclass(frozen=True)
+class BenchEnv:
+    """The machine and software a run was measured with; any field may be unknown in an imported file."""
+
+    torch_version: str | None = None
+    cuda_version: str | None = None  # CUDA runtime torch was built with
+    cudnn_version: int | None = None
+    python_version: str | None = None
+    platform: str | None = None
+    cpu_model: str | None = None
+    cpu_count: int | None = None  # logical CPUs
+    torch_threads: int | None = None  # torch's intra-op CPU threads
+    devices: tuple[DeviceEntry, ...] = ()
+    cuda_note: str | None = None  # why CUDA was not offered
+    date: str | None = None  # when the run started (UTC, ISO 8601)
+
+    @classmethod
+    def here(cls) -> BenchEnv:
+        """This machine now."""
+        values = environment().as_dict()
+        values["devices"] = tuple(DeviceEntry(**device) for device in values["devices"])
+        return cls(**values, date=datetime.now(UTC).isoformat(timespec="seconds"))
+
+    @property
+    def gpus(self) -> list[str]:
+        """The names of its accelerators."""
+        return [device.name or "?" for device in self.devices if device.kind != "cpu"]
+
+    @property
+    def machine(self) -> str:
+        """CPU model and accelerator names, e.g. 'AMD EPYC 7B13 · NVIDIA H200'."""
+        return " · ".join([self.cpu_model or "unknown CPU", *self.gpus])
+
+    def to_dict(self) -> dict:
+        """The JSON form."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {**values, "devices": [vars(device) for device in self.devices]}
+
+    @classmethod
+    def from_dict(cls, env: Fields) -> BenchEnv:
+        """An environment read from a file."""
+        counts = ("cudnn_version", "cpu_count", "torch_threads")
+        devices = [
+            DeviceEntry(*(d.text(key) for key in ("key", "kind", "name")), d.whole("memory_bytes"))
+            for d in env.children("devices")
+        ]
+        texts = [f.name for f in fields(cls) if f.name not in (*counts, "devices")]
+        return cls(
+            **{key: env.text(key) for key in texts},
+            **{key: env.whole(key) for key in counts},
+            devices=tuple(devices),
+        )
+
+
+@dataclass(frozen=True)
+class BenchDocument:
+    """One benchmark run: the swept factor, the machine, and one result per cell in run order."""
+
+    factor: str  # one of FACTORS ("sweep" in JSON)
+    results: tuple[CellResult, ...]
+    env: BenchEnv = field(default_factory=BenchEnv)
+    devices: tuple[str, ...] = ()  # the devices asked for, e.g. ("cpu", "cuda:0")
+    notes: tuple[str, ...] = ()  # sentences about cells left out (caps)
+    created: str | None = None  # when it ran (UTC, ISO 8601)
+
+    def __post_init__(self) -> None:
+        if self.factor not in FACTORS:
+            raise ValueError(f"Sweep must be one of {', '.join(FACTORS)}; got {echo(self.factor)}.")
+
+    def x(self, result: CellResult) -> float:
+        """A result's swept value: images, batch size, width or conv layers."""
+        return result.config.x(self.factor)
+
+    def to_dict(self) -> dict:
+        """The JSON form (``linecnn.bench/1``): each result repeats the factor, its x and the environment."""
+        env = self.env.to_dict()
+        return {
+            "format": FORMAT,
+            "created": self.created,
+            "sweep": self.factor,
+            "devices": list(self.devices),
+            "notes": list(self.notes),
+            "env": env,
+            "results": [{**result.to_dict(self.factor), "env": env} for result in self.results],
+        }
+
+    def to_json(self, indent: int | None = None) -> str:
+        """The JSON text; keys sorted, so that one run always gives the same text."""
+        return json.dumps(self.to_dict(), indent=indent, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> BenchDocument:
+        """Parse and read a benchmark JSON file's text; ValueError with a sentence when it is not one."""
+        return cls.from_dict(parse_json(text, WHAT))
+
+    @classmethod
+    def from_dict(cls, document: object) -> BenchDocument:
+        """Read a parsed benchmark JSON; ValueError with a sentence when it is not one."""
+        if not isinstance(document, dict) or not str(document.get("format", "")).startswith("linecnn.bench/"):
+            raise ValueError(f"{NOT_OURS}.")
+        if document["format"] != FORMAT:
+            raise ValueError(
+                f"This {WHAT} has format {echo(document['format'])}; this linecnn reads {FORMAT!r}."
+            )
+        results = document.get("results")
+        if not isinstance(results, list) or not results:
+            raise ValueError(f"{NOT_OURS}: it has no results.")
+        if len(results) > MAX_RESULTS:
+            raise ValueError(
+                f"This {WHAT} cannot be used: it has {len(results):,} results, "
+                f"more than {MAX_RESULTS:,} results a benchmark may hold."
+            )
+        if document.get("sweep") not in FACTORS:
+            raise ValueError(f"{NOT_OURS}: unknown sweep {echo(document.get('sweep'))}.")
+        try:
+            read = _read(Fields(document))
+        except ValueError as error:
+            raise ValueError(f"This {WHAT} cannot be used: {error}.") from None
+        return read
+
+
+def _read(top: Fields) -> BenchDocument:
+    """The document's fields, each checked; then no cell may appear twice."""
+    document = BenchDocument(
+        factor=top.values["sweep"],
+        results=tuple(CellResult.from_dict(result) for result in top.children("results", required=True)),
+        env=BenchEnv.from_dict(top.child("env")),
+        devices=top.texts("devices"),
+        notes=top.texts("notes"),
+        created=top.text("created"),
+    )
+    repeated = repeated_cell(document)
+    if repeated:
+        raise ValueError(repeated)
+    return document
+
+
+def repeated_cell(document: BenchDocument) -> str | None:
+    """A sentence naming the first cell measured twice (same device, variant and x), or None.
+
+    Each (series, x) must be one point: the page lines series up by x to compute speed-ups.
+    """
+    seen: dict[tuple, int] = {}
+    for number, result in enumerate(document.results, start=1):
+        x = document.x(result)
+        for name, device in (("device", result.device), ("name", result.device_name)):
+            cell = (name, device, result.config.variant, x)
+            if cell in seen:
+                return (
+                    f"result {number} repeats the cell of result {seen[cell]} "
+                    f"(device {device}, {result.config.variant}, x = {x:g})"
+                )
+            seen[cell] = number
+    return None

@@ -1,0 +1,1 @@
+"""Reference GPU series measured on real GPUs: bundled ``*.json`` files and the code that reads them."""

@@ -1,0 +1,156 @@
+"""One benchmark cell's outcome, typed: its status, its timings, and its JSON form (``to_dict``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from linecnn.bench.config import AMP_MODES, FASTER_PATHS, BenchConfig
+from linecnn.bench.jsonfields import Fields, echo, place
+from linecnn.train.config import DATA_MODES, RENAMED_DATA_MODES
+
+MAX_EPOCH_MS = 86_400_000.0  # a day: any epoch time above it in an imported file is a typo or a forgery
+MIN_EPOCH_MS = 1e-6  # a nanosecond: below it a speed-up (a ratio of medians) would not stay finite
+COSTS = ("first_epoch_ms", "context_ms", "setup_ms", "autotune_ms", "compile_ms")  # one-time costs, ms
+
+
+class CellStatus(Enum):
+    """How a cell ended. Only OK has timings."""
+
+    OK = "ok"
+    OUT_OF_MEMORY = "out of memory"
+    FAILED = "failed"  # an error; the reason holds it
+    STOPPED = "stopped"  # running when the time cap was reached; the reason says which cap
+    SKIPPED = "skipped"  # never started: the time cap came first
+
+
+REASONED = (CellStatus.FAILED, CellStatus.STOPPED, CellStatus.SKIPPED)  # written "status: reason" in JSON
+TIME_CAP = "time cap"  # the reason of a cell skipped at the time cap
+
+
+@dataclass(frozen=True)
+class CellResult:
+    """One cell measured on one device. Times are None unless the status is OK."""
+
+    device: str  # "cpu", "cuda:0", "mps"
+    device_name: str  # e.g. "CUDA:0 · NVIDIA H200"
+    config: BenchConfig  # what was timed, after dropping options that do not apply here
+    status: CellStatus = CellStatus.OK
+    reason: str = ""  # why a cell has no timings: the error, "time cap of 15 s", "time cap"
+    times_ms: tuple[float, ...] = ()  # every timed epoch, in order
+    median_ms: float | None = None
+    p25_ms: float | None = None
+    p75_ms: float | None = None
+    samples_per_s: float | None = None
+    first_epoch_ms: float | None = None  # the first warm-up epoch: caches, allocator growth, lazy init
+    context_ms: float | None = None  # CUDA context creation; None when already paid in this process
+    setup_ms: float | None = None  # generating the images on the device, building and moving the model
+    autotune_ms: float | None = None  # first eager step per batch shape: cuDNN autotune, lazy kernel loading
+    compile_ms: float | None = None  # first compiled step per batch shape; None when not compiling
+    peak_memory_bytes: int | None = None  # GPU: peak tensor memory; CPU: the process's peak RSS so far
+    notes: tuple[str, ...] = field(default_factory=tuple)  # options dropped on this device, and why
+
+    @property
+    def ok(self) -> bool:
+        """True when the cell has timings."""
+        return self.status is CellStatus.OK
+
+    @property
+    def kind(self) -> str:
+        """The device's kind: 'cpu', 'cuda' or 'mps'."""
+        return self.device.split(":")[0]
+
+    @property
+    def status_text(self) -> str:
+        """The status as JSON writes it: 'ok', 'out of memory', 'failed: <error>'…"""
+        return f"{self.status.value}: {self.reason}" if self.status in REASONED else self.status.value
+
+    def to_dict(self, factor: str) -> dict:
+        """The JSON form, with the swept value ``x`` of a sweep over ``factor``."""
+        values = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        del values["reason"]
+        return {
+            **values,
+            "config": self.config.to_flat(),
+            "status": self.status_text,
+            "times_ms": list(self.times_ms),
+            "notes": list(self.notes),
+            "factor": factor,
+            "x": self.config.x(factor),
+        }
+
+    @classmethod
+    def from_dict(cls, fields: Fields) -> CellResult:
+        """A result read from a file; ValueError saying where it is wrong. ``x`` is recomputed, not read."""
+        device = fields.text("device", required=True)
+        name = fields.text("device_name") or device
+        config = read_config(fields.child("config", required=True))
+        status, reason = read_status(fields)
+        result = cls(
+            device=device,
+            device_name=name,
+            config=config,
+            status=status,
+            reason=reason,
+            times_ms=fields.numbers("times_ms"),
+            **{key: fields.number(key) for key in ("median_ms", "p25_ms", "p75_ms", "samples_per_s", *COSTS)},
+            peak_memory_bytes=fields.whole("peak_memory_bytes"),
+            notes=fields.texts("notes"),
+        )
+        check_timings(result, place(fields.path))
+        return result
+
+
+def read_status(fields: Fields) -> tuple[CellStatus, str]:
+    """The status and reason of a result, from 'ok', 'out of memory' or 'failed: <reason>' and the like."""
+    text = fields.text("status", required=True)
+    head, _, reason = text.partition(":")
+    for status in CellStatus:
+        if text == status.value or (status in REASONED and head == status.value):
+            return status, reason.strip()
+    raise ValueError(
+        f"{place((*fields.path, 'status'))} is {echo(text)}, "
+        "not ok, out of memory, failed, stopped or skipped"
+    )
+
+
+def read_config(fields: Fields) -> BenchConfig:
+    """A result's flat config (``BenchConfig.to_flat``); its derived sizes are recomputed, not read."""
+    for key, allowed in (("data_mode", (*DATA_MODES, *RENAMED_DATA_MODES)), ("amp", AMP_MODES)):
+        if fields.text(key) not in (None, *allowed):
+            raise ValueError(
+                f"{place((*fields.path, key))} is {echo(fields.values[key])}, not one of {allowed}"
+            )
+    try:
+        return BenchConfig.from_flat(
+            **{
+                key: fields.whole(key, required=True) for key in ("per_class", "width", "extra_convs", "seed")
+            },
+            **{key: fields.whole(key, low=1, required=True) for key in ("warmup", "repeats")},
+            batch_size=fields.whole("batch_size", low=1),
+            lr=fields.number("lr", required=True),
+            data_mode=fields.text("data_mode", required=True),
+            amp=fields.text("amp", required=True),
+            **{name: fields.flag(name) for name in FASTER_PATHS},
+        )
+    except ValueError as error:
+        message = str(error)
+        if message.startswith(place(fields.path)):
+            raise
+        raise ValueError(f"{place(fields.path)} is not valid: {message.rstrip('.')}") from None
+
+
+def check_timings(result: CellResult, where: str) -> None:
+    """An OK result has a median above MIN_EPOCH_MS, with p25 <= median <= p75 under a day; others none."""
+    times = (result.median_ms, result.p25_ms, result.p75_ms, result.samples_per_s)
+    if not result.ok:
+        return
+    if None in times:
+        raise ValueError(f"{where} is 'ok' but lacks its timings")
+    if result.median_ms < MIN_EPOCH_MS:
+        raise ValueError(f"{where} is 'ok' but its median is not above {MIN_EPOCH_MS:g} ms")
+    if not result.p25_ms <= result.median_ms <= result.p75_ms <= MAX_EPOCH_MS:
+        raise ValueError(
+            f"{where} has p25, median and p75 of {result.p25_ms:g}, {result.median_ms:g} and "
+            f"{result.p75_ms:g} ms; they must rise in that order and stay under a day"
+        )

@@ -1,0 +1,169 @@
+"""Benchmark history in SQLite: every run the page or the CLI makes, and JSON imported from other machines.
+
+One row per run holds the whole JSON document (``BenchDocument.to_json``, what ``linecnn bench
+--json`` prints) plus a few columns to list runs without parsing it. The file lives in the
+per-user data directory, or under $LINECNN_DATA_DIR (see ``linecnn.serve.paths``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import sqlite3
+from collections.abc import Iterator
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from linecnn.bench.document import BenchDocument
+from linecnn.serve.paths import data_dir
+
+DB_NAME = "bench.sqlite3"
+SOURCES = ("page", "cli", "import")
+# The page's listing: imported runs are listed and kept within their own limit, so uploads can
+# never push a run measured here out of the list.
+MAX_LISTED = 500  # runs made by the page or the CLI, newest first
+MAX_IMPORTS = 100  # imported runs kept (at most MAX_FILE_BYTES each); more need a delete first
+LOCK_TIMEOUT = 10.0  # seconds a call waits for another writer's lock before it gives up with a sentence
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    created TEXT NOT NULL,         -- when the benchmark ran (UTC, ISO 8601)
+    saved TEXT NOT NULL,           -- when it entered this history
+    source TEXT NOT NULL,          -- 'page', 'cli' or 'import'
+    sweep TEXT NOT NULL,           -- the swept factor: none, data, batch, width, conv
+    devices TEXT NOT NULL,         -- e.g. 'cpu, cuda:0'
+    machine TEXT NOT NULL,         -- e.g. 'AMD EPYC 7B13 · NVIDIA H200'
+    cells INTEGER NOT NULL,        -- results in the document
+    digest TEXT NOT NULL UNIQUE,   -- sha256 of the document: importing a file twice keeps one copy
+    document TEXT NOT NULL         -- the JSON document itself
+)
+"""
+COLUMNS = ("id", "created", "saved", "source", "sweep", "devices", "machine", "cells", "digest", "document")
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """One stored run, as listed (the document stays in the database until loaded)."""
+
+    id: int
+    created: str  # when the benchmark ran (UTC, ISO 8601)
+    source: str  # 'page', 'cli' or 'import'
+    sweep: str  # the swept factor
+    devices: str  # e.g. 'cpu, cuda:0'
+    machine: str  # CPU model and GPU names
+    cells: int  # results in the run
+
+    @property
+    def label(self) -> str:
+        """E.g. '#7 · 2025-06-01 14:03 · data sweep · cpu, cuda:0 · imported'."""
+        when = self.created.replace("T", " ")[:16]
+        sweep = "single cell" if self.sweep == "none" else f"{self.sweep} sweep"
+        origin = " · imported" if self.source == "import" else ""
+        return f"#{self.id} · {when} · {sweep} · {self.devices}{origin}"
+
+
+class History:
+    """The SQLite file of past benchmark runs. Safe to use from several threads: one connection per call."""
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self.path = Path(path) if path is not None else data_dir() / DB_NAME
+
+    def _connect(self) -> sqlite3.Connection:
+        """A connection with the table in place (the directory is made on first use)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            connection = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT)
+            connection.execute(SCHEMA)
+            columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
+        except (OSError, sqlite3.Error) as error:
+            raise ValueError(f"Cannot open the benchmark history at {self.path}: {error}.") from None
+        if columns != COLUMNS:
+            connection.close()
+            raise ValueError(
+                f"Cannot open the benchmark history at {self.path}: its runs table has other columns "
+                f"({', '.join(columns)}), so it is not a linecnn history. Move the file away."
+            )
+        return connection
+
+    @contextmanager
+    def _open(self, doing: str) -> Iterator[sqlite3.Connection]:
+        """A connection in a transaction; any SQLite error becomes a ValueError naming the file."""
+        try:
+            with closing(self._connect()) as connection, connection:
+                yield connection
+        except sqlite3.Error as error:  # a corrupt, full, read-only or locked file
+            raise ValueError(f"Cannot {doing} the benchmark history at {self.path}: {error}.") from None
+
+    def save(self, document: BenchDocument, source: str) -> int:
+        """Store a run and return its id; a document already stored keeps its first id."""
+        if source not in SOURCES:
+            raise ValueError(f"Source must be one of {', '.join(SOURCES)}; got {source!r}.")
+        text = document.to_json()
+        digest = hashlib.sha256(text.encode()).hexdigest()
+        devices = ", ".join(dict.fromkeys(result.device for result in document.results))
+        row = (
+            document.created or _now(),
+            _now(),
+            source,
+            document.factor,
+            devices,
+            document.env.machine,
+            len(document.results),
+            digest,
+            text,
+        )
+        with self._open("save to") as connection:
+            found = connection.execute("SELECT id FROM runs WHERE digest = ?", (digest,)).fetchone()
+            if found:
+                return found[0]
+            if source == "import":
+                [count] = connection.execute("SELECT COUNT(*) FROM runs WHERE source = 'import'").fetchone()
+                if count >= MAX_IMPORTS:
+                    raise ValueError(
+                        f"The history holds {count} imported runs, as many as it keeps: "
+                        "delete one under History to import another."
+                    )
+            cursor = connection.execute(
+                "INSERT INTO runs (created, saved, source, sweep, devices, machine, cells, digest,"
+                " document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            return cursor.lastrowid
+
+    def import_json(self, text: str | bytes) -> int:
+        """Validate a CLI JSON file's text and store it as an imported run."""
+        return self.save(BenchDocument.from_json(text), "import")
+
+    def runs(self, limit: int = MAX_LISTED) -> list[RunSummary]:
+        """Stored runs, newest first: the newest ``limit`` made here and every import (MAX_IMPORTS)."""
+        query = (
+            "SELECT id, created, source, sweep, devices, machine, cells FROM runs"
+            " WHERE (source = 'import') = ? ORDER BY id DESC LIMIT ?"
+        )
+        with self._open("read") as connection:
+            rows = connection.execute(query, (False, limit)).fetchall()
+            rows += connection.execute(query, (True, MAX_IMPORTS)).fetchall()
+        return sorted((RunSummary(*row) for row in rows), key=lambda run: run.id, reverse=True)
+
+    def load(self, run_id: int) -> BenchDocument:
+        """The document of one run; ValueError with a sentence when its row cannot be read."""
+        with self._open("read") as connection:
+            row = connection.execute("SELECT document FROM runs WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            raise ValueError(f"There is no benchmark run #{run_id} in the history.")
+        try:
+            return BenchDocument.from_json(row[0])
+        except ValueError as error:
+            raise ValueError(f"Run #{run_id} in the history cannot be read: {error}") from None
+
+    def delete(self, run_id: int) -> None:
+        """Forget one run."""
+        with self._open("delete from") as connection:
+            connection.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+
+def _now() -> str:
+    """The current UTC time, ISO 8601 to the second."""
+    return datetime.now(UTC).isoformat(timespec="seconds")

@@ -1,0 +1,112 @@
+"""The lesson's crossover sweep: one factor at a time, on every device, within caps on size and time.
+
+The lesson says a GPU gains little on tiny problems (launch and transfer overheads) and a lot
+as the data, the batch, the model width and the convolution work grow. A sweep varies one of
+those factors, holds the others at the base cell's values, and times each cell on each device.
+Planning is ``linecnn.bench.plan``; this module runs a plan and makes its document.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+import torch
+
+from linecnn.bench.cell import bench
+from linecnn.bench.config import BenchConfig
+from linecnn.bench.document import BenchDocument, BenchEnv
+from linecnn.bench.plan import Caps, SweepPlan
+from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
+from linecnn.bench.timing import TimeCap, Watch
+from linecnn.device import describe
+
+
+@dataclass(frozen=True)
+class CellProgress:
+    """Where a sweep is, for a progress bar."""
+
+    cell: int  # 1-based number of the cell running now
+    cells: int  # cells planned
+    device: str
+    config: BenchConfig
+    phase: str  # "setup", "warm-up" or "timing"
+    done: int  # epochs of this phase finished
+    total: int  # epochs of this phase planned
+
+    @property
+    def fraction(self) -> float:
+        """Share of the sweep done, from 0 to 1."""
+        epochs = self.config.warmup + self.config.repeats
+        finished = {"setup": 0, "warm-up": self.done, "timing": self.config.warmup + self.done}[self.phase]
+        return min(1.0, (self.cell - 1 + finished / epochs) / self.cells)
+
+    @property
+    def label(self) -> str:
+        """E.g. 'Cell 3 of 12 · cuda:0 · 36,000 images, batch 4,096, width 1, 2 conv layers · timing 2/5'."""
+        c = self.config
+        shape = f"{c.images:,} images, batch {c.step_size:,}, width {c.run.model.width}"
+        shape += f", {c.conv_layers} conv layers"
+        step = "setting up" if self.phase == "setup" else f"{self.phase} {self.done}/{self.total}"
+        return f"Cell {self.cell} of {self.cells} · {self.device} · {shape} · {c.variant} · {step}"
+
+
+def run_sweep(
+    plan: SweepPlan,
+    *,
+    caps: Caps | None = None,
+    progress: Callable[[CellProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[CellResult]:
+    """Run the plan's cells in order, yielding one result per cell.
+
+    An out-of-memory cell is recorded and the sweep goes on. At the time cap the running cell
+    is recorded as stopped and the cells left as skipped. Setting ``cancel`` ends the sweep
+    within one optimizer step by raising ``timing.Cancelled``. ``progress`` is called at each
+    phase and after each epoch, never inside a timed epoch. The size and step-memory caps
+    apply when planning (``plan_sweep``).
+    """
+    cells = plan.cells()
+    watch = Watch(cancel, (caps or Caps()).max_seconds, clock)
+    for index, (config, device) in enumerate(cells, start=1):
+        where = partial(CellProgress, index, len(cells), device, config)
+        report = None if progress is None else _reporter(progress, where)
+        try:
+            result = bench(config, device, report, watch)
+        except TimeCap as cap:
+            yield not_run(config, device, CellStatus.STOPPED, str(cap))
+            for config_left, device_left in cells[index:]:
+                yield not_run(config_left, device_left, CellStatus.SKIPPED, TIME_CAP)
+            return
+        yield result
+
+
+def _reporter(
+    progress: Callable[[CellProgress], None], where: Callable[[str, int, int], CellProgress]
+) -> Callable[[str, int, int], None]:
+    """bench's progress(phase, done, total), passed on as a CellProgress of this cell."""
+    return lambda phase, done, total: progress(where(phase, done, total))
+
+
+def not_run(config: BenchConfig, device: str, status: CellStatus, reason: str) -> CellResult:
+    """A cell with no timings, and why."""
+    effective, notes = config.for_device(device)
+    return CellResult(
+        str(torch.device(device)), describe(device), effective, status=status, reason=reason, notes=notes
+    )
+
+
+def make_document(plan: SweepPlan, results: Sequence[CellResult], env: BenchEnv) -> BenchDocument:
+    """The document of a sweep: what the CLI prints, the page downloads and the history stores."""
+    return BenchDocument(
+        factor=plan.factor,
+        results=tuple(results),
+        env=env,
+        devices=plan.devices,
+        notes=plan.notes,
+        created=env.date,
+    )

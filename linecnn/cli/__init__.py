@@ -1,0 +1,1 @@
+"""The command line, ``python -m linecnn``: ``main`` parses, one module per command."""

@@ -1,0 +1,224 @@
+"""``python -m linecnn bench``: time epochs on each device, sweep one factor, print a table or the JSON."""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from pathlib import Path
+
+from linecnn.bench.config import AMP_MODES, BenchConfig
+from linecnn.bench.crossover import crossover
+from linecnn.bench.document import FACTORS, BenchDocument, BenchEnv
+from linecnn.bench.plan import MAX_STEP_BYTES, Caps, StepMemoryError, SweepPlan, plan_sweep
+from linecnn.bench.results import CellResult
+from linecnn.cli.train import add_problem_options
+from linecnn.device import list_devices, resolve
+from linecnn.train.config import DEFAULT_FLAT
+
+
+def step_bytes_arg(text: str) -> int | None:
+    """Parse --max-step-bytes: a number of bytes above 0 (1e9 is fine), or 'none' for no cap."""
+    if text.strip().lower() in ("none", "inf"):
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value >= 1):
+        raise argparse.ArgumentTypeError(f"expected a number of bytes or 'none', got {text!r}")
+    return int(value)
+
+
+def devices_arg(text: str) -> list[str]:
+    """Parse --devices: 'all' or a comma list such as 'cpu,cuda' (each must exist here)."""
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names or names == ["all"]:
+        return [info.key for info in list_devices()]
+    return list(dict.fromkeys(str(resolve(name)) for name in names))
+
+
+def ranks_arg(text: str) -> list[int]:
+    """Parse --ranks: a comma list of process counts such as '1,2,4'."""
+    problem = f"expected numbers of processes such as 1,2,4, got {text!r}"
+    try:
+        counts = [int(part) for part in text.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(problem) from None
+    if not counts:
+        raise argparse.ArgumentTypeError(problem)
+    return counts
+
+
+def add_bench_options(parser: argparse.ArgumentParser) -> None:
+    """Options of ``bench``: the base cell (with RunConfig()'s defaults), the sweep, the output."""
+    add, timing = parser.add_argument, BenchConfig()
+    add("--devices", default="all", help="'all' (default) or a list such as cpu,cuda")
+    add_problem_options(parser)
+    add("--extra-convs", type=int, default=DEFAULT_FLAT["extra_convs"], help="extra 3x3 convs (%(default)s)")
+    add("--warmup", type=int, default=timing.warmup, help="untimed epochs before timing (%(default)s)")
+    add("--repeats", type=int, default=timing.repeats, help="timed epochs per cell (%(default)s)")
+    add("--sweep", choices=FACTORS, default="none", help="vary one factor, the others held (none)")
+    add("--up-to", type=int, default=None, help="largest value of the swept factor")
+    add("--amp", choices=AMP_MODES, default=timing.amp, help="autocast dtype on CUDA (off)")
+    add("--channels-last", action="store_true", help="NHWC layout (CPU and CUDA)")
+    add("--compile", action="store_true", help="torch.compile the model")
+    add("--cuda-graphs", action="store_true", help="compile with CUDA graphs (CUDA only)")
+    add("--no-eager", action="store_true", help="with faster paths on, skip the plain eager comparison")
+    add("--max-seconds", type=float, default=None, help="stop the sweep after this long")
+    add(
+        "--max-step-bytes",
+        type=step_bytes_arg,
+        default=MAX_STEP_BYTES,
+        help="leave out cells whose training step would keep more activations than this, as the page "
+        "does (default 2**30, 1 GiB; 'none' for no cap: a far bigger CPU step meets the OOM killer)",
+    )
+    add("--json", action="store_true", help="print the JSON document instead of a table")
+    add("--out", default=None, help="also write the JSON document to this file")
+    add("--no-save", action="store_true", help="do not add the run to the history")
+    add(
+        "--ranks",
+        type=ranks_arg,
+        default=None,
+        help="data-parallel: time torchrun runs of N processes each, e.g. 1,2,4 (CPU ranks over gloo; with "
+        "--devices cuda, NCCL with one rank per GPU); not added to the history",
+    )
+    add("--rank-threads", type=int, default=None, help="CPU threads per rank (default: cores // N or 1)")
+
+
+def bench_config_from(args: argparse.Namespace) -> BenchConfig:
+    """The base cell from parsed options (raises ValueError)."""
+    keys = ("per_class", "batch_size", "width", "extra_convs", "seed", "warmup", "repeats", "amp")
+    keys += ("channels_last", "compile", "cuda_graphs")
+    return BenchConfig.from_flat(**{key: getattr(args, key) for key in keys})
+
+
+def bench_command(args: argparse.Namespace) -> int:
+    """Time epochs on each device (a sweep when asked); print a table or the JSON document."""
+    if args.ranks is not None:
+        from linecnn.cli.ranks import ranks_command  # the data-parallel benchmark, through torchrun
+
+        return ranks_command(args)
+    plan, caps = plan_from(args)
+    document = run_plan(plan, caps, quiet=args.json)
+    text = document.to_json(indent=1)
+    # Results first, then the files: a history that cannot be opened must not swallow a measurement.
+    if args.json:
+        print(text, flush=True)
+    else:
+        print_results(document, plan)
+    if not args.no_save:
+        save_to_history(document, quiet=args.json)
+    if args.out:
+        try:
+            Path(args.out).write_text(text + "\n", encoding="utf-8")
+        except OSError as error:
+            raise ValueError(f"Cannot write {args.out}: {error.strerror}.") from None
+        if not args.json:
+            print(f"JSON written to {args.out}; import it on the Benchmark page to compare machines.")
+    return 0
+
+
+def plan_from(args: argparse.Namespace) -> tuple[SweepPlan, Caps]:
+    """Check every option and plan the sweep, before anything is timed; its notes go to stderr now."""
+    base = bench_config_from(args)
+    devices = devices_arg(args.devices)
+    if args.max_seconds is not None and not (math.isfinite(args.max_seconds) and args.max_seconds > 0):
+        raise ValueError(f"--max-seconds must be a number of seconds above 0; got {args.max_seconds}.")
+    if args.out:
+        check_writable(args.out)  # now, not after a sweep that may take minutes
+    caps = Caps(max_seconds=args.max_seconds, max_step_bytes=args.max_step_bytes, name="the CLI's cap")
+    try:
+        plan = plan_sweep(
+            base, args.sweep, devices, up_to=args.up_to, caps=caps, compare_eager=not args.no_eager
+        )
+    except StepMemoryError as error:
+        raise ValueError(f"{error} Or pass --max-step-bytes none to lift the cap.") from None
+    for note in plan.notes:
+        print(f"linecnn bench: note: {note}", file=sys.stderr, flush=True)
+    return plan, caps
+
+
+def run_plan(plan: SweepPlan, caps: Caps, quiet: bool) -> BenchDocument:
+    """Run the sweep, with a tqdm bar on stderr unless ``quiet``, and make its document."""
+    from linecnn.bench import sweep  # torch's import cost only for a command that times
+
+    env, progress, bar = BenchEnv.here(), None, None
+    if not quiet:
+        from tqdm import tqdm  # only the human output needs it
+
+        bar = tqdm(total=1.0, file=sys.stderr, leave=False, bar_format="{l_bar}{bar}| {elapsed} {postfix}")
+
+        def progress(cell: sweep.CellProgress) -> None:
+            bar.n = round(cell.fraction, 4)
+            bar.set_description(f"cell {cell.cell}/{cell.cells}", refresh=False)
+            bar.set_postfix_str(f"{cell.device} · {cell.config.images:,} images · {cell.phase}")
+
+    results = list(sweep.run_sweep(plan, caps=caps, progress=progress))
+    if bar is not None:
+        bar.close()
+    return sweep.make_document(plan, results, env)
+
+
+def check_writable(path: str) -> None:
+    """Raise ValueError unless a file can be written at ``path`` (its folder exists and is writable)."""
+    target = Path(path)
+    folder = target.parent
+    if target.is_dir():
+        raise ValueError(f"Cannot write {path}: it is a folder; give a file name.")
+    if not folder.is_dir():
+        raise ValueError(f"Cannot write {path}: the folder {folder} does not exist.")
+    if not os.access(folder, os.W_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        raise ValueError(f"Cannot write {path}: permission denied.")
+
+
+def save_to_history(document: BenchDocument, quiet: bool) -> None:
+    """Add a run to the history and say where (unless ``quiet``); a failure is a one-line warning."""
+    from linecnn.bench.store import History  # SQLite in the per-user data dir; --no-save skips it
+
+    store = History()
+    try:
+        run_id = store.save(document, "cli")
+    except ValueError as error:
+        first_line = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"linecnn bench: warning: not saved to the history: {first_line}", file=sys.stderr)
+        return
+    if not quiet:
+        print(f"Saved as run #{run_id} in {store.path}")
+
+
+def print_results(document: BenchDocument, plan: SweepPlan) -> None:
+    """The human output: the table, each accelerator's crossover with the CPU, and the plan's notes."""
+    print(bench_table(document))
+    timed = [result for result in document.results if result.ok]
+    cpu = {document.x(r): r.median_ms for r in timed if r.device == "cpu"}
+    for device in dict.fromkeys(r.device for r in document.results if r.device != "cpu"):
+        other = {document.x(r): r.median_ms for r in timed if r.device == device}
+        found = crossover(cpu, other, plan.factor, name=device)
+        if found is not None:
+            print(found.verdict)
+    for note in plan.notes:
+        print(note)
+
+
+def bench_table(document: BenchDocument) -> str:
+    """Results as a fixed-width table, one line per cell."""
+    lines = [
+        f"{'device':<8} {'images':>9} {'batch':>6} {'width':>5} {'convs':>5} {'variant':<14} "
+        f"{'median ms':>10} {'p25-p75 ms':>17} {'samples/s':>11}  status"
+    ]
+    lines += [_row(result) for result in document.results]
+    return "\n".join(lines)
+
+
+def _row(r: CellResult) -> str:
+    """One cell's line of the table."""
+    c = r.config
+    median = f"{r.median_ms:.2f}" if r.ok else "-"
+    spread = f"{r.p25_ms:.2f}-{r.p75_ms:.2f}" if r.ok else "-"
+    rate = f"{r.samples_per_s:,.0f}" if r.ok else "-"
+    return (
+        f"{r.device:<8} {c.images:>9,} {c.step_size:>6,} {c.run.model.width:>5} {c.conv_layers:>5} "
+        f"{c.variant:<14} {median:>10} {spread:>17} {rate:>11}  {r.status_text}"
+    )

@@ -1,0 +1,1 @@
+"""The Draw page's core: canvas pixels to the CNN's input, and one prediction."""

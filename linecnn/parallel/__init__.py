@@ -1,0 +1,1 @@
+"""Data-parallel benchmarking: torchrun runs of N processes (each a ``rank``) checked against one device."""

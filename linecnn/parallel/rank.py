@@ -1,0 +1,200 @@
+"""One rank of a data-parallel benchmark: ``torchrun ... -m linecnn.parallel.rank --out FILE ...``.
+
+Every rank generates the same images from the same seed and builds the same model; PyTorch's
+``DistributedDataParallel`` keeps the copies equal by all-reducing the gradients after each
+backward. Each optimizer step takes the same global batch a single-device run takes (same batch
+order, from the same generator) and gives every rank one contiguous share of it. Each rank's loss is
+its share's summed cross-entropy times ``world / batch``; DDP averages the ranks' gradients, so the
+step follows the gradient of the batch's mean loss, exactly as one device does, even when the batch
+does not split evenly.
+
+The all-reduce runs in a communication hook that times it: it waits for the reduction to finish
+(so it is not overlapped with backward), which lets the epoch time be split into compute and
+communication. Rank 0 prints progress as ``LINECNN {json}`` lines on stdout and writes one JSON
+result to ``--out``; every rank announces its pid first, so the launcher can check none is left.
+"""
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from datetime import timedelta
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch import nn
+from torch.nn.parallel import DistributedDataParallel
+
+from linecnn.parallel.config import RanksConfig
+from linecnn.train.config import ModelConfig
+from linecnn.train.data import make_lines
+from linecnn.train.epoch import batch_slices, make_optimizer
+from linecnn.train.model import build_model
+
+PREFIX = "LINECNN "  # marks the lines of stdout the launcher reads; anything else is passed through
+TIMEOUT = timedelta(seconds=120)  # a collective that waits longer than this for a rank fails
+
+
+def emit(event: str, **values: object) -> None:
+    """Print one event for the launcher as a ``LINECNN {json}`` line."""
+    print(PREFIX + json.dumps({"event": event, **values}), flush=True)
+
+
+class CommTimer:
+    """A DDP communication hook that all-reduces each gradient bucket and adds up the seconds it took.
+
+    This module does not postpone annotations: DDP checks the hook's ``bucket`` annotation at runtime.
+    """
+
+    def __init__(self, device: torch.device) -> None:
+        self.device = device
+        self.seconds = 0.0  # all-reduce time since the last ``take``
+
+    def hook(self, _state: object, bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor]:
+        """Average the bucket over the ranks, timing the all-reduce (waiting for the slowest rank too)."""
+        buffer = bucket.buffer()
+        sync(self.device)  # the bucket's gradients are ready: backward's work is not counted
+        start = time.perf_counter()
+        dist.all_reduce(buffer)
+        sync(self.device)
+        self.seconds += time.perf_counter() - start
+        buffer.div_(dist.get_world_size())
+        done: torch.futures.Future[torch.Tensor] = torch.futures.Future()
+        done.set_result(buffer)
+        return done
+
+    def take(self) -> float:
+        """Seconds spent in all-reduces since the last call."""
+        seconds, self.seconds = self.seconds, 0.0
+        return seconds
+
+
+def sync(device: torch.device) -> None:
+    """Wait for the GPU's queued work (nothing to wait for on the CPU)."""
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def timed(epoch: Callable[[], None], device: torch.device) -> float:
+    """Seconds ``epoch`` takes on this rank, every rank starting it together and its GPU work included."""
+    dist.barrier()  # every rank starts the epoch together: the clock measures the epoch, not the skew
+    sync(device)
+    start = time.perf_counter()
+    epoch()
+    sync(device)
+    return time.perf_counter() - start
+
+
+def shard_epoch(
+    net: nn.Module,
+    x: torch.Tensor,
+    y: torch.Tensor,
+    optimizer: torch.optim.Optimizer,
+    step_size: int | None,
+    order: torch.Generator,
+    rank: int,
+    world: int,
+) -> None:
+    """One epoch of ``train.epoch.train_epoch``'s recipe, each step's batch shared by the ranks."""
+    net.train()
+    slices = batch_slices(len(x), step_size)
+    if len(slices) > 1:
+        perm = torch.randperm(len(x), generator=order).to(x.device)
+        x, y = x[perm], y[perm]
+    for part in slices:
+        images = part.stop - part.start
+        xs, ys = x[part].tensor_split(world)[rank], y[part].tensor_split(world)[rank]
+        loss = F.cross_entropy(net(xs), ys, reduction="sum") * (world / images)
+        optimizer.zero_grad(set_to_none=True)
+        loss.backward()
+        optimizer.step()
+
+
+@torch.no_grad()
+def mean_loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
+    """Mean cross-entropy of ``model`` on all of (x, y), in eval mode."""
+    model.eval()
+    return float(F.cross_entropy(model(x), y))
+
+
+def parse(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The worker's options (the launcher in ``linecnn.parallel.launch`` writes them)."""
+    d = RanksConfig()
+    parser = argparse.ArgumentParser(prog="linecnn.parallel.rank", description="One rank of a DDP benchmark.")
+    parser.add_argument("--out", required=True, help="rank 0 writes its JSON result here")
+    parser.add_argument("--per-class", type=int, default=d.per_class)
+    parser.add_argument("--batch-size", type=int, default=0, help="images per step; 0 = the whole set")
+    parser.add_argument("--width", type=int, default=d.width)
+    parser.add_argument("--lr", type=float, default=d.lr)
+    parser.add_argument("--seed", type=int, default=d.seed)
+    parser.add_argument("--warmup", type=int, default=d.warmup)
+    parser.add_argument("--repeats", type=int, default=d.repeats)
+    parser.add_argument("--device", choices=("cpu", "cuda"), default=d.device)
+    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of this rank")
+    return parser.parse_args(argv)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Train ``warmup + repeats`` epochs with DDP on this rank; rank 0 reports and writes the result."""
+    args = parse(argv)
+    rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    torch.set_num_threads(args.threads)
+    emit("ready", rank=rank, pid=os.getpid())
+    if args.device == "cuda":
+        device, backend = torch.device("cuda", local), "nccl"
+        torch.cuda.set_device(device)
+    else:
+        device, backend = torch.device("cpu"), "gloo"
+    start = time.perf_counter()
+    dist.init_process_group(backend, timeout=TIMEOUT)
+    try:
+        result = train(args, rank, world, device)
+    finally:
+        dist.destroy_process_group()
+    if rank == 0:
+        result.update(backend=backend, rendezvous_s=time.perf_counter() - start - result.pop("train_s"))
+        with open(args.out, "w", encoding="utf-8") as out:
+            json.dump(result, out)
+        emit("done")
+    return 0
+
+
+def train(args: argparse.Namespace, rank: int, world: int, device: torch.device) -> dict:
+    """Build the data and the DDP model, train and time the epochs; rank 0's figures as a dict."""
+    begin = time.perf_counter()
+    x, y = make_lines(args.per_class, "lesson", torch.Generator().manual_seed(args.seed))
+    x, y = x.to(device), y.to(device)
+    model = build_model(ModelConfig(args.width), args.seed).to(device)
+    net = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
+    timer = CommTimer(device)
+    net.register_comm_hook(None, timer.hook)
+    optimizer = make_optimizer(net, args.lr, device)
+    order = torch.Generator().manual_seed(args.seed + 1)
+    step = args.batch_size or None
+    epochs, comm = [], []
+    total = args.warmup + args.repeats
+    for index in range(total):
+        epochs.append(timed(lambda: shard_epoch(net, x, y, optimizer, step, order, rank, world), device))
+        comm.append(timer.take())
+        if rank == 0:  # between timed epochs: printing and the launcher's progress stay off the clock
+            emit("epoch", done=index + 1, total=total, warmup=args.warmup)
+    loss = mean_loss(model, x, y)
+    return {
+        "ranks": world,
+        "device": device.type,
+        "threads": torch.get_num_threads(),
+        "images": len(x),
+        "epoch_s": epochs[args.warmup :],
+        "comm_s": comm[args.warmup :],
+        "first_epoch_s": epochs[0],
+        "final_loss": loss,
+        "train_s": time.perf_counter() - begin,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

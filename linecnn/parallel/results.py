@@ -1,0 +1,119 @@
+"""A data-parallel series' figures: one row per rank count, the speed-up and efficiency arithmetic."""
+
+from __future__ import annotations
+
+import math
+import statistics
+from dataclasses import asdict, dataclass, field
+
+from linecnn.parallel.config import RanksConfig
+
+LOSS_TOLERANCE = 1e-3  # relative: the ranks' final loss may differ from one device's by float rounding only
+POOR_EFFICIENCY = 0.8  # below this, the CLI and the page explain where the time went
+SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own: said so
+
+
+@dataclass(frozen=True)
+class RanksRow:
+    """One rank count's figures, as the CLI and the page show them."""
+
+    ranks: int  # processes (CPU) or GPUs
+    backend: str  # "gloo" or "nccl"
+    threads: int  # CPU threads per rank
+    median_ms: float  # median time per epoch
+    samples_per_s: float  # training images per second at the median
+    comm_ms: float  # median all-reduce time per epoch (part of median_ms)
+    compute_ms: float  # median_ms - comm_ms: forward, backward and optimizer
+    first_epoch_ms: float  # the first warm-up epoch
+    start_s: float  # launching torchrun until rank 0 began its first epoch: interpreters, rendezvous, data
+    final_loss: float  # mean training loss after every epoch
+    loss_error: float  # |final_loss - single-device loss| / single-device loss
+    speedup: float | None  # T1 / TN; None without a 1-process run
+    efficiency: float | None  # T1 / (N * TN); None without a 1-process run
+
+    def as_dict(self) -> dict:
+        """JSON-friendly view."""
+        return asdict(self)
+
+
+def median_ms(result: dict) -> float:
+    """The median epoch of one run's result (rank 0's JSON), in milliseconds."""
+    return 1000 * statistics.median(result["epoch_s"])
+
+
+def make_row(result: dict, reference: float, base_ms: float | None) -> RanksRow:
+    """Summarise one run's result (rank 0's JSON) against the single-device loss and the 1-process time."""
+    median = median_ms(result)
+    comm = 1000 * statistics.median(result["comm_s"])
+    speedup, efficiency = scaling(base_ms, median, result["ranks"])
+    return RanksRow(
+        ranks=result["ranks"],
+        backend=result["backend"],
+        threads=result["threads"],
+        median_ms=median,
+        samples_per_s=result["images"] / (median / 1000),
+        comm_ms=comm,
+        compute_ms=max(0.0, median - comm),
+        first_epoch_ms=1000 * result["first_epoch_s"],
+        start_s=result["start_s"],
+        final_loss=result["final_loss"],
+        loss_error=abs(result["final_loss"] - reference) / abs(reference),
+        speedup=speedup,
+        efficiency=efficiency,
+    )
+
+
+def scaling(base_ms: float | None, ms: float, ranks: int) -> tuple[float | None, float | None]:
+    """(speed-up T1/TN, efficiency T1/(N*TN)) of ``ranks`` processes taking ``ms`` against ``base_ms``."""
+    if base_ms is None or not (math.isfinite(ms) and ms > 0):
+        return None, None
+    speedup = base_ms / ms
+    return speedup, speedup / ranks
+
+
+def compute_shrank(base_compute_ms: float, row: RanksRow) -> bool:
+    """Whether ``row``'s compute per epoch fell to at most twice the ideal share of the 1-process compute.
+
+    When it did not, the ranks did not each get a core (or GPU) of their own, and the low efficiency
+    comes from the hardware, not from the all-reduce or the per-step costs.
+    """
+    return row.compute_ms <= 2 * base_compute_ms / row.ranks
+
+
+@dataclass
+class Series:
+    """What ``run_series`` measured so far: the rows, in rank order, and how it ended."""
+
+    config: RanksConfig  # the problem every run trained
+    reference_loss: float  # single-device final loss, in this process
+    rows: list[RanksRow] = field(default_factory=list)  # one per finished run
+    stopped: str | None = None  # why the series ended early (the time cap), if it did
+    mismatch: list[int] = field(default_factory=list)  # rank counts whose loss missed the reference
+
+    def add(self, row: RanksRow) -> None:
+        """Keep ``row``, noting its rank count when its loss missed the single-device one."""
+        if row.loss_error > LOSS_TOLERANCE:
+            self.mismatch.append(row.ranks)
+        self.rows.append(row)
+
+    @property
+    def base(self) -> RanksRow | None:
+        """The 1-process row, which speed-up and efficiency compare with; None without one."""
+        return next((row for row in self.rows if row.ranks == 1), None)
+
+    @property
+    def worst(self) -> RanksRow | None:
+        """The multi-process row with the lowest efficiency; None without a 1-process run to compare."""
+        scored = [row for row in self.rows if row.efficiency is not None and row.ranks > 1]
+        return min(scored, key=lambda row: row.efficiency, default=None)
+
+    def as_dict(self) -> dict:
+        """JSON-friendly view (the CLI's ``--json`` output)."""
+        return {
+            "config": asdict(self.config),
+            "reference_loss": self.reference_loss,
+            "loss_tolerance": LOSS_TOLERANCE,
+            "rows": [row.as_dict() for row in self.rows],
+            "stopped": self.stopped,
+            "mismatch": self.mismatch,
+        }

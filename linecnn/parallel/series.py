@@ -1,0 +1,86 @@
+"""Data-parallel training as a benchmark factor: a series of torchrun runs checked against one device.
+
+A series runs 1, 2, 4 ... ranks in turn (``launch`` starts and follows each torchrun run) and
+reports time per epoch, images/s and the scaling efficiency T1 / (N * TN), with the all-reduce time
+apart (``results``). CPU ranks talk over gloo, GPU ranks over NCCL with one rank per GPU.
+Every run's final loss is checked against the same epochs trained on one device in this process.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Sequence
+
+import torch
+
+from linecnn.parallel.config import RanksConfig, check_ranks
+from linecnn.parallel.launch import RanksProgress, Stopped, run_ranks
+from linecnn.parallel.results import Series, make_row, median_ms
+from linecnn.train.config import ModelConfig
+from linecnn.train.data import make_lines
+from linecnn.train.epoch import make_optimizer, train_epoch
+from linecnn.train.model import build_model
+
+
+def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None = None) -> float:
+    """The final training loss of the same epochs on one device, in this process (what DDP must match).
+
+    ``after_epoch`` runs after each epoch; a cancel or a time cap raises from it.
+    """
+    device = torch.device("cuda" if config.device == "cuda" else "cpu")
+    with torch.random.fork_rng(devices=[]):
+        x, y = make_lines(config.per_class, "lesson", torch.Generator().manual_seed(config.seed))
+        x, y = x.to(device), y.to(device)
+        model = build_model(ModelConfig(config.width), config.seed).to(device)
+        optimizer = make_optimizer(model, config.lr, device)
+        order = torch.Generator().manual_seed(config.seed + 1)
+        for _ in range(config.epochs):
+            train_epoch(model, x, y, optimizer, config.batch_size, order)
+            if after_epoch is not None:
+                after_epoch()
+        model.eval()
+        with torch.no_grad():
+            return float(torch.nn.functional.cross_entropy(model(x), y))
+
+
+def run_series(
+    config: RanksConfig,
+    ranks: Sequence[int],
+    progress: RanksProgress | None = None,
+    max_seconds: float | None = None,
+    on_row: Callable[[Series], None] | None = None,
+    check: Callable[[], None] | None = None,
+) -> Series:
+    """Run each rank count in turn (fewest first) and compare each with one device; a cap stops the rest.
+
+    The single-device reference trains first, in this process; ``check`` runs after each of its
+    epochs (a cancel raises from it, as from ``progress`` during the runs).
+    """
+    counts = check_ranks(ranks, config)
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds
+
+    def after_epoch() -> None:
+        if deadline is not None and time.monotonic() > deadline:
+            raise Stopped
+        if check is not None:
+            check()
+
+    try:
+        series = Series(config, reference_loss(config, after_epoch))
+    except Stopped:
+        stopped = f"The time cap of {max_seconds:g} s ended the series during the single-device reference."
+        return Series(config, math.nan, stopped=stopped)
+    base_ms: float | None = None
+    for count in counts:
+        try:
+            result = run_ranks(config, count, progress, deadline)
+        except Stopped:
+            series.stopped = f"The time cap of {max_seconds:g} s ended the series before {count} processes."
+            break
+        if count == 1:
+            base_ms = median_ms(result)
+        series.add(make_row(result, series.reference_loss, base_ms))
+        if on_row is not None:
+            on_row(series)
+    return series

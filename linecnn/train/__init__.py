@@ -1,0 +1,1 @@
+"""Training: configs, line images, the CNN, one epoch, a run (``trainer``), its budget, what it learned."""
