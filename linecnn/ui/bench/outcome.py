@@ -2,19 +2,30 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
+from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import CellResult, CellStatus
 from linecnn.ui.bench.cards import WIDE_SPREAD
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, number, t
 
-if TYPE_CHECKING:
-    from linecnn.ui.bench.job import Job
+
+class EndedJob(Protocol):
+    """What ``outcome`` reads of a finished ``job.Job``: a protocol, so this module never imports job."""
+
+    plan: SweepPlan
+    caps: Caps
+    results: list[CellResult]
+    cancelled: bool
+    error: str | None
+    run_id: int | None
+    save_error: str | None
+    seconds: float
 
 
-def outcome(job: Job) -> tuple[str, str]:
+def outcome(job: EndedJob) -> tuple[str, str]:
     """(kind, markdown) saying how a finished benchmark ended: done, cancelled, capped, failed, not saved."""
     results, cells = job.results, len(job.plan.cells())
     where = (
@@ -37,7 +48,7 @@ def outcome(job: Job) -> tuple[str, str]:
     return kind, text
 
 
-def _summary(job: Job) -> tuple[str, str]:
+def _summary(job: EndedJob) -> tuple[str, str]:
     """(kind, text) for a benchmark that ran to its end (or to the server's time cap)."""
     results, plan, caps = job.results, job.plan, job.caps
     skipped = sum(r.status in (CellStatus.SKIPPED, CellStatus.STOPPED) for r in results)
