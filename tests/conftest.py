@@ -52,8 +52,11 @@ def chromium() -> str:
 @pytest.fixture(scope="session")
 def browser(chromium: str):
     """A headless Chromium driven by Playwright, for the whole session."""
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    # Assertions wait for what they expect, however busy the machine; Playwright's own 5 s is a
+    # rerun or two on a loaded 2-core machine.
+    expect.set_options(timeout=30_000)
     with sync_playwright() as playwright:
         instance = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
         yield instance
@@ -65,6 +68,6 @@ def page(browser):
     """A fresh browser tab (own cookies and storage) with a desktop-sized viewport."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
     tab = context.new_page()
-    tab.set_default_timeout(30_000)
+    tab.set_default_timeout(60_000)
     yield tab
     context.close()

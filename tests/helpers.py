@@ -110,17 +110,23 @@ class StreamlitServer:
 
 def stop_process(process: subprocess.Popen | None) -> None:
     """Stop a process this test run started, by its PID only: politely, then for good."""
-    if process is None or process.poll() is not None:
-        return
-    process.terminate()
-    try:
-        process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait(timeout=10)
+    stop_processes([process])
 
 
-def wait_for_app(tab, timeout_ms: int = 30_000) -> None:
+def stop_processes(processes: list[subprocess.Popen | None]) -> None:
+    """Stop processes this test run started, by their PIDs only: all asked at once, then each waited for."""
+    running = [process for process in processes if process is not None and process.poll() is None]
+    for process in running:
+        process.terminate()
+    for process in running:
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(timeout=10)
+
+
+def wait_for_app(tab, timeout_ms: int = 90_000) -> None:
     """Wait until the page's script has drawn the shared sidebar and Streamlit is idle again."""
     tab.wait_for_selector('[data-testid="stSidebar"] [data-testid="stPageLink"]', timeout=timeout_ms)
     tab.wait_for_function(

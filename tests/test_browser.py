@@ -6,7 +6,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers import StreamlitServer, wait_for_app
+from tests.helpers import StreamlitServer, stop_processes, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -24,27 +24,33 @@ def sidebar_links(tab):
     )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def fresh_servers(server_env: dict[str, str]) -> Iterator[dict[str, StreamlitServer]]:
     """A newly started server for each deep link, all started side by side; no page has asked them yet."""
     servers = {path: StreamlitServer(server_env).launch() for path in PAGES}
     try:
         yield {path: server.wait_until_healthy() for path, server in servers.items()}
     finally:
-        for server in servers.values():
-            server.stop()
+        stop_processes([server.process for server in servers.values()])
 
 
-@pytest.mark.parametrize("path", list(PAGES))
-def test_deep_link_on_a_fresh_server_renders_the_page_and_sidebar(fresh_servers, page, path):
-    """The first request a new server sees is a deep link, and the page still gets its sidebar."""
-    page.goto(f"{fresh_servers[path].url}/{path}")
-    wait_for_app(page)
-    page.get_by_role("heading", name=PAGES[path], exact=True).first.wait_for()
-    expect(sidebar_links(page)).to_have_text(["Home", "Train", "Benchmark", "Draw", "Lesson"])
-    expect(page.locator('[data-testid="stSidebar"] [data-testid="stRadio"]')).to_contain_text("Device")
-    expect(page.locator('[data-testid="stSidebar"] input[type="radio"]:checked')).to_have_count(1)
-    assert_no_exception(page)
+def test_a_deep_link_on_a_fresh_server_renders_the_page_and_sidebar(fresh_servers, browser):
+    """The first request each new server sees is a deep link to one page, and the page still gets its
+    sidebar. The links are opened side by side, one tab each, so the servers' first runs overlap."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    tabs = {path: context.new_page() for path in PAGES}
+    try:
+        for path, tab in tabs.items():
+            tab.goto(f"{fresh_servers[path].url}/{path}")
+        for path, tab in tabs.items():
+            wait_for_app(tab, 60_000)
+            tab.get_by_role("heading", name=PAGES[path], exact=True).first.wait_for()
+            expect(sidebar_links(tab)).to_have_text(["Home", "Train", "Benchmark", "Draw", "Lesson"])
+            expect(tab.locator('[data-testid="stSidebar"] [data-testid="stRadio"]')).to_contain_text("Device")
+            expect(tab.locator('[data-testid="stSidebar"] input[type="radio"]:checked')).to_have_count(1)
+            assert_no_exception(tab)
+    finally:
+        context.close()
 
 
 def test_choices_persist_across_pages(server, page):
