@@ -66,3 +66,30 @@ def test_varied_mode_has_the_right_shapes_and_range():
     images, labels = lines(40, mode="varied")
     assert images.shape == (120, 1, 8, 8) and labels.tolist() == [0, 1, 2] * 40
     assert images.min() >= 0 and images.max() <= 1
+
+
+def test_noisy_mode_is_the_lessons_lines_under_six_times_its_noise():
+    """The same lit lines as the lesson's mode for the same seed; the background reaches up to 0.6."""
+    noisy, labels = lines(200, "noisy", seed=3)
+    plain, plain_labels = lines(200, "lesson", seed=3)
+    assert torch.equal(labels, plain_labels)
+    assert torch.equal(noisy == 1.0, plain == 1.0)  # the lines themselves
+    background = noisy[noisy < 1.0]
+    assert 0.0 <= background.min() and background.max() < 0.6 and background.max() > 0.5
+    assert torch.allclose(background, plain[plain < 1.0] * 6.0)
+
+
+def test_every_data_mode_is_offered_by_the_config_the_cli_and_the_train_page():
+    """One registry: a mode added to lines.DATA_MODES is accepted by the config and the CLI, and the
+    Train page names it in both languages."""
+    from linecnn.cli.main import build_parser
+    from linecnn.train.lines import DATA_MODES
+    from linecnn.ui import i18n
+
+    for mode in DATA_MODES:
+        assert DataConfig(mode=mode).mode == mode
+        assert build_parser().parse_args(["train", "--data-mode", mode]).data_mode == mode
+        for language in ("en", "es"):
+            assert f"train.mode.{mode}" in i18n.catalog(language), (mode, language)
+        images, _ = lines(5, mode)
+        assert images.shape == (15, 1, 8, 8) and 0 <= images.min() and images.max() <= 1

@@ -7,7 +7,8 @@ from enum import Enum
 
 from linecnn.bench.config import AMP_MODES, FASTER_PATHS, BenchConfig
 from linecnn.bench.jsonfields import Fields, echo, place
-from linecnn.train.config import DATA_MODES, RENAMED_DATA_MODES
+from linecnn.train.config import RENAMED_DATA_MODES
+from linecnn.train.lines import DATA_MODES
 
 MAX_EPOCH_MS = 86_400_000.0  # a day: any epoch time above it in an imported file is a typo or a forgery
 MIN_EPOCH_MS = 1e-6  # a nanosecond: below it a speed-up (a ratio of medians) would not stay finite

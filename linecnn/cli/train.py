@@ -12,8 +12,9 @@ import torch
 from linecnn.bench.plan import MAX_STEP_BYTES
 from linecnn.device import describe, environment, resolve
 from linecnn.device_ops import synchronize
-from linecnn.train.config import DATA_MODES, DEFAULT_FLAT, RunConfig
+from linecnn.train.config import DEFAULT_FLAT, RunConfig
 from linecnn.train.limits import check_step_memory
+from linecnn.train.lines import DATA_MODES
 from linecnn.train.trainer import Trainer
 
 
@@ -54,7 +55,8 @@ def add_train_options(parser: argparse.ArgumentParser) -> None:
         default=d["val_per_class"],
         help="validation images per class (%(default)s)",
     )
-    add("--data-mode", choices=DATA_MODES, default=d["data_mode"], help="lesson or varied (%(default)s)")
+    modes = ", ".join(DATA_MODES)
+    add("--data-mode", choices=DATA_MODES, default=d["data_mode"], help=f"{modes} (%(default)s)")
     add("--json", action="store_true", help="print one JSON object instead of a table")
     add(
         "--no-memory-check",

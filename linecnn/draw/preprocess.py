@@ -25,7 +25,7 @@ import numpy as np
 import torch
 
 from linecnn.errors import Message
-from linecnn.train.data import SIZE
+from linecnn.train.lines import SIZE
 
 # Luma weights of ITU-R BT.601: how bright a pixel looks.
 LUMA = (0.299, 0.587, 0.114)

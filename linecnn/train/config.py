@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-DATA_MODES = ("lesson", "varied")
+from linecnn.train.lines import DATA_MODES
+
 # Files and history rows written before the lesson's data mode was named "lesson" call it "seed".
 RENAMED_DATA_MODES = {"seed": "lesson"}
 MAX_SEED = 2**63 - 1  # torch.Generator.manual_seed takes a 64-bit integer
@@ -33,7 +34,7 @@ class DataConfig:
 
     per_class: int = 120  # training images per class (the lesson: 120)
     val_per_class: int = 60  # validation images per class (the lesson: 60)
-    mode: str = "lesson"  # "lesson": the lesson's exact lines; "varied": hand-drawn-like strokes
+    mode: str = "lesson"  # a key of lines.DATA_MODES: "lesson" (its exact lines), "varied", "noisy"...
 
     def __post_init__(self) -> None:
         check_int("Images per class", self.per_class, 1, MAX_PER_CLASS)

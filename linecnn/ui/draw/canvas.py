@@ -10,7 +10,7 @@ import streamlit as st
 import torch
 
 from linecnn.draw.preprocess import Drawing, from_cells, preprocess
-from linecnn.train.data import SIZE
+from linecnn.train.lines import SIZE
 from linecnn.ui.draw import BRUSH, CANVAS, CELLS, MODE
 from linecnn.ui.draw.charts import INK
 from linecnn.ui.draw.input import canvas_clear_button, cell_grid

@@ -12,7 +12,7 @@ import json
 
 import streamlit as st
 
-from linecnn.train.data import SIZE
+from linecnn.train.lines import SIZE
 from linecnn.ui.i18n import t
 
 GRID_KEY = "draw.grid"  # the cell grid's widget; its value is {"cells": 64 booleans, row by row}

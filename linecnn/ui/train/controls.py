@@ -8,6 +8,7 @@ from __future__ import annotations
 import streamlit as st
 
 from linecnn.train.config import RunConfig, TrainLimits
+from linecnn.train.lines import DATA_MODES
 from linecnn.ui import i18n, state
 from linecnn.ui.format import format_bytes
 from linecnn.ui.i18n import duration, t
@@ -24,7 +25,6 @@ MAX_PER_CLASS_UI = 20_000
 MAX_SEED_UI = 2**31 - 1  # the page offers 32-bit seeds; the core takes up to config.MAX_SEED
 BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
-MODES = ("lesson", "varied")  # names: train.mode.<key>
 
 
 def config_controls(locked: bool) -> None:
@@ -93,7 +93,7 @@ def _model_controls(columns: list, locked: bool) -> None:
     )
     columns[2].segmented_control(
         t("train.settings.data"),
-        MODES,
+        list(DATA_MODES),  # each named train.mode.<key>
         default=DEFAULT.data.mode,
         required=True,
         format_func=lambda mode: t(f"train.mode.{mode}"),
