@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from linecnn.device import list_devices
-from linecnn.train.config import MAX_PER_CLASS, MAX_SEED, MAX_WIDTH, RunConfig, check_int
+from linecnn.train.config import MAX_PER_CLASS, MAX_SEED, MAX_WIDTH, DataConfig, RunConfig, check_int
 
 MAX_RANKS = 64  # more processes than this on one machine is a mistake, not a measurement
 _LESSON = RunConfig()  # the lesson's defaults: the one place that holds them
@@ -18,6 +18,7 @@ class RanksConfig:
     """The data-parallel benchmark's problem and timing; the same for every rank count."""
 
     per_class: int = _LESSON.data.per_class  # training images per class (3x this per epoch)
+    mode: str = _LESSON.data.mode  # which lines: "lesson" or "varied" (train.data)
     batch_size: int | None = None  # images per global step (shared by the ranks); None = the whole set
     width: int = _LESSON.model.width  # channel multiplier of the model
     warmup: int = 2  # untimed epochs first
@@ -28,7 +29,7 @@ class RanksConfig:
     threads: int | None = None  # CPU threads per rank; None = the cores split evenly, max(1, cores // N)
 
     def __post_init__(self) -> None:
-        check_int("Images per class", self.per_class, 1, MAX_PER_CLASS)
+        DataConfig(per_class=self.per_class, mode=self.mode)  # checks both, with the Train page's sentences
         check_int("Model width", self.width, 1, MAX_WIDTH)
         check_int("Warm-up epochs", self.warmup, 0, 1000)
         check_int("Timed epochs", self.repeats, 1, 1000)

@@ -41,6 +41,7 @@ def torchrun_command(config: RanksConfig, ranks: int, out: str) -> list[str]:
         "linecnn.parallel.rank",
         f"--out={out}",
         f"--per-class={config.per_class}",
+        f"--mode={config.mode}",
         f"--batch-size={config.batch_size or 0}",
         f"--width={config.width}",
         f"--lr={config.lr}",

@@ -2,11 +2,11 @@
 
 Every rank generates the same images from the same seed and builds the same model; PyTorch's
 ``DistributedDataParallel`` keeps the copies equal by all-reducing the gradients after each
-backward. Each optimizer step takes the same global batch a single-device run takes (same batch
-order, from the same generator) and gives every rank one contiguous share of it. Each rank's loss is
-its share's summed cross-entropy times ``world / batch``; DDP averages the ranks' gradients, so the
-step follows the gradient of the batch's mean loss, exactly as one device does, even when the batch
-does not split evenly.
+backward. Each rank runs ``train.epoch.train_epoch``, the one training loop, with its ``Shard``:
+each optimizer step takes the same global batch a single-device run takes (same batch order, from
+the same generator) and gives every rank one contiguous share of it, with the loss scaled so that
+DDP's average of the ranks' gradients is the batch mean's, exactly as on one device, even when the
+batch does not split evenly.
 
 The all-reduce runs in a communication hook that times it: it waits for the reduction to finish
 (so it is not overlapped with backward), which lets the epoch time be split into compute and
@@ -24,14 +24,13 @@ from datetime import timedelta
 
 import torch
 import torch.distributed as dist
-import torch.nn.functional as F
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from linecnn.parallel.config import RanksConfig
-from linecnn.train.config import ModelConfig
+from linecnn.train.config import DATA_MODES, ModelConfig
 from linecnn.train.data import make_lines
-from linecnn.train.epoch import batch_slices, make_optimizer
+from linecnn.train.epoch import Shard, make_optimizer, mean_loss, train_epoch
 from linecnn.train.model import build_model
 
 PREFIX = "LINECNN "  # marks the lines of stdout the launcher reads; anything else is passed through
@@ -88,36 +87,12 @@ def timed(epoch: Callable[[], None], device: torch.device) -> float:
     return time.perf_counter() - start
 
 
-def shard_epoch(
-    net: nn.Module,
-    x: torch.Tensor,
-    y: torch.Tensor,
-    optimizer: torch.optim.Optimizer,
-    step_size: int | None,
-    order: torch.Generator,
-    rank: int,
-    world: int,
-) -> None:
-    """One epoch of ``train.epoch.train_epoch``'s recipe, each step's batch shared by the ranks."""
-    net.train()
-    slices = batch_slices(len(x), step_size)
-    if len(slices) > 1:
-        perm = torch.randperm(len(x), generator=order).to(x.device)
-        x, y = x[perm], y[perm]
-    for part in slices:
-        images = part.stop - part.start
-        xs, ys = x[part].tensor_split(world)[rank], y[part].tensor_split(world)[rank]
-        loss = F.cross_entropy(net(xs), ys, reduction="sum") * (world / images)
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        optimizer.step()
-
-
-@torch.no_grad()
-def mean_loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
-    """Mean cross-entropy of ``model`` on all of (x, y), in eval mode."""
-    model.eval()
-    return float(F.cross_entropy(model(x), y))
+def build_problem(
+    per_class: int, mode: str, width: int, seed: int, device: torch.device
+) -> tuple[torch.Tensor, torch.Tensor, nn.Module]:
+    """The images, labels and model every rank builds, and the single-device reference with them."""
+    x, y = make_lines(per_class, mode, torch.Generator().manual_seed(seed))
+    return x.to(device), y.to(device), build_model(ModelConfig(width), seed).to(device)
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -127,6 +102,7 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument("--out", required=True, help="rank 0 writes its JSON result here")
     parser.add_argument("--per-class", type=int, default=d.per_class)
     parser.add_argument("--batch-size", type=int, default=0, help="images per step; 0 = the whole set")
+    parser.add_argument("--mode", choices=DATA_MODES, default=d.mode, help="which lines to draw")
     parser.add_argument("--width", type=int, default=d.width)
     parser.add_argument("--lr", type=float, default=d.lr)
     parser.add_argument("--seed", type=int, default=d.seed)
@@ -166,19 +142,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 def train(args: argparse.Namespace, rank: int, world: int, device: torch.device) -> dict:
     """Build the data and the DDP model, train and time the epochs; rank 0's figures as a dict."""
     begin = time.perf_counter()
-    x, y = make_lines(args.per_class, "lesson", torch.Generator().manual_seed(args.seed))
-    x, y = x.to(device), y.to(device)
-    model = build_model(ModelConfig(args.width), args.seed).to(device)
+    x, y, model = build_problem(args.per_class, args.mode, args.width, args.seed, device)
     net = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
     timer = CommTimer(device)
     net.register_comm_hook(None, timer.hook)
     optimizer = make_optimizer(net, args.lr, device)
     order = torch.Generator().manual_seed(args.seed + 1)
-    step = args.batch_size or None
+    step, shard = args.batch_size or None, Shard(rank, world)
     epochs, comm = [], []
     total = args.warmup + args.repeats
     for index in range(total):
-        epochs.append(timed(lambda: shard_epoch(net, x, y, optimizer, step, order, rank, world), device))
+        epochs.append(timed(lambda: train_epoch(net, x, y, optimizer, step, order, shard=shard), device))
         comm.append(timer.take())
         if rank == 0:  # between timed epochs: printing and the launcher's progress stay off the clock
             emit("epoch", done=index + 1, total=total, warmup=args.warmup)

@@ -16,32 +16,27 @@ import torch
 
 from linecnn.parallel.config import RanksConfig, check_ranks
 from linecnn.parallel.launch import RanksProgress, Stopped, run_ranks
+from linecnn.parallel.rank import build_problem
 from linecnn.parallel.results import Series, make_row, median_ms
-from linecnn.train.config import ModelConfig
-from linecnn.train.data import make_lines
-from linecnn.train.epoch import make_optimizer, train_epoch
-from linecnn.train.model import build_model
+from linecnn.train.epoch import make_optimizer, mean_loss, train_epoch
 
 
 def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None = None) -> float:
     """The final training loss of the same epochs on one device, in this process (what DDP must match).
 
+    The same problem every rank builds, trained by the same ``train_epoch`` on whole batches.
     ``after_epoch`` runs after each epoch; a cancel or a time cap raises from it.
     """
     device = torch.device("cuda" if config.device == "cuda" else "cpu")
     with torch.random.fork_rng(devices=[]):
-        x, y = make_lines(config.per_class, "lesson", torch.Generator().manual_seed(config.seed))
-        x, y = x.to(device), y.to(device)
-        model = build_model(ModelConfig(config.width), config.seed).to(device)
+        x, y, model = build_problem(config.per_class, config.mode, config.width, config.seed, device)
         optimizer = make_optimizer(model, config.lr, device)
         order = torch.Generator().manual_seed(config.seed + 1)
         for _ in range(config.epochs):
             train_epoch(model, x, y, optimizer, config.batch_size, order)
             if after_epoch is not None:
                 after_epoch()
-        model.eval()
-        with torch.no_grad():
-            return float(torch.nn.functional.cross_entropy(model(x), y))
+        return mean_loss(model, x, y)
 
 
 def run_series(

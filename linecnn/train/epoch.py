@@ -1,12 +1,15 @@
-"""One epoch's work on one device: the optimizer, mini-batches, a training pass and evaluation.
+"""One epoch's work: the optimizer, mini-batches, the one training pass everything runs, and evaluation.
 
-Every function returns device tensors and never syncs: the caller reads them all at once, so a
-GPU never stalls per step.
+``train_epoch`` is the only training loop in linecnn: the Train page's Trainer, the benchmark's
+workload, each data-parallel rank and that benchmark's single-device reference all call it (a rank
+with its ``Shard``). Every function returns device tensors and never syncs: the caller reads them
+all at once, so a GPU never stalls per step.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
@@ -15,6 +18,36 @@ from torch import nn
 from linecnn.train.model import NUM_CLASSES
 
 EVAL_CHUNK = 65_536  # images per forward pass when evaluating, to bound memory
+
+
+@dataclass(frozen=True)
+class Shard:
+    """Which part of every step's batch this process trains on; DDP averages the processes' gradients."""
+
+    rank: int  # this process, 0 to world - 1
+    world: int  # processes sharing each step's batch
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.rank < self.world:
+            raise ValueError(f"Process {self.rank!r} is not one of {self.world!r} processes sharing a batch.")
+
+    def share(self, batch: torch.Tensor) -> torch.Tensor:
+        """This process's contiguous part of ``batch``; uneven splits make the first parts longer."""
+        return batch if self.world == 1 else batch.tensor_split(self.world)[self.rank]
+
+    def loss(self, logits: torch.Tensor, y: torch.Tensor, images: int) -> torch.Tensor:
+        """The loss to step on: the batch's mean cross-entropy, of which this process holds a share.
+
+        A share's loss is its summed cross-entropy times ``world / images``: averaged over the
+        processes, as DDP averages their gradients, that is the mean over all ``images`` of the
+        batch, even when the shares differ in size. One process takes the plain mean.
+        """
+        if self.world == 1:
+            return F.cross_entropy(logits, y)
+        return F.cross_entropy(logits, y, reduction="sum") * (self.world / images)
+
+
+WHOLE = Shard(rank=0, world=1)  # one device trains on every step's whole batch
 
 
 def make_optimizer(model: nn.Module, lr: float, device: torch.device) -> torch.optim.Optimizer:
@@ -38,11 +71,14 @@ def train_epoch(
     order: torch.Generator | None = None,
     scaler: torch.amp.GradScaler | None = None,
     *,
+    shard: Shard = WHOLE,
     after_step: Callable[[], None] | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """One pass over (x, y); returns the summed loss and the correct count as device tensors.
+    """One pass over (x, y); returns the summed loss and the correct count of the images trained here.
 
     Mini-batches are shuffled with ``order`` (a CPU generator) when there is more than one.
+    ``shard`` says which part of each batch this process trains on (a data-parallel rank; see
+    ``Shard``): every process draws the same order, so the shares make up each batch exactly.
     ``scaler`` is for fp16 autocast (the benchmark's AMP option): it scales the loss so small
     gradients survive, and skips steps whose gradients overflowed. ``after_step`` runs after
     every optimizer step: keep it to a cheap check (the benchmark's cancel and time cap raise
@@ -56,8 +92,10 @@ def train_epoch(
     loss_sum = torch.zeros((), device=x.device)
     correct = torch.zeros((), device=x.device, dtype=torch.long)
     for part in slices:
-        logits = model(x[part])
-        loss = F.cross_entropy(logits, y[part])
+        images = part.stop - part.start
+        xs, ys = shard.share(x[part]), shard.share(y[part])
+        logits = model(xs)
+        loss = shard.loss(logits, ys, images)
         optimizer.zero_grad(set_to_none=True)
         if scaler is None:
             loss.backward()
@@ -66,8 +104,8 @@ def train_epoch(
             scaler.scale(loss).backward()
             scaler.step(optimizer)
             scaler.update()
-        loss_sum += loss.detach() * (part.stop - part.start)
-        correct += (logits.argmax(dim=1) == y[part]).sum()
+        loss_sum += loss.detach() * (images / shard.world)
+        correct += (logits.argmax(dim=1) == ys).sum()
         if after_step is not None:
             after_step()
     return loss_sum, correct
@@ -84,6 +122,12 @@ def evaluate(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> tuple[torch.
         loss_sum += F.cross_entropy(logits, y[part], reduction="sum")
         correct += (logits.argmax(dim=1) == y[part]).sum()
     return loss_sum, correct
+
+
+def mean_loss(model: nn.Module, x: torch.Tensor, y: torch.Tensor) -> float:
+    """Mean cross-entropy of ``model`` on all of (x, y) in eval mode, read back (one sync)."""
+    loss_sum, _ = evaluate(model, x, y)
+    return float(loss_sum) / len(x)
 
 
 @torch.no_grad()

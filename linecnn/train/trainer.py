@@ -2,13 +2,13 @@
 
 Data, model and optimizer stay on one device. Each epoch ends with a single sync
 (one ``tolist`` of four numbers), so the loop never stalls a GPU per step. The epoch's own
-work is in ``linecnn.train.epoch``; a run's budget checks are in ``linecnn.train.limits``.
+work is in ``linecnn.train.epoch``; a run's budget checks are in ``linecnn.train.limits``; what
+lets other threads pause, step and stop a run safely is in ``linecnn.train.turns``.
 """
 
 from __future__ import annotations
 
 import copy
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -21,6 +21,7 @@ from linecnn.train.config import RunConfig
 from linecnn.train.data import Dataset, make_dataset
 from linecnn.train.epoch import confusion_matrix, evaluate, make_optimizer, train_epoch
 from linecnn.train.model import build_model
+from linecnn.train.turns import Turns
 
 
 @dataclass(frozen=True)
@@ -56,18 +57,12 @@ class Snapshot:
 class Trainer:
     """A model, its optimizer and its data on one device, trained one epoch at a time.
 
-    The state lives here, not in the generator, so a run can be paused, stepped or stopped
-    between epochs and picked up again by a fresh ``run()``.
-
-    Several threads may drive one Trainer: a page's loop can keep running in an old thread
-    after a click has asked, from another thread, to pause, stop or step. So every epoch trains
-    under ``_lock``, and just before each one, under that lock, the loop checks that it still
-    owns the trainer (the latest ``run()`` or ``step()`` call claimed it), that the run is not
-    paused or stopped, and that the time cap leaves room for another epoch. ``pause()`` and
-    ``stop()`` set their flag, then take the lock, so they return only once the epoch in flight
-    has ended, and no other starts. ``stop()`` copies the history and the model under the lock,
-    so a filed run's epochs and weights match and never change. ``step()`` claims the trainer,
-    so an older loop ends before its next epoch, and trains exactly one epoch.
+    Read top to bottom it is a plain PyTorch loop: build the data, the model and the optimizer,
+    then per epoch train (``train.epoch.train_epoch``), validate and read the numbers back in one
+    sync. The state lives here, not in the generator, so a run can be paused, stepped or stopped
+    between epochs and picked up again by a fresh ``run()``. Several threads may drive one run (the
+    Train page's Pause, Step and Stop): ``turns`` (``train.turns``) makes that safe, and each epoch
+    trains as one of its turns.
     """
 
     def __init__(
@@ -89,11 +84,8 @@ class Trainer:
         self.order = torch.Generator().manual_seed(config.seed + 1)
         self.history: list[EpochRecord] = []
         self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
-        self.paused = False  # a paused run trains only when stepped
-        self.stopped = False  # a stopped run never trains again
         self.out_of_time = False  # set when the time cap ended the run
-        self._lock = threading.Lock()  # held while an epoch trains or the run is copied
-        self._owner: object | None = None  # token of the run() or step() call allowed to train
+        self.turns = Turns()  # who may train the next epoch: the Pause, Step and Stop of other threads
 
     @property
     def epoch(self) -> int:
@@ -115,68 +107,53 @@ class Trainer:
         """True once the run will train no more: every epoch done, or the time cap reached."""
         return self.done or self.out_of_time
 
+    @property
+    def paused(self) -> bool:
+        """True while the run trains only when stepped."""
+        return self.turns.paused
+
     def run(self, max_epochs: int | None = None) -> Iterator[EpochRecord]:
         """Train until done, paused, stopped, out of time or claimed by a later call (or for
         ``max_epochs`` more), yielding one record per epoch."""
-        token = self._owner = object()
-        stop = self.config.train.epochs if max_epochs is None else self.epoch + max_epochs
-        while True:
-            with self._lock:
-                if self.paused or not self._may_train(token) or self.epoch >= stop:
-                    return
-                record = self._train_one_epoch()
+        last = self.config.train.epochs if max_epochs is None else self.epoch + max_epochs
+        turn = self.turns.claim()
+        while (record := turn.take(lambda: self._next_epoch(last))) is not None:
             yield record
 
     def step(self) -> EpochRecord | None:
         """Pause the run and train exactly one epoch now; None when the run has ended."""
-        token = self._owner = object()
-        self.paused = True
-        with self._lock:
-            return self._train_one_epoch() if self._may_train(token) else None
+        return self.turns.claim(step=True).take(self._next_epoch)
 
     def pause(self) -> None:
         """Stop training after the epoch in flight (waiting for it) until ``resume``, ``step`` or ``run``."""
-        self.paused = True
-        with self._lock:
-            pass
+        self.turns.pause()
 
     def resume(self) -> None:
         """Let the next ``run()`` train again."""
-        self.paused = False
+        self.turns.resume()
 
     def stop(self) -> Snapshot | None:
         """End the run for good after the epoch in flight and return a copy of it; None if it was
         already stopped (a run is filed once) or never finished an epoch."""
-        self._owner = None
-        with self._lock:
-            if self.stopped:
-                return None
-            self.stopped = True
-            if not self.history:
-                return None
-            return Snapshot(
-                history=tuple(self.history),
-                model=copy.deepcopy(self.model).to("cpu").eval(),
-                confusion=self.confusion_matrix(),
-                cpu_threads=self.cpu_threads,
-                out_of_time=self.out_of_time,
-            )
+        return self.turns.stop(self._snapshot)
 
-    def _may_train(self, token: object) -> bool:
-        """Whether the holder of ``token`` may train another epoch now (call under the lock).
+    def _next_epoch(self, last: int | None = None) -> EpochRecord | None:
+        """Train the next epoch, unless the run is done, out of time or at epoch ``last``."""
+        if self.done or self._out_of_time() or (last is not None and self.epoch >= last):
+            return None
+        return self._train_one_epoch()
 
-        The time cap ends a run before an epoch that, at the last epoch's pace, would end past it:
-        an epoch is never cut short, so the weights always match the history."""
-        if self._owner is not token or self.stopped or self.done:
-            return False
+    def _out_of_time(self) -> bool:
+        """Whether the time cap has ended the run: another epoch at the last one's pace would end past it.
+
+        An epoch is never cut short, so the weights always match the history."""
         cap = self.max_seconds
         if cap is not None and self.history and self.elapsed_seconds + self.history[-1].epoch_seconds > cap:
             self.out_of_time = True
-            return False
-        return True
+        return self.out_of_time
 
     def _train_one_epoch(self) -> EpochRecord:
-        """Train and validate one epoch (under the lock) and append its record."""
+        """Train and validate one epoch and append its record."""
         data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
         if self.device.type == "cpu":
             self.cpu_threads = torch.get_num_threads()
@@ -208,6 +185,18 @@ class Trainer:
         )
         self.history.append(record)
         return record
+
+    def _snapshot(self) -> Snapshot | None:
+        """A copy of the run as its last whole epoch left it; None before the first epoch."""
+        if not self.history:
+            return None
+        return Snapshot(
+            history=tuple(self.history),
+            model=copy.deepcopy(self.model).to("cpu").eval(),
+            confusion=self.confusion_matrix(),
+            cpu_threads=self.cpu_threads,
+            out_of_time=self.out_of_time,
+        )
 
     def confusion_matrix(self) -> list[list[int]]:
         """Validation confusion matrix [true][predicted] of the current weights."""

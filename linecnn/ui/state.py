@@ -105,7 +105,8 @@ def runs() -> list[RunRecord]:
 def start_run(config: RunConfig, device: str, limits: TrainLimits, paused: bool = False) -> Trainer:
     """Create the live run (data and model on ``device``), capped at the limits' training time."""
     trainer = Trainer(config, device, max_seconds=limits.max_seconds)
-    trainer.paused = paused
+    if paused:
+        trainer.pause()
     st.session_state[LIVE] = trainer
     return trainer
 
