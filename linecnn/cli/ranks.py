@@ -8,6 +8,7 @@ import math
 import os
 import sys
 
+from linecnn.bench.factors import FACTORS
 from linecnn.device import environment, resolve
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.launch import Launch
@@ -44,7 +45,7 @@ def ranks_config(args: argparse.Namespace) -> RanksConfig:
     unsupported = [
         name
         for name, used in (
-            ("--sweep", args.sweep != "none"),
+            ("--sweep", bool(FACTORS[args.sweep].values)),
             ("--amp", args.amp != "off"),
             ("--channels-last", args.channels_last),
             ("--compile", args.compile),

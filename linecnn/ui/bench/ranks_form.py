@@ -6,7 +6,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from linecnn.bench.plan import BATCH_SIZES, Caps
+from linecnn.bench.factors import BATCH_SIZES
+from linecnn.bench.plan import Caps
 from linecnn.device import cuda_available
 from linecnn.parallel.config import RanksConfig, max_ranks
 from linecnn.train.config import MAX_WIDTH, ModelConfig
