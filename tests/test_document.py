@@ -68,6 +68,7 @@ def test_a_run_made_here_converts_both_ways():
         CellResult("cpu", "CPU · test", config.for_device("cpu")[0], CellStatus.FAILED, reason="boom"),
         CellResult("cuda:0", "CUDA:0 · test", config, CellStatus.SKIPPED, reason="time cap"),
     )
-    document = BenchDocument(FACTORS["batch"], results, BenchEnv(cpu_model="test"), ("cpu", "cuda:0"), ("a note",))
+    env = BenchEnv(cpu_model="test")
+    document = BenchDocument(FACTORS["batch"], results, env, ("cpu", "cuda:0"), ("a note",))
     assert BenchDocument.from_json(document.to_json()) == document
     assert json.loads(document.to_json())["results"][1]["config"]["variant"] == "bf16 + compile"

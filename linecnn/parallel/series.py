@@ -17,7 +17,6 @@ import torch
 from linecnn.parallel.config import RanksConfig, check_ranks
 from linecnn.parallel.launch import RanksProgress, Stopped, run_ranks
 from linecnn.parallel.results import Series, make_row, median_ms
-from linecnn.train.config import ModelConfig
 from linecnn.train.data import make_lines
 from linecnn.train.epoch import make_optimizer, train_epoch
 from linecnn.train.model import build_model
@@ -30,13 +29,14 @@ def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None =
     """
     device = torch.device("cuda" if config.device == "cuda" else "cpu")
     with torch.random.fork_rng(devices=[]):
-        x, y = make_lines(config.per_class, "lesson", torch.Generator().manual_seed(config.seed))
+        run = config.bench.run
+        x, y = make_lines(run.data.per_class, run.data.mode, torch.Generator().manual_seed(run.seed))
         x, y = x.to(device), y.to(device)
-        model = build_model(ModelConfig(config.width), config.seed).to(device)
-        optimizer = make_optimizer(model, config.lr, device)
-        order = torch.Generator().manual_seed(config.seed + 1)
-        for _ in range(config.epochs):
-            train_epoch(model, x, y, optimizer, config.batch_size, order)
+        model = build_model(run.model, run.seed).to(device)
+        optimizer = make_optimizer(model, run.train.lr, device)
+        order = torch.Generator().manual_seed(run.seed + 1)
+        for _ in range(config.bench.epochs):
+            train_epoch(model, x, y, optimizer, run.train.batch_size, order)
             if after_epoch is not None:
                 after_epoch()
         model.eval()
