@@ -19,7 +19,7 @@ import subprocess
 import sys
 import time
 
-from linecnn.bench.plan import DATA_PER_CLASS
+from linecnn.bench.factors import DATA_PER_CLASS
 
 RSS_LIMIT = 2 * 10**9  # bytes: the bound for the 1 M-image point
 SLOPE_FROM = 12_000  # images: below this, fixed per-step costs dominate

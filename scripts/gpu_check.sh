@@ -52,6 +52,7 @@ import json, os, time
 import xml.etree.ElementTree as ET
 
 from linecnn.bench.crossover import crossover
+from linecnn.bench.factors import FACTORS
 
 out = os.environ["OUT"]
 summary = {"cuda": os.environ["MODE"] == "cuda", "out": out}
@@ -92,7 +93,7 @@ try:
         summary["sweep"]["one_time_ms"] = {k: first_gpu[k] for k in
                                            ("context_ms", "setup_ms", "autotune_ms", "first_epoch_ms")}
     gpu_cells = {x: r["median_ms"] for x, r in by_device.get("cuda:0", {}).items() if r["median_ms"]}
-    found = crossover(cpu, gpu_cells, "data")
+    found = crossover(cpu, gpu_cells, FACTORS["data"])
     summary["sweep"]["crossover"] = found.verdict if found else None
 except (OSError, ValueError, KeyError) as error:
     summary["sweep"] = {"error": f"no sweep result: {error}", "exit_code": int(os.environ["SWEEP_RC"])}

@@ -11,7 +11,7 @@ import math
 
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import FORMAT
-from linecnn.bench.plan import DATA_PER_CLASS
+from linecnn.bench.factors import DATA_PER_CLASS
 
 FAKE_GPU_NAME = "CUDA:0 · Imaginary GPU (test fixture, made-up numbers)"
 

@@ -12,6 +12,7 @@ from linecnn.bench import timing
 from linecnn.bench.cell import bench, is_out_of_memory
 from linecnn.bench.config import MAX_FULL_BATCH, BenchConfig
 from linecnn.bench.crossover import crossover
+from linecnn.bench.factors import FACTORS, factor
 from linecnn.bench.lock import BenchLock
 from linecnn.bench.plan import Caps, plan_sweep, step_bytes
 from linecnn.bench.results import CellStatus
@@ -63,7 +64,7 @@ def test_bench_times_real_epochs_on_the_cpu():
     assert result.samples_per_s == pytest.approx(120 / (result.median_ms / 1000))
     assert result.first_epoch_ms > 0 and result.setup_ms > 0 and result.autotune_ms > 0
     assert result.context_ms is None and result.compile_ms is None  # no CUDA context, no compiling
-    data = result.to_dict("data")
+    data = result.to_dict(FACTORS["data"])
     assert data["config"]["images"] == 120 and data["config"]["variant"] == "eager" and data["x"] == 120
 
 
@@ -112,7 +113,7 @@ def test_out_of_memory_is_recorded_and_the_sweep_goes_on(monkeypatch):
         return real(model, x, y, *args, **kwargs)
 
     monkeypatch.setattr(timing, "train_epoch", flaky)
-    plan = plan_sweep(BenchConfig(warmup=1, repeats=1), "data", ["cpu"], up_to=3_600)
+    plan = plan_sweep(BenchConfig(warmup=1, repeats=1), FACTORS["data"], ["cpu"], up_to=3_600)
     statuses = [(r.config.images, r.status) for r in run_sweep(plan)]
     assert statuses == [(360, CellStatus.OK), (1_200, CellStatus.OUT_OF_MEMORY), (3_600, CellStatus.OK)]
     assert is_out_of_memory(RuntimeError("DefaultCPUAllocator: can't allocate memory: you tried 8 GB"))
@@ -122,7 +123,7 @@ def test_out_of_memory_is_recorded_and_the_sweep_goes_on(monkeypatch):
 def test_time_cap_stops_the_cell_and_skips_the_rest():
     """At the server's time cap the running cell is stopped and the others are marked skipped."""
     ticks = iter(range(0, 10_000, 10))  # every clock read is 10 s later
-    plan = plan_sweep(TINY, "width", ["cpu"], up_to=4)
+    plan = plan_sweep(TINY, FACTORS["width"], ["cpu"], up_to=4)
     results = list(run_sweep(plan, caps=Caps(max_seconds=15), clock=lambda: next(ticks)))
     assert [(r.status, r.reason) for r in results] == [
         (CellStatus.STOPPED, "time cap of 15 s"),
@@ -134,20 +135,20 @@ def test_time_cap_stops_the_cell_and_skips_the_rest():
 
 def test_plan_respects_the_size_cap_and_says_so():
     """Cells above the image cap are left out with a sentence; batch sizes stop at the data size."""
-    plan = plan_sweep(BenchConfig(), "data", ["cpu"], caps=Caps(max_images=5_000))
+    plan = plan_sweep(BenchConfig(), FACTORS["data"], ["cpu"], caps=Caps(max_images=5_000))
     assert [c.images for c in plan.configs] == [360, 1_200, 3_600]
     assert "cap of 5,000 images" in plan.notes[0]
-    batches = plan_sweep(BenchConfig.from_flat(per_class=120), "batch", ["cpu"])
+    batches = plan_sweep(BenchConfig.from_flat(per_class=120), FACTORS["batch"], ["cpu"])
     assert [c.step_size for c in batches.configs] == [16, 64, 256, 360]
     with pytest.raises(ValueError, match="Sweep must be one of"):
-        plan_sweep(BenchConfig(), "epochs", ["cpu"])
+        factor("epochs")
 
 
 def test_faster_paths_are_timed_beside_eager():
     """A cell with faster paths also gets a plain eager cell on the same device, just before it."""
-    plan = plan_sweep(BenchConfig(channels_last=True), "none", ["cpu"])
+    plan = plan_sweep(BenchConfig(channels_last=True), FACTORS["none"], ["cpu"])
     assert [c.variant for c, _ in plan.cells()] == ["eager", "channels_last"]
-    alone = plan_sweep(BenchConfig(channels_last=True), "none", ["cpu"], compare_eager=False)
+    alone = plan_sweep(BenchConfig(channels_last=True), FACTORS["none"], ["cpu"], compare_eager=False)
     assert [c.variant for c, _ in alone.cells()] == ["channels_last"]
 
 
@@ -156,14 +157,16 @@ def test_crossover_is_interpolated_on_log_axes():
     xs = [100.0, 1_000.0, 10_000.0, 100_000.0]
     cpu = {x: x / 100 for x in xs}  # 1, 10, 100, 1000 ms
     gpu = {x: 30.0 for x in xs}  # flat: launch-bound
-    found = crossover(cpu, gpu, "data")
+    found = crossover(cpu, gpu, FACTORS["data"])
     assert found.kind == "crosses" and found.x == pytest.approx(3_000)
     assert found.verdict == "GPU faster above ≈ 3,000 images"
-    assert crossover(cpu, {x: 0.5 for x in xs}, "data").kind == "always"
-    assert crossover(cpu, {x: 1e6 for x in xs}, "data").verdict.startswith("CPU faster at every data size")
-    assert crossover(cpu, {x: (0.5 if x < 5_000 else 1e6) for x in xs}, "data").kind == "unclear"
-    assert crossover(cpu, {}, "data") is None
-    further = crossover(cpu, {**gpu, 1e6: 30.0}, "data")  # the GPU also timed where the CPU was not
+    assert crossover(cpu, {x: 0.5 for x in xs}, FACTORS["data"]).kind == "always"
+    assert crossover(cpu, {x: 1e6 for x in xs}, FACTORS["data"]).verdict.startswith(
+        "CPU faster at every data size"
+    )
+    assert crossover(cpu, {x: (0.5 if x < 5_000 else 1e6) for x in xs}, FACTORS["data"]).kind == "unclear"
+    assert crossover(cpu, {}, FACTORS["data"]) is None
+    further = crossover(cpu, {**gpu, 1e6: 30.0}, FACTORS["data"])  # the GPU also timed where the CPU was not
     assert further.x == pytest.approx(3_000) and further.measured_up_to == 100_000
 
 
@@ -242,7 +245,7 @@ def count_steps(monkeypatch, then=None) -> list[int]:  # noqa: ANN001 - then(ste
 def test_the_time_cap_lands_within_one_step(monkeypatch):
     """At 10 ms a step on the clock, a 50 ms cap stops the cell 5 steps in, not at an epoch end."""
     steps = count_steps(monkeypatch)
-    plan = plan_sweep(LONG, "none", ["cpu"])
+    plan = plan_sweep(LONG, FACTORS["none"], ["cpu"])
     results = list(run_sweep(plan, caps=Caps(max_seconds=0.05), clock=lambda: steps[0] * 0.01))
     assert [(r.status, r.reason) for r in results] == [(CellStatus.STOPPED, "time cap of 0.05 s")]
     assert 5 <= steps[0] <= 6  # the step that crossed the cap is the last one
@@ -304,9 +307,11 @@ def test_steps_above_the_memory_cap_are_left_out_or_refused():
         ValueError,
         match=r"≈ 35.4 GiB .* 1.0 GiB per step\. Choose a batch size of at most 115 \(of the usual sizes, 64",
     ):
-        plan_sweep(huge, "none", ["cpu"], caps=cap)
-    batches = plan_sweep(BenchConfig.from_flat(width=64, extra_convs=16), "batch", ["cpu"], caps=cap)
+        plan_sweep(huge, FACTORS["none"], ["cpu"], caps=cap)
+    batches = plan_sweep(BenchConfig.from_flat(width=64, extra_convs=16), FACTORS["batch"], ["cpu"], caps=cap)
     assert [c.step_size for c in batches.configs] == [16, 64]
     assert "a batch of 256 (≈ 2.2 GiB), a batch of 360 (≈ 3.1 GiB)" in batches.notes[0]
     assert all(step_bytes(c) <= 1 << 30 for c, _ in batches.cells())
-    assert plan_sweep(huge, "none", ["cpu"]).configs == (huge,)  # no cap unless asked: the CLI's default
+    assert plan_sweep(huge, FACTORS["none"], ["cpu"]).configs == (
+        huge,
+    )  # no cap unless asked: the CLI's default

@@ -10,6 +10,7 @@ import torch
 from linecnn.bench.cell import bench
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.crossover import crossover
+from linecnn.bench.factors import FACTORS
 from linecnn.bench.plan import plan_sweep
 from linecnn.bench.sweep import run_sweep
 from linecnn.bench.timing import prepare
@@ -63,13 +64,13 @@ def test_cuda_graphs_compile_and_report_compile_time():
 
 def test_cpu_and_cuda_sweep_side_by_side():
     """A small data sweep on both devices gives every cell a timing and a crossover verdict."""
-    plan = plan_sweep(BenchConfig(warmup=1, repeats=3), "data", ["cpu", "cuda:0"], up_to=12_000)
+    plan = plan_sweep(BenchConfig(warmup=1, repeats=3), FACTORS["data"], ["cpu", "cuda:0"], up_to=12_000)
     results = list(run_sweep(plan))
     assert [r.status_text for r in results] == ["ok"] * 8
     assert [r.device for r in results[:2]] == ["cpu", "cuda:0"]
     series = {
-        device: {r.config.x("data"): r.median_ms for r in results if r.device == device}
+        device: {FACTORS["data"].x(r.config): r.median_ms for r in results if r.device == device}
         for device in ("cpu", "cuda:0")
     }
-    found = crossover(series["cpu"], series["cuda:0"], "data", name="cuda:0")
+    found = crossover(series["cpu"], series["cuda:0"], FACTORS["data"], name="cuda:0")
     assert found is not None and found.verdict

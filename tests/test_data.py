@@ -75,7 +75,7 @@ def test_noisy_mode_is_the_lessons_lines_under_six_times_its_noise():
     assert torch.equal(labels, plain_labels)
     assert torch.equal(noisy == 1.0, plain == 1.0)  # the lines themselves
     background = noisy[noisy < 1.0]
-    assert 0.0 <= background.min() and background.max() < 0.6 and background.max() > 0.5
+    assert background.min() >= 0.0 and background.max() < 0.6 and background.max() > 0.5
     assert torch.allclose(background, plain[plain < 1.0] * 6.0)
 
 
@@ -92,4 +92,4 @@ def test_every_data_mode_is_offered_by_the_config_the_cli_and_the_train_page():
         for language in ("en", "es"):
             assert f"train.mode.{mode}" in i18n.catalog(language), (mode, language)
         images, _ = lines(5, mode)
-        assert images.shape == (15, 1, 8, 8) and 0 <= images.min() and images.max() <= 1
+        assert images.shape == (15, 1, 8, 8) and images.min() >= 0 and images.max() <= 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import pytest
@@ -41,7 +42,8 @@ def test_progress_reports_happen_between_timed_epochs_never_inside_them(one_rank
 
     monkeypatch.setattr(ddp, "time", SimpleNamespace(perf_counter=clock.perf_counter))
     monkeypatch.setattr(ddp, "emit", slow_report)
-    args = ddp.parse(["--out=unused", "--per-class=5", "--batch-size=4", "--warmup=1", "--repeats=3"])
+    problem = {"per_class": 5, "batch_size": 4, "warmup": 1, "repeats": 3}
+    args = ddp.parse(["--out=unused", f"--config={json.dumps(problem)}"])
     result = ddp.train(args, rank=0, world=1, device=torch.device("cpu"))
     assert [values["done"] for _, values in events] == [1, 2, 3, 4]
     assert result["epoch_s"] == [0.0, 0.0, 0.0] and result["first_epoch_s"] == 0.0
@@ -52,8 +54,5 @@ def test_the_worker_defaults_are_the_benchmarks():
     """A rank started without options trains what RanksConfig() describes (the lesson's problem)."""
     from linecnn.parallel.config import RanksConfig
 
-    args, config = ddp.parse(["--out=x"]), RanksConfig()
-    assert (args.per_class, args.width, args.lr, args.seed) == (
-        config.per_class, config.width, config.lr, config.seed
-    )
-    assert (args.warmup, args.repeats, args.device) == (config.warmup, config.repeats, config.device)
+    assert ddp.parse(["--out=x"]).config == RanksConfig()
+    assert ddp.parse(["--out=x", f"--config={json.dumps(RanksConfig().as_dict())}"]).config == RanksConfig()

@@ -8,6 +8,7 @@ import pytest
 
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument, BenchEnv
+from linecnn.bench.factors import FACTORS
 from linecnn.bench.results import CellResult, CellStatus
 from tests.bench_fixture import fake_gpu_document
 
@@ -24,7 +25,7 @@ def test_a_document_reads_back_as_the_same_json():
     """A file shaped as the app writes it becomes a typed document whose JSON is that file again."""
     data = fake_gpu_document(gpu_only=False, largest=4_000)
     document = BenchDocument.from_json(json.dumps(data))
-    assert document.factor == "data" and len(document.results) == 8
+    assert document.factor.name == "data" and len(document.results) == 8
     assert document.results[0].config == BenchConfig.from_flat(per_class=120, warmup=2, repeats=5)
     assert document.env.gpus == ["Imaginary GPU"] and document.env.machine.endswith("· Imaginary GPU")
     assert json.loads(document.to_json()) == data
@@ -67,6 +68,7 @@ def test_a_run_made_here_converts_both_ways():
         CellResult("cpu", "CPU · test", config.for_device("cpu")[0], CellStatus.FAILED, reason="boom"),
         CellResult("cuda:0", "CUDA:0 · test", config, CellStatus.SKIPPED, reason="time cap"),
     )
-    document = BenchDocument("batch", results, BenchEnv(cpu_model="test"), ("cpu", "cuda:0"), ("a note",))
+    env = BenchEnv(cpu_model="test")
+    document = BenchDocument(FACTORS["batch"], results, env, ("cpu", "cuda:0"), ("a note",))
     assert BenchDocument.from_json(document.to_json()) == document
     assert json.loads(document.to_json())["results"][1]["config"]["variant"] == "bf16 + compile"

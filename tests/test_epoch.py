@@ -116,11 +116,12 @@ def test_the_single_device_reference_trains_with_train_epoch_on_the_configs_data
     calls, modes = count_calls(monkeypatch, series), []
     real_lines = ddp.make_lines
     monkeypatch.setattr(ddp, "make_lines", lambda n, mode, g: modes.append(mode) or real_lines(n, mode, g))
-    config = RanksConfig(per_class=5, mode="varied", warmup=1, repeats=2, threads=1)
+    config = RanksConfig.from_flat(per_class=5, data_mode="varied", warmup=1, repeats=2, threads=1)
     loss = series.reference_loss(config)
-    assert len(calls) == config.epochs and all("shard" not in kwargs for kwargs in calls)
+    assert len(calls) == config.bench.epochs and all("shard" not in kwargs for kwargs in calls)
     assert modes == ["varied"] and loss > 0
-    assert "--mode=varied" in launch.torchrun_command(config, 2, "out.json")
+    [passed] = [arg for arg in launch.torchrun_command(config, 2, "out.json") if arg.startswith("--config=")]
+    assert ddp.config_arg(passed.removeprefix("--config=")).bench.run.data.mode == "varied"
 
 
 def test_a_rank_trains_with_train_epoch_and_its_shard(monkeypatch):
@@ -128,7 +129,8 @@ def test_a_rank_trains_with_train_epoch_and_its_shard(monkeypatch):
     calls = count_calls(monkeypatch, ddp)
     dist.init_process_group("gloo", store=dist.HashStore(), rank=0, world_size=1)
     try:
-        args = ddp.parse(["--out=unused", "--per-class=5", "--batch-size=4", "--warmup=1", "--repeats=2"])
+        flat = '{"per_class": 5, "batch_size": 4, "warmup": 1, "repeats": 2}'
+        args = ddp.parse(["--out=unused", f"--config={flat}"])
         ddp.train(args, rank=0, world=1, device=torch.device("cpu"))
     finally:
         dist.destroy_process_group()
@@ -149,5 +151,5 @@ def test_the_trainer_and_the_benchmark_train_with_train_epoch(monkeypatch):
 def test_a_bad_data_mode_is_refused_with_a_sentence():
     """RanksConfig checks its data mode as the Train page's config does."""
     with pytest.raises(ValueError, match="Data mode must be one of lesson, varied"):
-        RanksConfig(mode="dots")
-    assert ddp.parse(["--out=x"]).mode == RanksConfig().mode == RunConfig().data.mode
+        RanksConfig.from_flat(data_mode="dots")
+    assert ddp.parse(["--out=x"]).config.bench.run.data.mode == RunConfig().data.mode

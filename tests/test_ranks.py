@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import time
@@ -15,8 +16,14 @@ from linecnn.parallel.results import LOSS_TOLERANCE, compute_shrank, make_row, s
 from linecnn.parallel.series import run_series
 
 # 15 images in steps of 4: the last step has 3 images, which two ranks share unevenly (2 and 1).
-UNEVEN = RanksConfig(per_class=5, batch_size=4, warmup=1, repeats=2, threads=1)
-LONG = RanksConfig(per_class=5, warmup=0, repeats=1000, threads=1)  # outlasts any test: it is ended early
+UNEVEN = RanksConfig.from_flat(per_class=5, batch_size=4, warmup=1, repeats=2, threads=1)
+LONG = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1000, threads=1)  # outlasts any test: ended early
+
+
+def config_of(command: list[str]) -> RanksConfig:
+    """The run a torchrun command line hands its ranks (its --config JSON)."""
+    text = next(arg for arg in command if arg.startswith("--config="))
+    return RanksConfig.from_flat(**json.loads(text.removeprefix("--config=")))
 
 
 def gone(pid: int) -> bool:
@@ -129,7 +136,7 @@ def test_rank_counts_this_machine_cannot_run_are_refused_with_a_sentence():
     with pytest.raises(ValueError, match="one rank per GPU"):
         check_ranks([64], RanksConfig(device="cuda"))
     with pytest.raises(ValueError, match="A step of 1 images cannot be shared by 2 processes"):
-        check_ranks([2], RanksConfig(per_class=1, batch_size=1))
+        check_ranks([2], RanksConfig.from_flat(per_class=1, batch_size=1))
     with pytest.raises(ValueError, match="at least 1"):
         check_ranks([0], RanksConfig())
     assert check_ranks([1, 1], RanksConfig()) == [1]
@@ -140,8 +147,8 @@ def test_the_command_is_torchrun_standalone_with_one_thread_share_per_rank():
     command = torchrun_command(RanksConfig(), 2, "/tmp/out.json")
     assert command[1:5] == ["-m", "torch.distributed.run", "--standalone", "--nproc_per_node=2"]
     assert command[command.index("-m", 2) + 1] == "linecnn.parallel.rank"
-    assert f"--threads={max(1, (os.cpu_count() or 1) // 2)}" in command
-    assert "--threads=3" in torchrun_command(RanksConfig(threads=3), 2, "/tmp/out.json")
+    assert config_of(command).threads == max(1, (os.cpu_count() or 1) // 2)
+    assert config_of(torchrun_command(RanksConfig(threads=3), 2, "/tmp/out.json")) == RanksConfig(threads=3)
     assert threads_per_rank(4, cores=2) == 1 and threads_per_rank(2, cores=16) == 8
 
 
@@ -169,7 +176,7 @@ Root Cause (first observed failure):
 
 def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
     """The single-device reference checks between epochs: a cancel raises, the cap stops before any launch."""
-    config = RanksConfig(per_class=5, warmup=0, repeats=1000, threads=1)
+    config = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1000, threads=1)
     calls: list[int] = []
 
     def cancel_at_third_epoch() -> None:

@@ -15,7 +15,7 @@ pytestmark = [
     pytest.mark.skipif(not cuda_available(), reason="needs an NVIDIA GPU with a CUDA build of PyTorch"),
 ]
 
-SMALL = RanksConfig(per_class=40, batch_size=32, warmup=1, repeats=3, device="cuda")
+SMALL = RanksConfig.from_flat(per_class=40, batch_size=32, warmup=1, repeats=3, device="cuda")
 
 
 def test_one_nccl_rank_per_gpu_matches_one_device():

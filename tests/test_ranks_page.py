@@ -49,7 +49,8 @@ def test_cancel_ends_the_page_job_and_every_process_of_its_run():
     from linecnn.ui.bench.ranks_job import RanksJob
     from linecnn.ui.bench.state import server_caps
 
-    job = RanksJob(RanksConfig(per_class=5, warmup=0, repeats=1, threads=1), [1], server_caps(), "test")
+    config = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1, threads=1)
+    job = RanksJob(config, [1], server_caps(), "test")
     started: list[int] = []
     original = job.progress
 

@@ -85,10 +85,10 @@ class BenchConfig:
         parts += [name for name in FASTER_PATHS if getattr(self, name)]
         return " + ".join(parts) or "eager"
 
-    def x(self, factor: str) -> float:
-        """The swept quantity of this cell in a sweep over ``factor``: images, batch size, width or convs."""
-        swept = {"batch": self.step_size, "width": self.run.model.width, "conv": self.conv_layers}
-        return float(swept.get(factor, self.images))
+    @property
+    def epochs(self) -> int:
+        """Epochs a cell trains: the warm-up, then the timed ones."""
+        return self.warmup + self.repeats
 
     def eager(self) -> BenchConfig:
         """The same cell with every faster path off: fp32, default NCHW layout, no compilation."""

@@ -12,12 +12,12 @@ import json
 from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 
+from linecnn.bench.factors import FACTORS, Factor
 from linecnn.bench.jsonfields import Fields, echo, parse_json
 from linecnn.bench.results import CellResult
 from linecnn.device import environment
 
 FORMAT = "linecnn.bench/1"  # the "format" of a benchmark JSON document
-FACTORS = ("none", "data", "batch", "width", "conv")
 MAX_RESULTS = 2_000  # the largest sweep the page or the CLI makes has under 200 cells
 WHAT = "benchmark JSON"
 NOT_OURS = f"This is not a linecnn {WHAT} (make one with: python -m linecnn bench --json --out FILE)"
@@ -91,7 +91,7 @@ class BenchEnv:
 class BenchDocument:
     """One benchmark run: the swept factor, the machine, and one result per cell in run order."""
 
-    factor: str  # one of FACTORS ("sweep" in JSON)
+    factor: Factor  # the factor swept (its name is "sweep" in JSON)
     results: tuple[CellResult, ...]
     env: BenchEnv = field(default_factory=BenchEnv)
     devices: tuple[str, ...] = ()  # the devices asked for, e.g. ("cpu", "cuda:0")
@@ -99,12 +99,12 @@ class BenchDocument:
     created: str | None = None  # when it ran (UTC, ISO 8601)
 
     def __post_init__(self) -> None:
-        if self.factor not in FACTORS:
-            raise ValueError(f"Sweep must be one of {', '.join(FACTORS)}; got {echo(self.factor)}.")
+        if not isinstance(self.factor, Factor):
+            raise ValueError(f"A benchmark document needs a sweep factor; got {echo(self.factor)}.")
 
     def x(self, result: CellResult) -> float:
         """A result's swept value: images, batch size, width or conv layers."""
-        return result.config.x(self.factor)
+        return self.factor.x(result.config)
 
     def to_dict(self) -> dict:
         """The JSON form (``linecnn.bench/1``): each result repeats the factor, its x and the environment."""
@@ -112,7 +112,7 @@ class BenchDocument:
         return {
             "format": FORMAT,
             "created": self.created,
-            "sweep": self.factor,
+            "sweep": self.factor.name,
             "devices": list(self.devices),
             "notes": list(self.notes),
             "env": env,
@@ -157,7 +157,7 @@ class BenchDocument:
 def _read(top: Fields) -> BenchDocument:
     """The document's fields, each checked; then no cell may appear twice."""
     document = BenchDocument(
-        factor=top.values["sweep"],
+        factor=FACTORS[top.values["sweep"]],
         results=tuple(CellResult.from_dict(result) for result in top.children("results", required=True)),
         env=BenchEnv.from_dict(top.child("env")),
         devices=top.texts("devices"),

@@ -6,14 +6,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from linecnn.bench.config import BenchConfig
-from linecnn.bench.crossover import format_x
-from linecnn.bench.document import FACTORS
+from linecnn.bench.factors import BATCH_SIZES, DATA_PER_CLASS, SINGLE, Factor
 from linecnn.train.limits import step_memory_bytes
 
-DATA_PER_CLASS = (120, 400, 1_200, 4_000, 12_000, 40_000, 120_000, 333_334)  # 360 images (the lesson) to 1 M
-BATCH_SIZES = (16, 64, 256, 1_024, 4_096, 16_384)
-WIDTHS = (1, 2, 4, 8, 16)
-EXTRA_CONVS = (0, 1, 2, 4, 8)
 MAX_IMAGES = 3 * DATA_PER_CLASS[-1]  # the largest cell the sweep offers: 1 M images
 MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer
 
@@ -38,7 +33,7 @@ class StepMemoryError(ValueError):
 class SweepPlan:
     """What a sweep will run: the cells in order, and what was left out and why."""
 
-    factor: str  # one of FACTORS
+    factor: Factor  # the factor swept
     configs: tuple[BenchConfig, ...]  # one per value of the factor, smallest first
     devices: tuple[str, ...]  # e.g. ("cpu", "cuda:0")
     compare_eager: bool  # also time plain eager beside a cell that takes faster paths
@@ -56,23 +51,43 @@ class SweepPlan:
         return cells
 
 
+@dataclass(frozen=True)
+class SweepRequest:
+    """What a sweep is asked to time, before the caps: what the CLI's options and the page's form hold."""
+
+    base: BenchConfig  # the cell every other factor is held at
+    factor: Factor = SINGLE  # the factor swept
+    devices: tuple[str, ...] = ("cpu",)  # the devices to time, by key
+    up_to: float | None = None  # the largest value of the factor to time; None = every value
+    compare_eager: bool = True  # also time plain eager beside a cell that takes faster paths
+
+    def plan(self, caps: Caps = Caps()) -> SweepPlan:
+        """The plan of this request within ``caps``; ValueError with a sentence when nothing fits."""
+        return plan_sweep(
+            self.base,
+            self.factor,
+            self.devices,
+            up_to=self.up_to,
+            caps=caps,
+            compare_eager=self.compare_eager,
+        )
+
+
 def plan_sweep(
     base: BenchConfig,
-    factor: str,
+    factor: Factor,
     devices: Sequence[str],
     *,
-    up_to: int | None = None,
+    up_to: float | None = None,
     caps: Caps = Caps(),
     compare_eager: bool = True,
 ) -> SweepPlan:
     """The cells of a sweep over ``factor`` (values up to ``up_to``), the other factors held at ``base``."""
-    if factor not in FACTORS:
-        raise ValueError(f"Sweep must be one of {', '.join(FACTORS)}; got {factor!r}.")
     if not devices:
         raise ValueError("Choose at least one device to benchmark.")
-    configs = _values(base, factor)
-    if up_to is not None and factor != "none":
-        configs = [c for c in configs if c.x(factor) <= up_to] or configs[:1]
+    configs = factor.cells(base)
+    if up_to is not None and factor.values:
+        configs = [c for c in configs if factor.x(c) <= up_to] or configs[:1]
     notes = []
     too_big = [c for c in configs if c.images > caps.max_images]
     if too_big:
@@ -89,27 +104,13 @@ def plan_sweep(
     return SweepPlan(factor, tuple(configs), tuple(devices), compare_eager, tuple(notes))
 
 
-def _values(base: BenchConfig, factor: str) -> list[BenchConfig]:
-    """The base cell at every value of ``factor`` the sweep offers, smallest first."""
-    if factor == "data":
-        return [base.with_run(per_class=n) for n in DATA_PER_CLASS]
-    if factor == "batch":
-        # Batches bigger than the data set are the full batch: keep one of them.
-        return [base.with_run(batch_size=size) for size in sorted({min(s, base.images) for s in BATCH_SIZES})]
-    if factor == "width":
-        return [base.with_run(width=width) for width in WIDTHS]
-    if factor == "conv":
-        return [base.with_run(extra_convs=extra) for extra in EXTRA_CONVS]
-    return [base]
-
-
 def step_bytes(config: BenchConfig) -> int:
     """Estimated activation bytes one training step of ``config`` keeps (fp32; good to a factor of ~2)."""
     return step_memory_bytes(config.run.model, config.step_size)
 
 
 def _within_step_memory(
-    configs: list[BenchConfig], factor: str, cap: int, name: str
+    configs: list[BenchConfig], factor: Factor, cap: int, name: str
 ) -> tuple[list[BenchConfig], str | None]:
     """The cells whose steps fit under ``cap`` bytes, and a sentence on those left out (None if none).
 
@@ -120,7 +121,7 @@ def _within_step_memory(
     left = [c for c in configs if step_bytes(c) > cap]
     if not left:
         return configs, None
-    cells = ", ".join(f"{_cell_name(factor, c)} (≈ {_gib(step_bytes(c))})" for c in left)
+    cells = ", ".join(f"{factor.text(factor.x(c), exact=True)} (≈ {_gib(step_bytes(c))})" for c in left)
     if fits:
         return fits, (
             f"Cells whose training step would keep more than {name} of {_gib(cap)} of "
@@ -136,15 +137,6 @@ def _within_step_memory(
         f"{name} of {_gib(cap)} per step. Choose a batch size of at most {largest:,}{example}, "
         "a smaller width or fewer extra conv layers."
     )
-
-
-def _cell_name(factor: str, config: BenchConfig) -> str:
-    """The swept value of a cell, exactly, e.g. '36,000 images' or 'a batch of 256'."""
-    if factor == "batch":
-        return f"a batch of {config.step_size:,}"
-    if factor in ("width", "conv"):
-        return format_x(factor, config.x(factor))
-    return f"{config.images:,} images"
 
 
 def _gib(count: int) -> str:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from linecnn.bench.config import AMP_MODES, FASTER_PATHS, BenchConfig
+from linecnn.bench.factors import Factor
 from linecnn.bench.jsonfields import Fields, echo, place
 from linecnn.train.config import RENAMED_DATA_MODES
 from linecnn.train.lines import DATA_MODES
@@ -66,7 +67,7 @@ class CellResult:
         """The status as JSON writes it: 'ok', 'out of memory', 'failed: <error>'…"""
         return f"{self.status.value}: {self.reason}" if self.status in REASONED else self.status.value
 
-    def to_dict(self, factor: str) -> dict:
+    def to_dict(self, factor: Factor) -> dict:
         """The JSON form, with the swept value ``x`` of a sweep over ``factor``."""
         values = {name: getattr(self, name) for name in self.__dataclass_fields__}
         del values["reason"]
@@ -76,8 +77,8 @@ class CellResult:
             "status": self.status_text,
             "times_ms": list(self.times_ms),
             "notes": list(self.notes),
-            "factor": factor,
-            "x": self.config.x(factor),
+            "factor": factor.name,
+            "x": factor.x(self.config),
         }
 
     @classmethod

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from linecnn.bench.document import BenchDocument
+from linecnn.bench.factors import SINGLE
 from linecnn.serve.paths import data_dir
 
 DB_NAME = "bench.sqlite3"
@@ -59,7 +60,7 @@ class RunSummary:
     def label(self) -> str:
         """E.g. '#7 · 2025-06-01 14:03 · data sweep · cpu, cuda:0 · imported'."""
         when = self.created.replace("T", " ")[:16]
-        sweep = "single cell" if self.sweep == "none" else f"{self.sweep} sweep"
+        sweep = "single cell" if self.sweep == SINGLE.name else f"{self.sweep} sweep"
         origin = " · imported" if self.source == "import" else ""
         return f"#{self.id} · {when} · {sweep} · {self.devices}{origin}"
 
@@ -107,7 +108,7 @@ class History:
             document.created or _now(),
             _now(),
             source,
-            document.factor,
+            document.factor.name,
             devices,
             document.env.machine,
             len(document.results),

@@ -10,8 +10,9 @@ from pathlib import Path
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
 from linecnn.bench.crossover import crossover
-from linecnn.bench.document import FACTORS, BenchDocument, BenchEnv
-from linecnn.bench.plan import MAX_STEP_BYTES, Caps, StepMemoryError, SweepPlan, plan_sweep
+from linecnn.bench.document import BenchDocument, BenchEnv
+from linecnn.bench.factors import FACTORS, SINGLE
+from linecnn.bench.plan import MAX_STEP_BYTES, Caps, StepMemoryError, SweepPlan, SweepRequest
 from linecnn.bench.results import CellResult
 from linecnn.cli.train import add_problem_options
 from linecnn.device import list_devices, resolve
@@ -59,7 +60,7 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
     add("--extra-convs", type=int, default=DEFAULT_FLAT["extra_convs"], help="extra 3x3 convs (%(default)s)")
     add("--warmup", type=int, default=timing.warmup, help="untimed epochs before timing (%(default)s)")
     add("--repeats", type=int, default=timing.repeats, help="timed epochs per cell (%(default)s)")
-    add("--sweep", choices=FACTORS, default="none", help="vary one factor, the others held (none)")
+    add("--sweep", choices=list(FACTORS), default=SINGLE.name, help="vary one factor, the others held (none)")
     add("--up-to", type=int, default=None, help="largest value of the swept factor")
     add("--amp", choices=AMP_MODES, default=timing.amp, help="autocast dtype on CUDA (off)")
     add("--channels-last", action="store_true", help="NHWC layout (CPU and CUDA)")
@@ -130,9 +131,8 @@ def plan_from(args: argparse.Namespace) -> tuple[SweepPlan, Caps]:
         check_writable(args.out)  # now, not after a sweep that may take minutes
     caps = Caps(max_seconds=args.max_seconds, max_step_bytes=args.max_step_bytes, name="the CLI's cap")
     try:
-        plan = plan_sweep(
-            base, args.sweep, devices, up_to=args.up_to, caps=caps, compare_eager=not args.no_eager
-        )
+        request = SweepRequest(base, FACTORS[args.sweep], tuple(devices), args.up_to, not args.no_eager)
+        plan = request.plan(caps)
     except StepMemoryError as error:
         raise ValueError(f"{error} Or pass --max-step-bytes none to lift the cap.") from None
     for note in plan.notes:

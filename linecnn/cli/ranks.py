@@ -8,12 +8,12 @@ import math
 import os
 import sys
 
+from linecnn.bench.factors import FACTORS
 from linecnn.device import environment, resolve
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.launch import Launch
 from linecnn.parallel.results import LOSS_TOLERANCE, POOR_EFFICIENCY, SUPERLINEAR, Series, compute_shrank
 from linecnn.parallel.series import run_series
-from linecnn.train.config import ModelConfig
 from linecnn.train.limits import format_size, step_memory_bytes
 
 WHY_SUPERLINEAR = (
@@ -44,32 +44,25 @@ def ranks_config(args: argparse.Namespace) -> RanksConfig:
     unsupported = [
         name
         for name, used in (
-            ("--sweep", args.sweep != "none"),
+            ("--sweep", bool(FACTORS[args.sweep].values)),
             ("--amp", args.amp != "off"),
             ("--channels-last", args.channels_last),
             ("--compile", args.compile),
             ("--cuda-graphs", args.cuda_graphs),
-            ("--extra-convs", args.extra_convs != 0),
             ("--up-to", args.up_to is not None),
         )
         if used
     ]
     if unsupported:
         raise ValueError(
-            f"--ranks times plain fp32 training of the base model; leave out {', '.join(unsupported)}."
+            f"--ranks times plain fp32 training of one cell; leave out {', '.join(unsupported)}."
         )
     kind = "cpu" if args.devices.strip() == "all" else _one_kind(args.devices)
-    config = RanksConfig(
-        per_class=args.per_class,
-        batch_size=args.batch_size,
-        width=args.width,
-        warmup=args.warmup,
-        repeats=args.repeats,
-        seed=args.seed,
-        device=kind,
-        threads=args.rank_threads,
+    problem = ("per_class", "batch_size", "width", "extra_convs", "seed", "warmup", "repeats")
+    config = RanksConfig.from_flat(
+        **{key: getattr(args, key) for key in problem}, device=kind, threads=args.rank_threads
     )
-    needed = step_memory_bytes(ModelConfig(config.width), config.step_size)
+    needed = step_memory_bytes(config.bench.run.model, config.step_size)
     if args.max_step_bytes is not None and needed > args.max_step_bytes:
         raise ValueError(
             f"A step of {config.step_size:,} images needs about {format_size(needed)} of activations, more "
@@ -157,10 +150,10 @@ def ranks_table(series: Series) -> str:
 
 def explain(series: Series) -> list[str]:
     """The sentences under the table: the equivalence check, the stop, and why efficiency is what it is."""
-    config, lines = series.config, []
-    batch = "full batch" if config.batch_size is None else f"batch {config.batch_size}"
+    config, lines = series.config.bench, []
+    batch = "full batch" if config.run.train.batch_size is None else f"batch {config.run.train.batch_size}"
     lines.append(
-        f"{config.images:,} images, {batch}, width {config.width}; ms/epoch is the median of "
+        f"{config.images:,} images, {batch}, width {config.run.model.width}; ms/epoch is the median of "
         f"{config.repeats} epochs after {config.warmup} warm-up; comm is the all-reduce "
         "time inside it; start is torchrun to the first epoch, not in ms/epoch."
     )

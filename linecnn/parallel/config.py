@@ -4,57 +4,59 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from linecnn.bench.config import RUN_KEYS, BenchConfig
 from linecnn.device import list_devices
-from linecnn.train.config import MAX_PER_CLASS, MAX_SEED, MAX_WIDTH, DataConfig, RunConfig, check_int
+from linecnn.train.config import check_int
 
 MAX_RANKS = 64  # more processes than this on one machine is a mistake, not a measurement
-_LESSON = RunConfig()  # the lesson's defaults: the one place that holds them
+TIMING_KEYS = ("warmup", "repeats")  # BenchConfig's timing options a data-parallel run honours
+OWN_KEYS = ("device", "threads")  # what only a data-parallel run has
 
 
 @dataclass(frozen=True)
 class RanksConfig:
-    """The data-parallel benchmark's problem and timing; the same for every rank count."""
+    """The data-parallel benchmark: a benchmark cell (plain fp32), run by 1, 2, 4 ... processes."""
 
-    per_class: int = _LESSON.data.per_class  # training images per class (3x this per epoch)
-    mode: str = _LESSON.data.mode  # which lines: "lesson" or "varied" (train.data)
-    batch_size: int | None = None  # images per global step (shared by the ranks); None = the whole set
-    width: int = _LESSON.model.width  # channel multiplier of the model
-    warmup: int = 2  # untimed epochs first
-    repeats: int = 5  # timed epochs
-    seed: int = _LESSON.seed  # seeds the images, the initial weights and the batch order
-    lr: float = _LESSON.train.lr  # Adam learning rate
+    # The problem and its timing (warm-up, repeats), validated by BenchConfig; every rank count trains it.
+    # A full batch is the whole set here: the ranks share each step (no BenchConfig step bound).
+    bench: BenchConfig = field(default_factory=BenchConfig)
     device: str = "cpu"  # "cpu" (gloo, processes share the cores) or "cuda" (NCCL, one rank per GPU)
     threads: int | None = None  # CPU threads per rank; None = the cores split evenly, max(1, cores // N)
 
     def __post_init__(self) -> None:
-        DataConfig(per_class=self.per_class, mode=self.mode)  # checks both, with the Train page's sentences
-        check_int("Model width", self.width, 1, MAX_WIDTH)
-        check_int("Warm-up epochs", self.warmup, 0, 1000)
-        check_int("Timed epochs", self.repeats, 1, 1000)
-        check_int("Seed", self.seed, 0, MAX_SEED)
-        if self.batch_size is not None:
-            check_int("Batch size", self.batch_size, 1, 3 * MAX_PER_CLASS)
+        if not isinstance(self.bench, BenchConfig):
+            raise ValueError(f"A data-parallel run needs a BenchConfig; got {type(self.bench).__name__}.")
+        if self.bench.variant != "eager":
+            raise ValueError(f"Data-parallel runs time plain fp32 training; leave out {self.bench.variant}.")
         if self.threads is not None:
             check_int("CPU threads per process", self.threads, 1, 1024)
         if self.device not in ("cpu", "cuda"):
             raise ValueError(f"Data-parallel runs use 'cpu' (gloo) or 'cuda' (NCCL); got {self.device!r}.")
 
-    @property
-    def images(self) -> int:
-        """Training images per epoch."""
-        return 3 * self.per_class
+    @classmethod
+    def from_flat(cls, **flat: object) -> RanksConfig:
+        """A run from the flat keys of ``as_dict``; a key left out keeps its default."""
+        unknown = sorted(set(flat) - {*RUN_KEYS, *TIMING_KEYS, *OWN_KEYS})
+        if unknown:
+            raise TypeError(f"from_flat() got unexpected keys: {', '.join(unknown)}")
+        bench = BenchConfig.from_flat(**{key: value for key, value in flat.items() if key not in OWN_KEYS})
+        return cls(bench, **{key: flat[key] for key in OWN_KEYS if key in flat})
+
+    def as_dict(self) -> dict:
+        """The flat, JSON-friendly view: the problem's keys, warm-up and repeats, device and threads."""
+        flat = self.bench.to_flat()
+        return {
+            **{key: flat[key] for key in (*RUN_KEYS, *TIMING_KEYS)},
+            "device": self.device,
+            "threads": self.threads,
+        }
 
     @property
     def step_size(self) -> int:
-        """Images per global optimizer step."""
-        return min(self.batch_size or self.images, self.images)
-
-    @property
-    def epochs(self) -> int:
-        """Epochs each run trains: the warm-up, then the timed ones."""
-        return self.warmup + self.repeats
+        """Images per global optimizer step: the batch size, or the whole training set."""
+        return self.bench.run.step_size
 
 
 def max_ranks(device: str) -> int:

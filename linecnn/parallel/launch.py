@@ -17,7 +17,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
@@ -30,6 +30,7 @@ STDERR_LINES = 200  # torchrun's last lines kept for the failure message
 
 def torchrun_command(config: RanksConfig, ranks: int, out: str) -> list[str]:
     """The torchrun command line of one run with ``ranks`` processes, rank 0 writing its result to ``out``."""
+    run = replace(config, threads=threads_per_rank(ranks, threads=config.threads))  # what each rank takes
     return [
         sys.executable,
         "-m",
@@ -40,16 +41,7 @@ def torchrun_command(config: RanksConfig, ranks: int, out: str) -> list[str]:
         "-m",
         "linecnn.parallel.rank",
         f"--out={out}",
-        f"--per-class={config.per_class}",
-        f"--mode={config.mode}",
-        f"--batch-size={config.batch_size or 0}",
-        f"--width={config.width}",
-        f"--lr={config.lr}",
-        f"--seed={config.seed}",
-        f"--warmup={config.warmup}",
-        f"--repeats={config.repeats}",
-        f"--device={config.device}",
-        f"--threads={threads_per_rank(ranks, threads=config.threads)}",
+        f"--config={json.dumps(run.as_dict())}",
     ]
 
 
@@ -86,7 +78,7 @@ def run_ranks(
     dead rank), no process of it is left when this returns or raises. A dead rank is a ValueError.
     """
     check_ranks([ranks], config)
-    launch = Launch(ranks, total=config.epochs)
+    launch = Launch(ranks, total=config.bench.epochs)
     with tempfile.TemporaryDirectory(prefix="linecnn-ddp-") as folder:
         out = os.path.join(folder, "result.json")
         start = time.monotonic()

@@ -27,8 +27,8 @@ import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
-from linecnn.parallel.config import RanksConfig
-from linecnn.train.config import DATA_MODES, ModelConfig
+from linecnn.parallel.config import RanksConfig, threads_per_rank
+from linecnn.train.config import RunConfig
 from linecnn.train.data import make_lines
 from linecnn.train.epoch import Shard, make_optimizer, mean_loss, train_epoch
 from linecnn.train.model import build_model
@@ -87,29 +87,30 @@ def timed(epoch: Callable[[], None], device: torch.device) -> float:
     return time.perf_counter() - start
 
 
-def build_problem(
-    per_class: int, mode: str, width: int, seed: int, device: torch.device
-) -> tuple[torch.Tensor, torch.Tensor, nn.Module]:
+def build_problem(run: RunConfig, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, nn.Module]:
     """The images, labels and model every rank builds, and the single-device reference with them."""
-    x, y = make_lines(per_class, mode, torch.Generator().manual_seed(seed))
-    return x.to(device), y.to(device), build_model(ModelConfig(width), seed).to(device)
+    x, y = make_lines(run.data.per_class, run.data.mode, torch.Generator().manual_seed(run.seed))
+    return x.to(device), y.to(device), build_model(run.model, run.seed).to(device)
+
+
+def config_arg(text: str) -> RanksConfig:
+    """Parse --config: a RanksConfig's ``as_dict`` as JSON; keys left out keep their defaults."""
+    try:
+        flat = json.loads(text)
+        if not isinstance(flat, dict):
+            raise TypeError("expected a JSON object")
+        return RanksConfig.from_flat(**flat)
+    except (TypeError, ValueError) as error:
+        raise argparse.ArgumentTypeError(f"bad --config: {error}") from None
 
 
 def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     """The worker's options (the launcher in ``linecnn.parallel.launch`` writes them)."""
-    d = RanksConfig()
     parser = argparse.ArgumentParser(prog="linecnn.parallel.rank", description="One rank of a DDP benchmark.")
     parser.add_argument("--out", required=True, help="rank 0 writes its JSON result here")
-    parser.add_argument("--per-class", type=int, default=d.per_class)
-    parser.add_argument("--batch-size", type=int, default=0, help="images per step; 0 = the whole set")
-    parser.add_argument("--mode", choices=DATA_MODES, default=d.mode, help="which lines to draw")
-    parser.add_argument("--width", type=int, default=d.width)
-    parser.add_argument("--lr", type=float, default=d.lr)
-    parser.add_argument("--seed", type=int, default=d.seed)
-    parser.add_argument("--warmup", type=int, default=d.warmup)
-    parser.add_argument("--repeats", type=int, default=d.repeats)
-    parser.add_argument("--device", choices=("cpu", "cuda"), default=d.device)
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads of this rank")
+    parser.add_argument(
+        "--config", type=config_arg, default=RanksConfig(), help="the run as RanksConfig.as_dict() JSON"
+    )
     return parser.parse_args(argv)
 
 
@@ -118,9 +119,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parse(argv)
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
     local = int(os.environ.get("LOCAL_RANK", "0"))
-    torch.set_num_threads(args.threads)
+    torch.set_num_threads(threads_per_rank(world, threads=args.config.threads))
     emit("ready", rank=rank, pid=os.getpid())
-    if args.device == "cuda":
+    if args.config.device == "cuda":
         device, backend = torch.device("cuda", local), "nccl"
         torch.cuda.set_device(device)
     else:
@@ -142,28 +143,30 @@ def main(argv: Sequence[str] | None = None) -> int:
 def train(args: argparse.Namespace, rank: int, world: int, device: torch.device) -> dict:
     """Build the data and the DDP model, train and time the epochs; rank 0's figures as a dict."""
     begin = time.perf_counter()
-    x, y, model = build_problem(args.per_class, args.mode, args.width, args.seed, device)
+    bench = args.config.bench
+    run = bench.run
+    x, y, model = build_problem(run, device)
     net = DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
     timer = CommTimer(device)
     net.register_comm_hook(None, timer.hook)
-    optimizer = make_optimizer(net, args.lr, device)
-    order = torch.Generator().manual_seed(args.seed + 1)
-    step, shard = args.batch_size or None, Shard(rank, world)
+    optimizer = make_optimizer(net, run.train.lr, device)
+    order = torch.Generator().manual_seed(run.seed + 1)
+    step, shard = run.train.batch_size, Shard(rank, world)
     epochs, comm = [], []
-    total = args.warmup + args.repeats
+    total = bench.epochs
     for index in range(total):
         epochs.append(timed(lambda: train_epoch(net, x, y, optimizer, step, order, shard=shard), device))
         comm.append(timer.take())
         if rank == 0:  # between timed epochs: printing and the launcher's progress stay off the clock
-            emit("epoch", done=index + 1, total=total, warmup=args.warmup)
+            emit("epoch", done=index + 1, total=total, warmup=bench.warmup)
     loss = mean_loss(model, x, y)
     return {
         "ranks": world,
         "device": device.type,
         "threads": torch.get_num_threads(),
         "images": len(x),
-        "epoch_s": epochs[args.warmup :],
-        "comm_s": comm[args.warmup :],
+        "epoch_s": epochs[bench.warmup :],
+        "comm_s": comm[bench.warmup :],
         "first_epoch_s": epochs[0],
         "final_loss": loss,
         "train_s": time.perf_counter() - begin,

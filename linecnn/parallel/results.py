@@ -110,7 +110,7 @@ class Series:
     def as_dict(self) -> dict:
         """JSON-friendly view (the CLI's ``--json`` output)."""
         return {
-            "config": asdict(self.config),
+            "config": self.config.as_dict(),
             "reference_loss": self.reference_loss,
             "loss_tolerance": LOSS_TOLERANCE,
             "rows": [row.as_dict() for row in self.rows],

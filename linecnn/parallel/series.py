@@ -29,11 +29,12 @@ def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None =
     """
     device = torch.device("cuda" if config.device == "cuda" else "cpu")
     with torch.random.fork_rng(devices=[]):
-        x, y, model = build_problem(config.per_class, config.mode, config.width, config.seed, device)
-        optimizer = make_optimizer(model, config.lr, device)
-        order = torch.Generator().manual_seed(config.seed + 1)
-        for _ in range(config.epochs):
-            train_epoch(model, x, y, optimizer, config.batch_size, order)
+        run = config.bench.run
+        x, y, model = build_problem(run, device)
+        optimizer = make_optimizer(model, run.train.lr, device)
+        order = torch.Generator().manual_seed(run.seed + 1)
+        for _ in range(config.bench.epochs):
+            train_epoch(model, x, y, optimizer, run.train.batch_size, order)
             if after_epoch is not None:
                 after_epoch()
         return mean_loss(model, x, y)

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from linecnn.bench.costfit import CostFit
 from linecnn.bench.crossover import Crossover
+from linecnn.ui.bench.words import factor_words
 from linecnn.ui.i18n import t
 
 CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")
@@ -49,7 +50,7 @@ def sweep_figure(
     # One labelled tick per decade: log axes otherwise label 2 and 5 in between, which reads as noise.
     x_ticks = _decades(frame["x"], _count)
     y_ticks = _decades(pd.concat([frame["p25_ms"], frame["p75_ms"]]), _milliseconds)
-    fig.update_xaxes(type="log", title=t(f"bench.chart.axis.{factor}"), showgrid=True, **x_ticks)
+    fig.update_xaxes(type="log", title=factor_words(factor, "axis"), showgrid=True, **x_ticks)
     fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True, **y_ticks)
     fig.update_layout(
         height=460,
@@ -63,7 +64,7 @@ def sweep_figure(
 def _sweep_line(series: str, points: pd.DataFrame, color: str, factor: str) -> dict:
     """One series' line on the sweep chart: medians with their p25-p75 bars and a hover label."""
     label = plotly_text(series)
-    unit = t(f"bench.chart.hover.{factor}")
+    unit = factor_words(factor, "hover")
     median, spread, rate = t("bench.chart.median"), t("bench.chart.spread"), t("bench.chart.rate")
     return {
         "x": points["x"],
@@ -151,7 +152,7 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
         ]
     )
     y_ticks = _decades(pd.concat([points["median_ms"], fixed]), _milliseconds)
-    fig.update_xaxes(type="log", title=t(f"bench.chart.axis.{factor}"), showgrid=True, **x_ticks)
+    fig.update_xaxes(type="log", title=factor_words(factor, "axis"), showgrid=True, **x_ticks)
     fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True, **y_ticks)
     fig.update_layout(
         height=420,

@@ -11,6 +11,7 @@ from dataclasses import replace
 import pandas as pd
 
 from linecnn.bench.crossover import Crossover, crossover
+from linecnn.bench.factors import FACTORS
 from linecnn.ui.bench.words import verdict
 from linecnn.ui.i18n import number, t
 
@@ -25,14 +26,7 @@ def baseline_series(frame: pd.DataFrame) -> str | None:
 
 # A cell's shape. Two cells are compared (speed-up, crossover) only when they share all of it:
 # a GPU run at width 16 says nothing about a CPU run at width 1 of the same image count.
-SETTINGS = ("images", "batch", "width", "conv_layers")
-_SWEPT = {
-    "data": "images",
-    "batch": "batch",
-    "width": "width",
-    "conv": "conv_layers",
-    "none": None,
-}  # per factor
+SETTINGS = ("images", "batch", "width", "conv_layers")  # each swept factor's column is one of these
 
 
 def _settings(rows: pd.DataFrame) -> list[tuple]:
@@ -89,7 +83,7 @@ def crossings(frame: pd.DataFrame, factor: str) -> dict[str, Crossover]:
             if key in reference:
                 cpu[x], other[x] = reference[key], median
         name = "GPU" if len(others) == 1 else series
-        result = crossover(cpu, other, factor, name=name)
+        result = crossover(cpu, other, FACTORS[factor], name=name)
         if result is not None:
             found[series] = replace(result, verdict=verdict(result, factor, name))
     return found
@@ -116,7 +110,7 @@ def incomparable(frame: pd.DataFrame, factor: str) -> dict[str, str]:
                 base=_number(base_row[name]),
             )
             for name in SETTINGS
-            if name != _SWEPT[factor] and row[name] != base_row[name]
+            if name != FACTORS[factor].column and row[name] != base_row[name]
         ]
         found[series] = ", ".join(differences) or t("bench.data.other_sizes")
     return found

@@ -1,19 +1,17 @@
 """The Benchmark page's sweep form: what to sweep, the settings held fixed, the faster paths, Run benchmark.
 
-The form only gathers the widgets' values; ``start_sweep`` turns them into a plan after the last
-run's message is shown, so a refused plan reads below that message.
+The form turns the widgets' values into a typed ``SweepRequest``; ``start_sweep`` plans it after the
+last run's message is shown, so a refused plan reads below that message.
 """
 
 from __future__ import annotations
-
-from dataclasses import dataclass
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
-from linecnn.bench.document import FACTORS
-from linecnn.bench.plan import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, WIDTHS, Caps, plan_sweep
+from linecnn.bench.factors import BATCH_SIZES, FACTORS, Factor
+from linecnn.bench.plan import Caps, SweepRequest
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
 from linecnn.train.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
 from linecnn.ui.bench import job
@@ -24,38 +22,24 @@ DEFAULTS = BenchConfig()  # the form's starting timing options, as the CLI's
 LESSON = DEFAULT_FLAT  # the form's starting cell: RunConfig()'s flat values, the lesson's
 
 
-@dataclass(frozen=True)
-class Sweep:
-    """What the form held when Run benchmark was pressed."""
-
-    factor: str  # the factor swept: 'data', 'batch', 'width', 'conv' or 'none'
-    devices: list[str]  # the devices to time, by key
-    up_to: float | None  # the largest swept value, None for a factor without one
-    compare: bool  # also time the eager path beside the faster paths
-    settings: dict  # BenchConfig's keyword arguments, from the widgets
+def up_to_choices(factor: Factor, caps: Caps) -> tuple[list[int], int]:
+    """The values the 'up to' box offers for ``factor`` (those within the image cap) and its default."""
+    options = [value for value in factor.values if factor.apply(DEFAULTS, value).images <= caps.max_images]
+    return options, factor.up_to or factor.values[-1]
 
 
-def up_to_choices(caps: Caps) -> dict[str, tuple[list, float]]:
-    """Per factor with a size: the values the 'up to' box offers and its default."""
-    return {
-        "data": ([3 * n for n in DATA_PER_CLASS if 3 * n <= caps.max_images], 36_000),
-        "batch": (list(BATCH_SIZES), BATCH_SIZES[-1]),
-        "width": (list(WIDTHS), WIDTHS[-1]),
-        "conv": ([2 + n for n in EXTRA_CONVS], 2 + EXTRA_CONVS[-1]),
-    }
-
-
-def render_form(caps: Caps) -> Sweep | None:
-    """The factor switch and the settings form; the Sweep once Run benchmark is pressed, else None."""
-    factor = st.segmented_control(
+def render_form(caps: Caps) -> SweepRequest | None:
+    """The factor switch and the settings form; the request once Run benchmark is pressed, else None."""
+    name = st.segmented_control(
         t("bench.form.factor"),
-        FACTORS,
+        list(FACTORS),
         format_func=factor_title,
         default="data",
         required=True,
         key="bench.factor",
         persist_state="session",
     )
+    factor = FACTORS[name]
     with st.form("bench.settings", border=True):
         devices, up_to, runs = _sweep_settings(factor, caps)
         held = _held_settings(factor, caps)
@@ -68,26 +52,19 @@ def render_form(caps: Caps) -> Sweep | None:
         )
     if not submitted:
         return None
-    return Sweep(factor, devices, up_to, compare, {**held, **runs, **faster})
+    base = BenchConfig.from_flat(**held, **runs, **faster)
+    return SweepRequest(base, factor, tuple(devices), up_to, compare)
 
 
-def start_sweep(sweep: Sweep, caps: Caps) -> None:
+def start_sweep(request: SweepRequest, caps: Caps) -> None:
     """Plan the sweep and start it; a plan the server refuses says why on screen."""
     try:
-        plan = plan_sweep(
-            BenchConfig.from_flat(**sweep.settings),
-            sweep.factor,
-            sweep.devices,
-            up_to=sweep.up_to,
-            caps=caps,
-            compare_eager=sweep.compare,
-        )
-        job.start_benchmark(plan, caps)
+        job.start_benchmark(request.plan(caps), caps)
     except ValueError as error:
         st.error(str(error), icon=":material/error:")
 
 
-def _sweep_settings(factor: str, caps: Caps) -> tuple[list[str], float | None, dict]:
+def _sweep_settings(factor: Factor, caps: Caps) -> tuple[list[str], float | None, dict]:
     """The form's top row: devices, how far to sweep, warm-up and timed epochs."""
     devices = {info.key: info.label for info in list_devices()}
     top = st.columns([2, 2, 1, 1])
@@ -99,15 +76,14 @@ def _sweep_settings(factor: str, caps: Caps) -> tuple[list[str], float | None, d
         key="bench.devices",
     )
     up_to = None
-    choices = up_to_choices(caps)
-    if factor in choices:
-        options, default = choices[factor]
+    if factor.values:
+        options, default = up_to_choices(factor, caps)
         up_to = top[1].selectbox(
-            t("bench.form.up_to", factor=factor_title(factor).lower()),
+            t("bench.form.up_to", factor=factor_title(factor.name).lower()),
             options,
             index=options.index(default) if default in options else len(options) - 1,
-            format_func=lambda v: x_text(factor, v, exact=True),
-            key=f"bench.up_to.{factor}",
+            format_func=lambda v: x_text(factor.name, v, exact=True),
+            key=f"bench.up_to.{factor.name}",
             persist_state="session",
         )
     runs = {
@@ -117,26 +93,26 @@ def _sweep_settings(factor: str, caps: Caps) -> tuple[list[str], float | None, d
     return chosen, up_to, runs
 
 
-def _held_settings(factor: str, caps: Caps) -> dict:
-    """The settings held fixed while another is swept (the swept one's widget is disabled)."""
+def _held_settings(factor: Factor, caps: Caps) -> dict:
+    """The settings held fixed while another is swept (the swept one's widget, by its column, is disabled)."""
     held = st.columns(4)
-    most = caps.max_images // 3
-    per_class = _count(held[0], "per_class", 1, most, LESSON["per_class"], disabled=factor == "data")
+    most, swept = caps.max_images // 3, factor.column
+    per_class = _count(held[0], "per_class", 1, most, LESSON["per_class"], disabled=swept == "images")
     batch = held[1].selectbox(
         t("bench.form.batch"),
         ["full", *BATCH_SIZES],
         format_func=lambda v: t("bench.form.full") if v == "full" else number(v),
         key="bench.batch",
-        disabled=factor == "batch",
+        disabled=swept == "batch",
         persist_state="session",
         help=t("bench.form.batch_help"),
     )
     return {
         "per_class": per_class,
         "batch_size": None if batch == "full" else int(batch),
-        "width": _count(held[2], "width", 1, MAX_WIDTH, LESSON["width"], disabled=factor == "width"),
+        "width": _count(held[2], "width", 1, MAX_WIDTH, LESSON["width"], disabled=swept == "width"),
         "extra_convs": _count(
-            held[3], "extra", 0, MAX_EXTRA_CONVS, LESSON["extra_convs"], disabled=factor == "conv"
+            held[3], "extra", 0, MAX_EXTRA_CONVS, LESSON["extra_convs"], disabled=swept == "conv_layers"
         ),
     }
 

@@ -107,7 +107,7 @@ def _row(run: ShownRun, result: CellResult, many: bool) -> dict:
         "device": result.device,
         "device_name": result.device_name,
         "variant": config.variant,
-        "factor": run.document.factor,
+        "factor": run.document.factor.name,
         "x": run.document.x(result),
         "images": config.images,
         "batch": config.step_size,

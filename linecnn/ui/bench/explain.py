@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from linecnn.bench.costfit import CostFit, fit_costs
+from linecnn.bench.factors import FACTORS
 from linecnn.bench.reference.load import load_references
 from linecnn.ui.bench.charts import fit_figure
 from linecnn.ui.bench.data import ShownRun
@@ -18,7 +19,6 @@ from linecnn.ui.bench.words import ms_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, percent, t
 
-FITTED = ("data", "batch")  # sweeps whose epochs differ in images or steps: the two costs can be told apart
 ROUGH_FIT = 0.25  # a line more than 25 % from some measured point is called rough on screen
 REFERENCES = "bench.references"  # session key of the toggle that shows the bundled reference GPU series
 
@@ -37,7 +37,7 @@ def fits(timed: pd.DataFrame) -> dict[str, CostFit]:
 def render_where_time_goes(timed: pd.DataFrame, factor: str) -> None:
     """The split of each series' epochs, the chart of the fitted lines, and what it means for a GPU."""
     st.subheader(t("bench.explain.title"))
-    found = fits(timed) if factor in FITTED else {}
+    found = fits(timed) if FACTORS[factor].fits_costs else {}
     if not found:
         st.info(t("bench.explain.needs_sizes"), icon=":material/info:")
         return

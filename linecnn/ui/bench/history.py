@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from linecnn.bench.factors import FACTORS
 from linecnn.bench.jsonfields import MAX_FILE_BYTES
 from linecnn.bench.store import History, RunSummary
 from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
+from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, t
 
@@ -14,11 +16,7 @@ from linecnn.ui.i18n import number, t
 def run_label(summary: RunSummary) -> str:
     """'#7 · 2026-06-01 14:03 · data sweep · cpu, cuda:0 · imported · AMD EPYC'."""
     when = summary.created.replace("T", " ")[:16]
-    sweep = (
-        t(f"bench.history.sweep.{summary.sweep}")
-        if summary.sweep in ("none", "data", "batch", "width", "conv")
-        else summary.sweep
-    )
+    sweep = factor_words(summary.sweep, "sweep") if summary.sweep in FACTORS else summary.sweep
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
     return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}"
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from linecnn.bench.factors import Factor
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import CellResult, CellStatus
 from linecnn.ui.bench.cards import WIDE_SPREAD
@@ -80,8 +81,8 @@ def _summary(job: EndedJob) -> tuple[str, str]:
     return kind, text
 
 
-def cell_line(factor: str, result: CellResult, done: int, total: int) -> str:
+def cell_line(factor: Factor, result: CellResult, done: int, total: int) -> str:
     """'Cell 3 of 14 · cpu · 1,200 images: 7.7 ms/epoch' (or the cell's status)."""
-    what = f"{result.device} · {x_text(factor, result.config.x(factor), exact=True)}"
+    what = f"{result.device} · {x_text(factor.name, factor.x(result.config), exact=True)}"
     ended = ms_text(result.median_ms) if result.ok else status_text(result)
     return t("bench.job.cell_done", done=done, total=total, what=what, outcome=ended)

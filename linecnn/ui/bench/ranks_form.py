@@ -6,10 +6,12 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from linecnn.bench.plan import BATCH_SIZES, Caps
+from linecnn.bench.config import BenchConfig
+from linecnn.bench.factors import BATCH_SIZES
+from linecnn.bench.plan import Caps
 from linecnn.device import cuda_available
 from linecnn.parallel.config import RanksConfig, max_ranks
-from linecnn.train.config import MAX_WIDTH, ModelConfig
+from linecnn.train.config import MAX_WIDTH
 from linecnn.train.limits import format_size, step_memory_bytes
 from linecnn.ui.i18n import duration, number, t
 
@@ -30,15 +32,14 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
         submitted = st.form_submit_button(t("ddp.run"), type="primary", icon=":material/lan:", disabled=busy)
 
     def config() -> RanksConfig:
-        made = RanksConfig(
+        problem = BenchConfig.from_flat(
             per_class=int(per_class),
             batch_size=None if batch == "full" else int(batch),
             width=int(width),
             warmup=int(warmup),
             repeats=int(repeats),
-            device=kind,
-            threads=None if threads == "auto" else int(threads),
         )
+        made = RanksConfig(problem, device=kind, threads=None if threads == "auto" else int(threads))
         _check_memory(made, caps)
         return made
 
@@ -57,8 +58,8 @@ def _run_inputs() -> tuple[str, list[int], int, int]:
     counts = top[1].multiselect(
         t("ddp.ranks"), options, default=options[:2], key="ddp.ranks", help=t("ddp.ranks_help", limit=limit)
     )
-    warmup = top[2].number_input(t("ddp.warmup"), 0, 20, DEFAULTS.warmup, key="ddp.warmup")
-    repeats = top[3].number_input(t("ddp.repeats"), 1, 100, DEFAULTS.repeats, key="ddp.repeats")
+    warmup = top[2].number_input(t("ddp.warmup"), 1, 20, DEFAULTS.bench.warmup, key="ddp.warmup")
+    repeats = top[3].number_input(t("ddp.repeats"), 1, 100, DEFAULTS.bench.repeats, key="ddp.repeats")
     return kind, counts, warmup, repeats
 
 
@@ -66,7 +67,7 @@ def _problem_inputs(caps: Caps) -> tuple[int, int | str, int, int | str]:
     """The second row: images per class, batch size, model width and CPU threads per process."""
     held = st.columns(4)
     per_class = held[0].number_input(
-        t("ddp.per_class"), 1, caps.max_images // 3, DEFAULTS.per_class, key="ddp.per_class"
+        t("ddp.per_class"), 1, caps.max_images // 3, DEFAULTS.bench.run.data.per_class, key="ddp.per_class"
     )
     batch = held[1].selectbox(
         t("ddp.batch"),
@@ -74,7 +75,9 @@ def _problem_inputs(caps: Caps) -> tuple[int, int | str, int, int | str]:
         format_func=lambda v: t("ddp.full_batch") if v == "full" else number(v),
         key="ddp.batch",
     )
-    width = held[2].number_input(t("ddp.width"), 1, MAX_WIDTH, DEFAULTS.width, key="ddp.width")
+    width = held[2].number_input(
+        t("ddp.width"), 1, MAX_WIDTH, DEFAULTS.bench.run.model.width, key="ddp.width"
+    )
     threads = held[3].selectbox(
         t("ddp.threads"),
         ["auto", *range(1, 17)],
@@ -87,7 +90,7 @@ def _problem_inputs(caps: Caps) -> tuple[int, int | str, int, int | str]:
 
 def _check_memory(config: RanksConfig, caps: Caps) -> None:
     """ValueError with a sentence when one step's activations exceed this server's allowance."""
-    needed = step_memory_bytes(ModelConfig(config.width), config.step_size)
+    needed = step_memory_bytes(config.bench.run.model, config.step_size)
     if needed > caps.max_step_bytes:
         allowed = format_size(caps.max_step_bytes)
         raise ValueError(t("ddp.too_big", needed=format_size(needed), allowed=allowed))

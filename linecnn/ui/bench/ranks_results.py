@@ -51,13 +51,14 @@ def _card(row: RanksRow) -> None:
 
 def _table_note(series: Series) -> str:
     """What the table measured: the problem, the timing and the single-device loss it is checked against."""
-    config = series.config
-    batch = t("ddp.full_batch") if config.batch_size is None else number(config.batch_size)
+    config = series.config.bench
+    size = config.run.train.batch_size
+    batch = t("ddp.full_batch") if size is None else number(size)
     return t(
         "ddp.table_note",
         images=number(config.images),
         batch=batch,
-        width=config.width,
+        width=config.run.model.width,
         repeats=config.repeats,
         warmup=config.warmup,
         loss=number(series.reference_loss, 6),

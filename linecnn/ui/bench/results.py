@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from linecnn.bench.factors import FACTORS, SINGLE
 from linecnn.ui.bench.cards import device_columns, pick_x, render_absent_cuda
 from linecnn.ui.bench.charts import sweep_figure
 from linecnn.ui.bench.compare import baseline_series, crossings, incomparable
@@ -22,7 +23,7 @@ def render_results(runs: list[ShownRun]) -> None:
         render_absent_cuda()
         return
     frame = results_frame(runs)
-    factor = frame["factor"].iat[0] if len(frame) else "none"
+    factor = frame["factor"].iat[0] if len(frame) else SINGLE.name
     group = frame[frame["factor"] == factor]
     timed = group[group["ok"]]
     found = crossings(frame, factor)
@@ -42,7 +43,7 @@ def render_results(runs: list[ShownRun]) -> None:
     x = pick_x(timed, factor, key="bench.at." + "-".join(str(run.id) for run in runs))
     device_columns(group, timed, x)
     render_where_time_goes(timed, factor)
-    if len(timed["x"].unique()) > 1 or factor != "none":
+    if len(timed["x"].unique()) > 1 or FACTORS[factor].values:
         _sweep_chart(timed, group, factor, found)
     if len(frame["factor"].unique()) > 1:
         st.caption(t("bench.results.several_factors"))

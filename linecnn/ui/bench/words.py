@@ -9,6 +9,7 @@ import math
 import re
 
 from linecnn.bench.crossover import Crossover
+from linecnn.bench.factors import FACTORS
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress
 from linecnn.ui.i18n import number, t
@@ -34,18 +35,22 @@ def ratio_text(ratio: float) -> str:
     return f"{significant(ratio, 2)}×"
 
 
+def factor_words(factor: str, part: str, **values: object) -> str:
+    """One of a factor's catalog words (title, unit, x, axis, hover, sweep), from its line in ``[factor]``."""
+    return t(f"bench.factor.{factor}.{part}", **values)
+
+
 def factor_title(factor: str) -> str:
     """The name of a swept factor: 'Data size', 'Batch size'…"""
-    return t(f"bench.factor.{factor}")
+    return factor_words(factor, "title")
 
 
 def x_text(factor: str, x: float, exact: bool = False) -> str:
     """A swept value for a sentence ('1,200 images', 'a batch of 256'); rounded unless ``exact``."""
-    if factor in ("width", "conv"):
-        value = number(x, 0 if float(x).is_integer() else 1)
-        return t(f"bench.x.{factor}", n=value)
+    if FACTORS[factor].counts:
+        return factor_words(factor, "x", n=number(x, 0 if float(x).is_integer() else 1))
     rounded = round(x) if exact or x < 100 else float(f"{x:.2g}")
-    return t("bench.x.batch" if factor == "batch" else "bench.x.images", n=number(rounded))
+    return factor_words(factor, "x", n=number(rounded))
 
 
 def status_text(result: CellResult) -> str:
@@ -64,7 +69,7 @@ def status_text(result: CellResult) -> str:
 
 def verdict(found: Crossover, factor: str, name: str) -> str:
     """The crossover's sentence: 'GPU faster above ≈ 12,000 images', 'CPU faster at every size tried'."""
-    unit = t(f"bench.unit.{factor}")
+    unit = factor_words(factor, "unit")
     if found.kind == "crosses" and found.x is not None:
         return t("bench.verdict.crosses", name=name, x=x_text(factor, found.x))
     if found.kind == "always":
