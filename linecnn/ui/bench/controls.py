@@ -84,7 +84,7 @@ def start_sweep(sweep: Sweep, caps: Caps) -> None:
         )
         job.start_benchmark(plan, caps)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        st.error(say(error), icon=":material/error:")
 
 
 def _sweep_settings(factor: str, caps: Caps) -> tuple[list[str], float | None, dict]:
