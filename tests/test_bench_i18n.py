@@ -130,7 +130,7 @@ def noted_run() -> int:
 
 
 def test_stored_notes_of_cells_are_said_in_spanish_and_unknown_ones_as_stored():
-    """A cell's notes that linecnn wrote in English read in Spanish; a note it does not know shows as stored."""
+    """Notes linecnn wrote in English read in Spanish; a note it does not know shows as stored."""
     shown = [noted_run()]
     english, spanish = opened("en", shown), opened("es", shown)
     assert not english.exception and not spanish.exception
