@@ -7,7 +7,8 @@ It also carries its key and values, so ``linecnn.ui.i18n.say`` can show it from 
 
 from __future__ import annotations
 
-# key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5.
+# key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5;
+# a tuple is its items joined with ", "; a Size (linecnn.train.limits.format_size) is its own text.
 ENGLISH: dict[str, str] = {
     # device.py: why the sidebar offers no CUDA
     "cuda_cpu_build": "this PyTorch ({version}) is a CPU-only build.",
@@ -72,6 +73,62 @@ ENGLISH: dict[str, str] = {
     "history_version": "The history file has format version {version}; this app reads version {expected}.",
     "history_runs": "A history file holds 1 to {limit} runs.",
     "history_too_long": "The history file holds {epochs} epochs; at most {limit} are accepted.",
+    # bench/config.py: a faster path a device cannot take, noted on the cell timed without it
+    "note_amp_cuda_only": "AMP runs on CUDA only; timed in fp32.",
+    "note_no_bf16": "This GPU has no bf16; timed in fp32.",
+    "note_channels_last": "channels_last: CPU and CUDA only.",
+    "note_cuda_graphs": "CUDA graphs need CUDA.",
+    # bench/plan.py: cells a sweep leaves out under the caps ({cap} is a cap.* name), or a sweep refused
+    "no_devices": "Choose at least one device to benchmark.",
+    "over_images": "Cells above {cap} of {limit} images were left out ({images} images).",
+    "all_over_images": "Every cell is above {cap} of {limit} images per cell.",
+    "over_step_memory": (
+        "Cells whose training step would keep more than {cap} of {limit} of activations were left out: "
+        "{cells}."
+    ),
+    "step_too_big": (
+        "One training step would keep ≈ {needed} of activations, above {cap} of {limit} per step. "
+        "Choose a batch size of at most {largest}, a smaller width or fewer extra conv layers."
+    ),
+    "step_too_big_usual": (
+        "One training step would keep ≈ {needed} of activations, above {cap} of {limit} per step. "
+        "Choose a batch size of at most {largest} (of the usual sizes, {usual}), a smaller width or fewer "
+        "extra conv layers."
+    ),
+    "cell_size": "{cell} (≈ {size})",
+    "cap.server": "this server's cap",
+    "cap.cli": "the CLI's cap",
+    "cell.images": "{count} images",
+    "cell.batch": "a batch of {count}",
+    "cell.width": "width {width}",
+    "cell.convs": "{count} conv layers",
+    # train/config.py (check_int): a setting out of its range; {what} is a field.* name
+    "out_of_range": "{what} must be a whole number from {low} to {high}; got {value}.",
+    "field.per_class": "Images per class",
+    "field.val_per_class": "Validation images per class",
+    "field.width": "Model width",
+    "field.extra_convs": "Extra conv layers",
+    "field.epochs": "Epochs",
+    "field.batch_size": "Batch size",
+    "field.work_budget": "The work budget",
+    "field.memory_budget": "The memory budget",
+    "field.seed": "Seed",
+    "field.warmup": "Warm-up epochs",
+    "field.repeats": "Timed repeats",
+    "field.timed_epochs": "Timed epochs",
+    "field.threads": "CPU threads per process",
+    # parallel/config.py: a number of processes this machine cannot run
+    "no_rank_counts": "Give at least one number of processes, such as 1,2.",
+    "bad_rank_count": "A number of processes must be a whole number of at least 1; got {value}.",
+    "step_not_shared": (
+        "A step of {images} images cannot be shared by {count} processes: choose a larger batch or fewer "
+        "processes."
+    ),
+    "too_few_gpus": "{count} ranks need {count} GPUs (one rank per GPU), and this machine has {limit}.",
+    "too_few_cores": (
+        "{count} processes are more than this machine's {limit} CPU cores: the extra ones would only take "
+        "turns on the same cores. Choose at most {limit}."
+    ),
     # The things a checkpoint message can name as {what}
     "what.model_file": "model file",
     "what.history_file": "history file",
@@ -105,9 +162,23 @@ ENGLISH: dict[str, str] = {
 
 def english_value(value: object) -> str:
     """A field's value as the English sentence writes it: 1,234 for integers, 1,234.5 for other numbers."""
+    if isinstance(value, tuple):
+        return ", ".join(english_value(item) for item in value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     return f"{value:,}" if isinstance(value, int) else f"{value:,.1f}"
+
+
+def recognise(text: str) -> str:
+    """A stored English sentence of a key without fields as its Message; any other text as it is.
+
+    Documents keep notes as plain strings (old ones as well), so a known sentence read back from one
+    can still be said in the reader's language.
+    """
+    if isinstance(text, Message):
+        return text
+    key = _BY_ENGLISH.get(text)
+    return text if key is None else Message(key)
 
 
 class Message(str):
@@ -136,3 +207,7 @@ class UserError(ValueError):
     def __init__(self, key: str, **values: object) -> None:
         self.message = Message(key, **values)
         super().__init__(self.message)
+
+
+# English sentence -> key, for the keys whose sentence has no {fields} (see ``recognise``).
+_BY_ENGLISH = {text: key for key, text in ENGLISH.items() if "{" not in text}

@@ -9,9 +9,9 @@ from linecnn.ui.bench.history import render_history
 from linecnn.ui.bench.ranks import render as render_ranks
 from linecnn.ui.bench.results import render_results
 from linecnn.ui.i18n import t
-from linecnn.ui.sidebar import setup_page
+from linecnn.ui.sidebar import setup_bench_page
 
-device = setup_page("benchmark", ":material/speed:")
+setup_bench_page("benchmark", ":material/speed:")
 job.finish_job()
 state.init_shown()
 

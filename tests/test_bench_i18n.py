@@ -116,3 +116,58 @@ def test_the_newest_stored_run_is_shown_on_return():
     assert not at.exception
     assert at.multiselect(key="bench.shown").value == [newest]
     assert any(m.label == "median per epoch" for m in at.metric)
+
+
+DROPPED = ("AMP runs on CUDA only; timed in fp32.", "CUDA graphs need CUDA.")  # for_device's English notes
+
+
+def noted_run() -> int:
+    """A stored CPU run whose cells hold the English notes an older linecnn wrote, plus one nobody knows."""
+    document = cpu_document(1.0)
+    for result in document["results"]:
+        result["notes"] = [*DROPPED, "A note from elsewhere."]
+    return History().import_json(json.dumps(document))
+
+
+def test_stored_notes_of_cells_are_said_in_spanish_and_unknown_ones_as_stored():
+    """Notes linecnn wrote in English read in Spanish; a note it does not know shows as stored."""
+    shown = [noted_run()]
+    english, spanish = opened("en", shown), opened("es", shown)
+    assert not english.exception and not spanish.exception
+    texts = " ".join(rendered_texts(spanish))
+    assert not any(note.rstrip(".") in texts for note in DROPPED)
+    assert "AMP solo funciona en CUDA" in texts and "Los grafos CUDA necesitan CUDA" in texts
+    assert "A note from elsewhere" in texts
+    assert "AMP runs on CUDA only" in " ".join(rendered_texts(english))
+
+
+def width_sweep(language: str, monkeypatch):
+    """A width sweep up to width 2 of one tiny timed cell on the CPU, run to its end in ``language``.
+
+    AppTest formats a select box's value outside the script, where no session says the language:
+    ``current`` is pinned so it formats the way the page did.
+    """
+    monkeypatch.setattr(i18n, "current", lambda: language)
+    at = opened(language)
+    at.segmented_control(key="bench.factor").set_value("width").run()
+    at.selectbox(key="bench.up_to.width").set_value(2)
+    at.multiselect(key="bench.devices").set_value(["cpu"])
+    at.number_input(key="bench.warmup").set_value(1)
+    at.number_input(key="bench.repeats").set_value(1)
+    run = i18n.translate(language, "bench.form.run")
+    next(b for b in at.button if b.label == run).click().run()
+    assert at.session_state["bench.running"].done.wait(120), "the benchmark did not end in time"
+    return at.run()
+
+
+def test_a_sweeps_notes_on_cells_left_out_are_spanish(monkeypatch):
+    """Width 2 is over a per-step cap of 8 MiB: the run's message says so in Spanish, sizes with a comma."""
+    monkeypatch.setenv("LINECNN_BENCH_MAX_STEP_BYTES", str(8 << 20))
+    english, spanish = width_sweep("en", monkeypatch), width_sweep("es", monkeypatch)
+    assert not english.exception and not spanish.exception
+    said = " ".join(w.value for w in english.warning)
+    assert "this server's cap of 8.0 MiB of activations were left out: width 2 (≈ 9.5 MiB)" in said
+    texts = " ".join(rendered_texts(spanish))
+    assert "Cells whose" not in texts and "were left out" not in texts
+    assert "el tope de este servidor, de 8,0 MiB: anchura 2 (≈ 9,5 MiB)" in texts
+    assert untranslated(english, spanish) == []

@@ -4,9 +4,11 @@ import pytest
 import torch
 
 from linecnn.device import resolve
+from linecnn.ui.i18n import LANGUAGE
 from tests.helpers import app_test
 
 TRAIN = "pages/1_Train.py"
+BENCH = "pages/2_Benchmark.py"
 
 
 def click(at, label: str):
@@ -19,14 +21,32 @@ def sidebar_links(at) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "page", [None, TRAIN, "pages/2_Benchmark.py", "pages/3_Draw.py", "pages/4_Lesson.py"]
+    "page", [None, TRAIN, BENCH, "pages/3_Draw.py", "pages/4_Lesson.py"]
 )
 def test_every_page_renders_with_the_shared_sidebar(page):
-    """Each page runs cleanly and shows navigation plus the device toggle."""
+    """Each page runs cleanly and shows navigation; each but the Benchmark the device toggle."""
     at = app_test(page)
     assert not at.exception
     assert sidebar_links(at) == ["Home", "Train", "Benchmark", "Draw", "Lesson"]
-    assert at.sidebar.radio(key="device").value == str(resolve("auto"))  # the best device present
+    if page == BENCH:
+        assert not at.sidebar.radio
+    else:
+        assert at.sidebar.radio(key="device").value == str(resolve("auto"))  # the best device present
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_the_benchmark_sidebar_says_every_device_is_timed_instead_of_offering_one(monkeypatch, language):
+    """The Benchmark page times every listed device: its sidebar has no device radio, the Train one has."""
+    fake_gpu(monkeypatch)
+    bench = app_test(BENCH)
+    bench.session_state[LANGUAGE] = language
+    bench.run()
+    assert not bench.exception and not bench.sidebar.radio
+    said = {"en": "times every device listed", "es": "cronometra cada dispositivo"}[language]
+    assert any(said in caption.value for caption in bench.sidebar.caption)
+    train = app_test(TRAIN)
+    assert [radio.key for radio in train.sidebar.radio] == ["device"]
+    assert not any(said in caption.value for caption in train.sidebar.caption)
 
 
 def test_home_shows_the_device_card_and_pattern(monkeypatch):
@@ -63,7 +83,8 @@ def fake_gpu(monkeypatch):
 
 
 def test_device_toggle_offers_gpus_and_keeps_the_choice_across_pages(monkeypatch):
-    """With a GPU, 'auto' selects it; picking the CPU sticks when switching pages and back."""
+    """With a GPU, 'auto' selects it; picking the CPU sticks when switching pages (the Benchmark, which
+    shows no radio, too) and back."""
     fake_gpu(monkeypatch)
     at = app_test()
     radio = at.sidebar.radio(key="device")
@@ -71,9 +92,9 @@ def test_device_toggle_offers_gpus_and_keeps_the_choice_across_pages(monkeypatch
     assert not any("CUDA is not offered" in c.value for c in at.sidebar.caption)
     radio.set_value("cpu").run()
     assert "Selected now: **CPU" in " ".join(m.value for m in at.markdown)
-    for page in (TRAIN, "pages/3_Draw.py", None):
+    for page in (TRAIN, BENCH, "pages/3_Draw.py", None):
         at.switch_page(page or "app.py").run()
-        assert at.sidebar.radio(key="device").value == "cpu", page
+        assert page == BENCH or at.sidebar.radio(key="device").value == "cpu", page
 
 
 def test_train_tiny_config_shows_charts_and_summary():

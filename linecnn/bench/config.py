@@ -11,6 +11,7 @@ from dataclasses import dataclass, field, replace
 import torch
 
 from linecnn.device_ops import bf16_supported
+from linecnn.errors import Message
 from linecnn.train.config import RunConfig, check_int
 
 AMP_MODES = ("off", "bf16", "fp16")
@@ -37,8 +38,8 @@ class BenchConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.run, RunConfig):
             raise ValueError(f"A benchmark cell needs a RunConfig; got {type(self.run).__name__}.")
-        check_int("Warm-up epochs", self.warmup, 1, 1000)
-        check_int("Timed repeats", self.repeats, 1, 1000)
+        check_int("warmup", self.warmup, 1, 1000)
+        check_int("repeats", self.repeats, 1, 1000)
         if self.amp not in AMP_MODES:
             raise ValueError(f"AMP must be one of {', '.join(AMP_MODES)}; got {self.amp!r}.")
         for name in FASTER_PATHS:
@@ -95,17 +96,17 @@ class BenchConfig:
         return replace(self, amp="off", channels_last=False, compile=False, cuda_graphs=False)
 
     def for_device(self, device: torch.device | str) -> tuple[BenchConfig, tuple[str, ...]]:
-        """The options that apply on ``device``, and a sentence for each one dropped."""
+        """The options that apply on ``device``, and a sentence (a Message) for each one dropped."""
         kind = torch.device(device).type
         dropped = {}
         if self.amp != "off" and kind != "cuda":
-            dropped["amp"] = ("off", "AMP runs on CUDA only; timed in fp32.")
+            dropped["amp"] = ("off", Message("note_amp_cuda_only"))
         elif self.amp == "bf16" and kind == "cuda" and not bf16_supported(device):
-            dropped["amp"] = ("off", "This GPU has no bf16; timed in fp32.")
+            dropped["amp"] = ("off", Message("note_no_bf16"))
         if self.channels_last and kind not in ("cpu", "cuda"):
-            dropped["channels_last"] = (False, "channels_last: CPU and CUDA only.")
+            dropped["channels_last"] = (False, Message("note_channels_last"))
         if self.cuda_graphs and kind != "cuda":
-            dropped["cuda_graphs"] = (False, "CUDA graphs need CUDA.")
+            dropped["cuda_graphs"] = (False, Message("note_cuda_graphs"))
         config = replace(self, **{name: value for name, (value, _) in dropped.items()})
         return config, tuple(note for _, note in dropped.values())
 

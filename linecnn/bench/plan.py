@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import BATCH_SIZES, DATA_PER_CLASS, SINGLE, Factor
-from linecnn.train.limits import step_memory_bytes
+from linecnn.errors import Message, UserError
+from linecnn.train.limits import format_size, step_memory_bytes
 
 MAX_IMAGES = 3 * DATA_PER_CLASS[-1]  # the largest cell the sweep offers: 1 M images
 MAX_STEP_BYTES = 1 << 30  # as the Train page: a CPU step far above this meets the OOM killer
@@ -22,10 +23,10 @@ class Caps:
     max_step_bytes: int | None = (
         None  # activations one step may keep (train.step_memory_bytes); None = no limit
     )
-    name: str = "this server's cap"  # how sentences about a cell left out name these limits
+    name: str = Message("cap.server")  # how sentences about a cell left out name these limits
 
 
-class StepMemoryError(ValueError):
+class StepMemoryError(UserError):
     """No cell of a sweep fits under the per-step memory cap (the message says how to fit)."""
 
 
@@ -37,7 +38,7 @@ class SweepPlan:
     configs: tuple[BenchConfig, ...]  # one per value of the factor, smallest first
     devices: tuple[str, ...]  # e.g. ("cpu", "cuda:0")
     compare_eager: bool  # also time plain eager beside a cell that takes faster paths
-    notes: tuple[str, ...] = ()  # sentences about cells left out (caps)
+    notes: tuple[str, ...] = ()  # sentences (Messages) about cells left out (caps)
 
     def cells(self) -> list[tuple[BenchConfig, str]]:
         """(config, device) in run order: all devices of one size together, so partial results compare."""
@@ -84,7 +85,7 @@ def plan_sweep(
 ) -> SweepPlan:
     """The cells of a sweep over ``factor`` (values up to ``up_to``), the other factors held at ``base``."""
     if not devices:
-        raise ValueError("Choose at least one device to benchmark.")
+        raise UserError("no_devices")
     configs = factor.cells(base)
     if up_to is not None and factor.values:
         configs = [c for c in configs if factor.x(c) <= up_to] or configs[:1]
@@ -92,12 +93,10 @@ def plan_sweep(
     too_big = [c for c in configs if c.images > caps.max_images]
     if too_big:
         configs = [c for c in configs if c.images <= caps.max_images]
-        notes.append(
-            f"Cells above {caps.name} of {caps.max_images:,} images were left out "
-            f"({', '.join(f'{c.images:,}' for c in too_big)} images)."
-        )
+        images = tuple(c.images for c in too_big)
+        notes.append(Message("over_images", cap=caps.name, limit=caps.max_images, images=images))
     if not configs:
-        raise ValueError(f"Every cell is above {caps.name} of {caps.max_images:,} images per cell.")
+        raise UserError("all_over_images", cap=caps.name, limit=caps.max_images)
     if caps.max_step_bytes is not None:
         configs, note = _within_step_memory(configs, factor, caps.max_step_bytes, caps.name)
         notes += [note] if note else []
@@ -121,24 +120,27 @@ def _within_step_memory(
     left = [c for c in configs if step_bytes(c) > cap]
     if not left:
         return configs, None
-    cells = ", ".join(f"{factor.text(factor.x(c), exact=True)} (≈ {_gib(step_bytes(c))})" for c in left)
+    cells = tuple(
+        Message("cell_size", cell=_cell_name(factor, c), size=format_size(step_bytes(c))) for c in left
+    )
     if fits:
-        return fits, (
-            f"Cells whose training step would keep more than {name} of {_gib(cap)} of "
-            f"activations were left out: {cells}."
-        )
+        return fits, Message("over_step_memory", cap=name, limit=format_size(cap), cells=cells)
     smallest = min(left, key=step_bytes)
     per_image = step_memory_bytes(smallest.run.model, 1)
     largest = max(1, cap // per_image)
     listed = [size for size in BATCH_SIZES if size <= largest]  # the page's choices
-    example = f" (of the usual sizes, {listed[-1]:,})" if listed else ""
-    raise StepMemoryError(
-        f"One training step would keep ≈ {_gib(step_bytes(smallest))} of activations, above "
-        f"{name} of {_gib(cap)} per step. Choose a batch size of at most {largest:,}{example}, "
-        "a smaller width or fewer extra conv layers."
-    )
+    sizes = {"needed": format_size(step_bytes(smallest)), "cap": name, "limit": format_size(cap)}
+    if listed:
+        raise StepMemoryError("step_too_big_usual", **sizes, largest=largest, usual=listed[-1])
+    raise StepMemoryError("step_too_big", **sizes, largest=largest)
 
 
-def _gib(count: int) -> str:
-    """Bytes as GiB for a sentence, e.g. '35.2 GiB' (MiB below 1 GiB)."""
-    return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+def _cell_name(factor: Factor, config: BenchConfig) -> Message:
+    """The swept value of a cell, exactly, e.g. '36,000 images' or 'a batch of 256'."""
+    if factor.column == "batch":
+        return Message("cell.batch", count=config.step_size)
+    if factor.column == "width":
+        return Message("cell.width", width=config.run.model.width)
+    if factor.column == "conv_layers":
+        return Message("cell.convs", count=config.conv_layers)
+    return Message("cell.images", count=config.images)

@@ -44,15 +44,6 @@ class CellProgress:
         finished = {"setup": 0, "warm-up": self.done, "timing": self.config.warmup + self.done}[self.phase]
         return min(1.0, (self.cell - 1 + finished / epochs) / self.cells)
 
-    @property
-    def label(self) -> str:
-        """E.g. 'Cell 3 of 12 · cuda:0 · 36,000 images, batch 4,096, width 1, 2 conv layers · timing 2/5'."""
-        c = self.config
-        shape = f"{c.images:,} images, batch {c.step_size:,}, width {c.run.model.width}"
-        shape += f", {c.conv_layers} conv layers"
-        step = "setting up" if self.phase == "setup" else f"{self.phase} {self.done}/{self.total}"
-        return f"Cell {self.cell} of {self.cells} · {self.device} · {shape} · {c.variant} · {step}"
-
 
 def run_sweep(
     plan: SweepPlan,

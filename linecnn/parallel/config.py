@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from linecnn.bench.config import RUN_KEYS, BenchConfig
 from linecnn.device import list_devices
+from linecnn.errors import UserError
 from linecnn.train.config import check_int
 
 MAX_RANKS = 64  # more processes than this on one machine is a mistake, not a measurement
@@ -31,7 +32,7 @@ class RanksConfig:
         if self.bench.variant != "eager":
             raise ValueError(f"Data-parallel runs time plain fp32 training; leave out {self.bench.variant}.")
         if self.threads is not None:
-            check_int("CPU threads per process", self.threads, 1, 1024)
+            check_int("threads", self.threads, 1, 1024)
         if self.device not in ("cpu", "cuda"):
             raise ValueError(f"Data-parallel runs use 'cpu' (gloo) or 'cuda' (NCCL); got {self.device!r}.")
 
@@ -70,7 +71,7 @@ def check_ranks(ranks: Sequence[int], config: RanksConfig) -> list[int]:
     """The rank counts to run, sorted and without repeats; ValueError with a sentence when one cannot run."""
     counts = sorted(set(ranks))
     if not counts:
-        raise ValueError("Give at least one number of processes, such as 1,2.")
+        raise UserError("no_rank_counts")
     limit = max_ranks(config.device)
     for count in counts:
         _check_count(count, config, limit)
@@ -80,19 +81,13 @@ def check_ranks(ranks: Sequence[int], config: RanksConfig) -> list[int]:
 def _check_count(count: int, config: RanksConfig, limit: int) -> None:
     """ValueError with a sentence when ``count`` processes cannot run ``config`` on this machine."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise ValueError(f"A number of processes must be a whole number of at least 1; got {count!r}.")
+        raise UserError("bad_rank_count", value=repr(count))
     if count > config.step_size:
-        raise ValueError(
-            f"A step of {config.step_size:,} images cannot be shared by {count} processes: "
-            "choose a larger batch or fewer processes."
-        )
+        raise UserError("step_not_shared", images=config.step_size, count=count)
     if count > limit and config.device == "cuda":
-        raise ValueError(f"{count} ranks need {count} GPUs (one rank per GPU), and this machine has {limit}.")
+        raise UserError("too_few_gpus", count=count, limit=limit)
     if count > limit:
-        raise ValueError(
-            f"{count} processes are more than this machine's {limit} CPU cores: the extra ones would "
-            f"only take turns on the same cores. Choose at most {limit}."
-        )
+        raise UserError("too_few_cores", count=count, limit=limit)
 
 
 def threads_per_rank(ranks: int, cores: int | None = None, threads: int | None = None) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from linecnn.errors import Message, UserError
 from linecnn.train.lines import DATA_MODES
 
 # Files and history rows written before the lesson's data mode was named "lesson" call it "seed".
@@ -22,10 +23,11 @@ MAX_WIDTH = 64
 MAX_EXTRA_CONVS = 16
 
 
-def check_int(name: str, value: object, low: int, high: int) -> None:
-    """Raise ValueError unless value is a whole number in [low, high]."""
+def check_int(key: str, value: object, low: int, high: int) -> None:
+    """Raise UserError unless value is a whole number in [low, high]; ``key`` names it (errors: field.*)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"{name} must be a whole number from {low:,} to {high:,}; got {value!r}.")
+        got = value if isinstance(value, int) and not isinstance(value, bool) else repr(value)
+        raise UserError("out_of_range", what=Message(f"field.{key}"), low=low, high=high, value=got)
 
 
 @dataclass(frozen=True)
@@ -37,8 +39,8 @@ class DataConfig:
     mode: str = "lesson"  # a key of lines.DATA_MODES: "lesson" (its exact lines), "varied", "noisy"...
 
     def __post_init__(self) -> None:
-        check_int("Images per class", self.per_class, 1, MAX_PER_CLASS)
-        check_int("Validation images per class", self.val_per_class, 1, MAX_PER_CLASS)
+        check_int("per_class", self.per_class, 1, MAX_PER_CLASS)
+        check_int("val_per_class", self.val_per_class, 1, MAX_PER_CLASS)
         if self.mode not in DATA_MODES:
             raise ValueError(f"Data mode must be one of {', '.join(DATA_MODES)}; got {self.mode!r}.")
 
@@ -56,8 +58,8 @@ class ModelConfig:
     extra_convs: int = 0  # extra 3x3 conv layers after conv1: more convolution work
 
     def __post_init__(self) -> None:
-        check_int("Model width", self.width, 1, MAX_WIDTH)
-        check_int("Extra conv layers", self.extra_convs, 0, MAX_EXTRA_CONVS)
+        check_int("width", self.width, 1, MAX_WIDTH)
+        check_int("extra_convs", self.extra_convs, 0, MAX_EXTRA_CONVS)
 
 
 @dataclass(frozen=True)
@@ -69,12 +71,12 @@ class TrainConfig:
     batch_size: int | None = None  # images per step; None = the whole set at once (the lesson)
 
     def __post_init__(self) -> None:
-        check_int("Epochs", self.epochs, 1, MAX_EPOCHS)
+        check_int("epochs", self.epochs, 1, MAX_EPOCHS)
         lr_ok = isinstance(self.lr, int | float) and not isinstance(self.lr, bool)
         if not lr_ok or not 0.0 < self.lr <= 10.0:  # no float(): a huge int would overflow it
             raise ValueError(f"Learning rate must be a number above 0 and at most 10; got {self.lr!r}.")
         if self.batch_size is not None:
-            check_int("Batch size", self.batch_size, 1, 3 * MAX_PER_CLASS)
+            check_int("batch_size", self.batch_size, 1, 3 * MAX_PER_CLASS)
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,8 @@ class TrainLimits:
     def __post_init__(self) -> None:
         if self.max_seconds is not None and not self.max_seconds > 0:
             raise ValueError(f"The time cap must be a number of seconds above 0; got {self.max_seconds!r}.")
-        check_int("The work budget", self.max_image_epochs, 1, 10**15)
-        check_int("The memory budget", self.max_bytes, 1, 1 << 50)
+        check_int("work_budget", self.max_image_epochs, 1, 10**15)
+        check_int("memory_budget", self.max_bytes, 1, 1 << 50)
 
 
 @dataclass(frozen=True)
@@ -102,7 +104,7 @@ class RunConfig:
     seed: int = 24  # seeds the images, the initial weights and the batch order (the lesson: 24)
 
     def __post_init__(self) -> None:
-        check_int("Seed", self.seed, 0, MAX_SEED)
+        check_int("seed", self.seed, 0, MAX_SEED)
 
     @property
     def step_size(self) -> int:

@@ -27,9 +27,25 @@ def step_memory_bytes(model: ModelConfig, batch: int) -> int:
     return 2 * 4 * floats * batch
 
 
-def format_size(count: int) -> str:
-    """Bytes for a sentence, e.g. '35.2 GiB' (MiB below 1 GiB)."""
-    return f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+class Size(str):
+    """Bytes as a sentence writes them in English ('35.2 GiB'), keeping the count for a page's own way."""
+
+    count: int  # the bytes; linecnn.ui.i18n.say writes them in the reader's language
+
+    def __new__(cls, count: int) -> Size:
+        english = f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+        text = super().__new__(cls, english)
+        text.count = count
+        return text
+
+    def __getnewargs__(self) -> tuple[int]:
+        """Copies and pickles rebuild the size from its count."""
+        return (self.count,)
+
+
+def format_size(count: int) -> Size:
+    """Bytes for a sentence, e.g. '35.2 GiB' (MiB below 1 GiB); inside a Message, in the reader's language."""
+    return Size(count)
 
 
 def run_memory_bytes(config: RunConfig) -> int:

@@ -18,6 +18,7 @@ import streamlit as st
 from babel.numbers import format_decimal, format_percent, get_decimal_symbol, get_group_symbol
 
 from linecnn.errors import ENGLISH, Message
+from linecnn.train.limits import Size
 from linecnn.ui.format import format_bytes, format_seconds
 
 LANGUAGES = {"en": "English", "es": "Español"}  # code -> its name in itself, for the toggle
@@ -121,6 +122,10 @@ def _value(value: object, language: str) -> str:
     """A field of a core sentence, written the language's way (see ``linecnn.errors.english_value``)."""
     if isinstance(value, Message):
         return say(value, language)
+    if isinstance(value, Size):
+        return format_bytes(value.count, language)
+    if isinstance(value, tuple):
+        return ", ".join(_value(item, language) for item in value)
     if isinstance(value, bool) or not isinstance(value, int | float):
         return str(value)
     return _number(value, 0 if isinstance(value, int) else 1, language)

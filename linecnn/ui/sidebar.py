@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import streamlit as st
 import torch
 
@@ -10,6 +13,8 @@ from linecnn.ui import state
 from linecnn.ui.auth import require_login
 from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
+
+T = TypeVar("T")  # what a page's device part of the sidebar gives the page
 
 # (script path, key of its name in sidebar.toml, icon). Paths are relative to app.py, as
 # st.page_link wants them.
@@ -24,6 +29,16 @@ PAGES = (
 
 def setup_page(page: str, icon: str) -> torch.device:
     """Configure the page (``page``: its key in PAGES), draw the shared sidebar, return the device."""
+    return _frame(page, icon, device_toggle)
+
+
+def setup_bench_page(page: str, icon: str) -> None:
+    """The same frame for a page that times every device: the sidebar says so instead of offering one."""
+    _frame(page, icon, lambda: st.caption(t("sidebar.every_device")))
+
+
+def _frame(page: str, icon: str, device_part: Callable[[], T]) -> T:
+    """Page config, sign-in, and the sidebar: page links, ``device_part``, the language switch."""
     init_language()
     st.set_page_config(page_title=f"{t('sidebar.page.' + page)} · linecnn", page_icon=icon, layout="wide")
     require_login()
@@ -32,7 +47,7 @@ def setup_page(page: str, icon: str) -> torch.device:
         for path, name, page_icon in PAGES:
             page_link(path, name, page_icon)
         st.divider()
-        device = device_toggle()
+        device = device_part()
         language_toggle()
     apply_layout()
     return device

@@ -12,7 +12,7 @@ import streamlit as st
 
 from linecnn.device import cuda_unavailable_reason, list_devices
 from linecnn.ui.bench.compare import baseline_series
-from linecnn.ui.bench.words import ms_text, ratio_text, status_text, x_text
+from linecnn.ui.bench.words import ms_text, notes_text, ratio_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, say, t
 
@@ -102,7 +102,7 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
     st.markdown(_spread_text(row))
     st.caption(t("bench.cards.one_time", costs=" · ".join(_one_time_costs(name, group, row))))
     if row["notes"]:
-        st.caption(escape_markdown(row["notes"]))
+        st.caption(escape_markdown(notes_text(row["result"])))
 
 
 def _spread_text(row: pd.Series) -> str:

@@ -61,7 +61,7 @@ def start_sweep(request: SweepRequest, caps: Caps) -> None:
     try:
         job.start_benchmark(request.plan(caps), caps)
     except ValueError as error:
-        st.error(str(error), icon=":material/error:")
+        st.error(say(error), icon=":material/error:")
 
 
 def _sweep_settings(factor: Factor, caps: Caps) -> tuple[list[str], float | None, dict]:

@@ -10,7 +10,7 @@ from linecnn.bench.results import CellResult, CellStatus
 from linecnn.ui.bench.cards import WIDE_SPREAD
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import duration, number, t
+from linecnn.ui.i18n import duration, number, say, t
 
 
 class EndedJob(Protocol):
@@ -74,7 +74,7 @@ def _summary(job: EndedJob) -> tuple[str, str]:
         text += " " + t("bench.done.failed", failed=len(failed), first=escape_markdown(first))
     if plan.notes:
         kind = "warning"
-        text += " " + " ".join(plan.notes)
+        text += " " + " ".join(say(note) for note in plan.notes)
     if not any(r.ok for r in results):
         kind = "error" if failed else "warning"
         text += " " + t("bench.done.none_timed")

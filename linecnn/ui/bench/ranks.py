@@ -19,7 +19,7 @@ from linecnn.ui.bench.ranks_form import form
 from linecnn.ui.bench.ranks_job import POLL_SECONDS, RanksJob
 from linecnn.ui.bench.ranks_results import render_series
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import duration, number, t
+from linecnn.ui.i18n import duration, number, say, t
 
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
 RESULT = "ddp.result"  # the last Series measured, shown until the next run ends
@@ -45,7 +45,7 @@ def render(caps: Caps) -> None:
         try:
             _start(config(), counts, caps)
         except ValueError as error:
-            st.error(str(error), icon=":material/error:")
+            st.error(say(error), icon=":material/error:")
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
     series = st.session_state.get(RESULT)

@@ -12,8 +12,8 @@ from linecnn.bench.plan import Caps
 from linecnn.device import cuda_available
 from linecnn.parallel.config import RanksConfig, max_ranks
 from linecnn.train.config import MAX_WIDTH
-from linecnn.train.limits import format_size, step_memory_bytes
-from linecnn.ui.i18n import duration, number, t
+from linecnn.train.limits import step_memory_bytes
+from linecnn.ui.i18n import duration, number, size, t
 
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
 DEFAULTS = RanksConfig()  # the widgets' starting values
@@ -92,5 +92,4 @@ def _check_memory(config: RanksConfig, caps: Caps) -> None:
     """ValueError with a sentence when one step's activations exceed this server's allowance."""
     needed = step_memory_bytes(config.bench.run.model, config.step_size)
     if needed > caps.max_step_bytes:
-        allowed = format_size(caps.max_step_bytes)
-        raise ValueError(t("ddp.too_big", needed=format_size(needed), allowed=allowed))
+        raise ValueError(t("ddp.too_big", needed=size(needed), allowed=size(caps.max_step_bytes)))

@@ -7,7 +7,7 @@ import streamlit as st
 
 from linecnn.bench.document import BenchEnv
 from linecnn.ui.bench.data import HIDDEN, ShownRun
-from linecnn.ui.bench.words import factor_title, significant, status_text
+from linecnn.ui.bench.words import factor_title, notes_text, significant, status_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, size, t
 
@@ -31,6 +31,7 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     """The table as shown: translated values, numbers with the language's separators, readable headers."""
     shown = frame.drop(columns=list(HIDDEN)).copy()
     shown["status"] = frame["result"].map(status_text)
+    shown["notes"] = frame["result"].map(notes_text)
     for column in shown.columns:
         if column in (*TEXT_COLUMNS, "status"):
             continue

@@ -12,7 +12,8 @@ from linecnn.bench.crossover import Crossover
 from linecnn.bench.factors import FACTORS
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress
-from linecnn.ui.i18n import number, t
+from linecnn.errors import recognise
+from linecnn.ui.i18n import number, say, t
 
 
 def significant(value: float, digits: int = 3) -> str:
@@ -65,6 +66,11 @@ def status_text(result: CellResult) -> str:
         return t("bench.status.failed", error=reason)
     simple = {CellStatus.OK: "bench.status.ok", CellStatus.OUT_OF_MEMORY: "bench.status.oom"}
     return t(simple[status]) if status in simple else result.status_text
+
+
+def notes_text(result: CellResult) -> str:
+    """A cell's notes (faster paths its device dropped) in the page's language; unknown ones as stored."""
+    return " ".join(say(recognise(note)) for note in result.notes)
 
 
 def verdict(found: Crossover, factor: str, name: str) -> str:

@@ -10,7 +10,6 @@ import streamlit as st
 from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.train.lines import DATA_MODES
 from linecnn.ui import i18n, state
-from linecnn.ui.format import format_bytes
 from linecnn.ui.i18n import duration, t
 
 # Widget keys; values persist for the whole session so settings survive page switches.
@@ -155,7 +154,7 @@ def limits_caption(limits: TrainLimits) -> None:
             "train.limits.caption",
             seconds=seconds,
             image_epochs=i18n.number(limits.max_image_epochs),
-            memory=format_bytes(limits.max_bytes).replace(".", i18n.number(0.5, 1)[1]),
+            memory=i18n.size(limits.max_bytes),
             seconds_env=state.MAX_SECONDS_ENV,
             image_epochs_env=state.MAX_IMAGE_EPOCHS_ENV,
             bytes_env=state.MAX_BYTES_ENV,
