@@ -9,6 +9,7 @@ import pickle
 import pytest
 
 from linecnn.bench.config import BenchConfig
+from linecnn.bench.factors import factor
 from linecnn.bench.plan import Caps, StepMemoryError, plan_sweep
 from linecnn.errors import Message, UserError, recognise
 from linecnn.parallel.config import RanksConfig, check_ranks
@@ -30,14 +31,15 @@ def test_faster_paths_a_cpu_cannot_take_are_noted_with_keys():
 
 def test_cells_over_the_image_cap_are_noted_with_the_readers_separators():
     """The left-out sizes are a list of numbers: 3,600 in English, 3.600 in Spanish."""
-    plan = plan_sweep(BenchConfig(), "data", ["cpu"], caps=Caps(max_images=1_200))
+    plan = plan_sweep(BenchConfig(), factor("data"), ["cpu"], caps=Caps(max_images=1_200))
     note = plan.notes[0]
     assert note.key == "over_images"
     assert note.startswith("Cells above this server's cap of 1,200 images were left out (3,600, 12,000,")
     spanish = say(note, "es")
     assert "el tope de este servidor, de 1.200 imágenes (3.600, 12.000," in spanish
     with pytest.raises(UserError) as caught:
-        plan_sweep(BenchConfig().with_run(per_class=1_000), "none", ["cpu"], caps=Caps(max_images=1_200))
+        base = BenchConfig().with_run(per_class=1_000)
+        plan_sweep(base, factor("none"), ["cpu"], caps=Caps(max_images=1_200))
     assert (
         say(caught.value, "es")
         == "Todas las celdas superan el tope de este servidor, de 1.200 imágenes por celda."
@@ -48,7 +50,7 @@ def test_a_step_over_the_memory_cap_is_refused_with_sizes_in_the_readers_way():
     """The refusal names sizes as 3.4 GiB in English and 3,4 GiB in Spanish, and what to choose."""
     wide = BenchConfig().with_run(width=16, batch_size=16_384, per_class=40_000)
     with pytest.raises(StepMemoryError) as caught:
-        plan_sweep(wide, "conv", ["cpu"], caps=Caps(max_step_bytes=64 << 20))
+        plan_sweep(wide, factor("conv"), ["cpu"], caps=Caps(max_step_bytes=64 << 20))
     assert isinstance(caught.value, UserError) and caught.value.message.key == "step_too_big_usual"
     assert "≈ 3.4 GiB of activations, above this server's cap of 64 MiB per step" in str(caught.value)
     spanish = say(caught.value, "es")
@@ -76,7 +78,7 @@ def test_process_counts_this_machine_cannot_run_are_refused_with_keys():
     assert caught.value.message.key == "too_few_cores"
     assert f"más que los {cores} núcleos de CPU" in say(caught.value, "es")
     with pytest.raises(UserError) as caught:
-        check_ranks([2], RanksConfig(per_class=1, batch_size=1))
+        check_ranks([2], RanksConfig.from_flat(per_class=1, batch_size=1))
     assert say(caught.value, "es").startswith("Un paso de 1 imágenes no se puede repartir entre 2 procesos")
 
 
