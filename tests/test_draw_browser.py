@@ -20,6 +20,7 @@ from tests.draw_helpers import (
     use_cells,
     wait_until,
 )
+from tests.draw_shapes import Figure, draw_figure
 from tests.helpers import ROOT, wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -116,3 +117,20 @@ def test_stroke_right_after_clear_is_kept(server, page):
     shown = wait_until(page, lambda: page.locator(PREDICTION).all_inner_texts(), ["horizontal"])
     assert stroke_landed(page), "the stroke drawn after Clear was wiped from the canvas"
     assert shown == ["horizontal"] and no_exception(page)
+
+
+def test_a_line_gets_its_class_and_a_check_mark_gets_no_sure_class(server, page):
+    """Drawn with the mouse: a tilted line gets its class; a check mark is not a line, never sure."""
+
+    open_draw_page(page, server.url)
+    line = Figure("tilted", "vertical", (((120, 20), (150, 260)),), 16)
+    check = Figure("check", "none", (((70, 150), (120, 210), (230, 50)),), 24)
+    answers = []
+    for figure in (line, check):
+        clear(page)
+        draw_figure(page, figure)
+        assert stroke_landed(page)
+        answers.append(read_prediction(page))
+    assert answers[0][0] == "vertical" and "sure" in answers[0][1]
+    assert answers[1][0] == "Not one straight line" and "sure" not in answers[1][1].lower()
+    expect(page.get_by_text("not one straight line: it bends")).to_be_visible()
