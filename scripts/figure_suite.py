@@ -57,7 +57,9 @@ def draw_all(base_url: str, out: Path, figures: tuple[Figure, ...]) -> list[dict
             draw_figure(tab, figure)
             if not stroke_landed(tab):
                 raise AssertionError(f"{figure.name} left no ink on the canvas")
-            tab.wait_for_timeout(300)  # the last pen-up's rerun starts
+            # Each pen-up sends the canvas and reruns the page: give the last stroke's rerun time to
+            # start, or the verdict read is the first stroke's alone.
+            tab.wait_for_timeout(300 + 1200 * (len(figure.strokes) - 1))
             name, note = read_prediction(tab)
             (out / f"{figure.name}.png").write_bytes(canvas_png(tab))
             verdict = judge(figure, name, note)
