@@ -157,6 +157,11 @@ ENGLISH: dict[str, str] = {
     "unexpected": "unexpected {names}",
     "and_more": "{names} and {count} more",
     "two_parts": "{first}; {second}",
+    # draw/preprocess.py: ink that one straight stroke does not explain (draw/geometry.py)
+    "drawing_not_line": (
+        "That is not one straight line: it bends, turns, branches or is several strokes. "
+        "The model only knows single straight lines."
+    ),
 }
 
 

@@ -20,6 +20,7 @@ from tests.draw_helpers import (
     use_cells,
     wait_until,
 )
+from tests.draw_shapes import Figure, draw_figure
 from tests.helpers import ROOT, wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -41,7 +42,7 @@ def no_exception(tab) -> bool:
 def test_strokes_are_classified_cleared_and_redrawn_on_the_page(server, page):
     """An empty canvas warns and predicts nothing; a vertical, a horizontal and a diagonal drawn with the
     mouse get their class; Clear empties it again; a stroke begun 150 ms after Clear stays on the canvas
-    and is classified."""
+    and is classified; a tilted line gets its class and a check mark none shown as sure."""
     open_draw_page(page, server.url)
     expect(page.get_by_text(EMPTY_WARNING)).to_be_visible()
     expect(page.locator(PREDICTION)).to_have_count(0)
@@ -66,6 +67,19 @@ def test_strokes_are_classified_cleared_and_redrawn_on_the_page(server, page):
     shown = wait_until(page, lambda: page.locator(PREDICTION).all_inner_texts(), ["vertical"])
     assert stroke_landed(page), "the stroke drawn after Clear was wiped from the canvas"
     assert shown == ["vertical"] and no_exception(page)
+
+    # A tilted line gets its class; a check mark is not a line, and no class is shown as sure.
+    line = Figure("tilted", "vertical", (((120, 20), (150, 260)),), 16)
+    check = Figure("check", "none", (((70, 150), (120, 210), (230, 50)),), 24)
+    answers = []
+    for figure in (line, check):
+        clear(page)
+        draw_figure(page, figure)
+        assert stroke_landed(page)
+        answers.append(read_prediction(page))
+    assert answers[0][0] == "vertical" and "sure" in answers[0][1]
+    assert answers[1][0] == "Not one straight line" and "sure" not in answers[1][1].lower()
+    expect(page.get_by_text("not one straight line: it bends")).to_be_visible()
 
 
 def test_switching_the_model_keeps_the_drawing(server, page):

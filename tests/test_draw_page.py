@@ -161,3 +161,27 @@ def test_a_wide_models_feature_maps_show_only_the_most_active(page):
     assert "the 16 most active of 128 feature maps" in shown and "the 32 most active of 256" in shown
     traces = sorted(len(json.loads(chart.proto.spec)["data"]) for chart in at.get("plotly_chart"))
     assert traces[-2:] == [16, 32]  # conv1's and conv2's grids of one heatmap per map
+
+
+def test_a_check_mark_is_not_a_line_and_no_class_is_shown_as_sure(page):
+    """A check mark gets the "not one straight line" verdict; its bars are labelled a forced guess."""
+    at = draw(page, synthetic_canvas(((70, 150), (120, 210), (230, 50))))
+    assert not at.exception
+    assert verdict(at) == "Not one straight line"
+    assert "not one straight line" in texts(at.warning)
+    shown = texts(at.markdown)
+    assert "sure" not in shown.replace("Not one straight line", "") and "forced guess" in shown
+
+
+def test_a_lesson_run_says_when_a_drawing_is_unlike_its_data(page):
+    """With a lesson-data run, a thick short stroke's confidence is qualified, not "99 % sure"."""
+    with cpu_threads("cpu", 1):
+        trainer = fit(RunConfig.from_flat(per_class=30, epochs=80))  # the lesson's data, learned
+    page.session_state[state.RUNS] = [as_session_run(trainer)]
+    at = draw(page, synthetic_canvas(((100, 100), (100, 190)), width=36))
+    assert not at.exception
+    shown = texts(at.markdown)
+    assert "unlike its training data" in shown and " sure" not in shown
+    assert "unlike all of them" in texts(at.warning)
+    exact = draw(at, synthetic_canvas(((122.5, 2), (122.5, 278)), width=34))  # column 3, as in the lesson
+    assert "unlike" not in texts(exact.markdown) and not exact.warning

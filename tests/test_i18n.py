@@ -6,8 +6,11 @@ import string
 import pytest
 
 from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model
+from linecnn.device import cpu_threads
 from linecnn.errors import ENGLISH, UserError
-from linecnn.ui import i18n
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import fit
+from linecnn.ui import i18n, state
 from linecnn.ui.format import format_bytes, format_seconds
 from linecnn.ui.sidebar import PAGES
 from tests.helpers import app_test
@@ -127,6 +130,26 @@ def test_draw_with_a_prediction_is_translated():
     captions = " ".join(caption.value for caption in spanish.caption)
     assert "Se ejecutó en **CPU" in captions and re.search(r"en \d+,\d\d ms", captions)
     assert re.search(r"\d+\s?% de confianza", " ".join(m.value for m in spanish.markdown))
+
+
+def test_draw_verdicts_on_a_non_line_and_for_a_lesson_run_are_translated():
+    """"Not one straight line", the forced guess and a lesson run's "unlike its data" read in Spanish."""
+    from tests.draw_helpers import synthetic_canvas
+    from tests.test_draw_page import as_session_run, draw
+
+    check = synthetic_canvas(((70, 150), (120, 210), (230, 50)))
+    english, spanish = (draw(page_in(language, "pages/3_Draw.py"), check) for language in ("en", "es"))
+    assert untranslated(english, spanish) == []
+    assert "No es una sola línea recta" in " ".join(m.value for m in spanish.markdown)
+    with cpu_threads("cpu", 1):
+        run = as_session_run(fit(RunConfig.from_flat(per_class=30, epochs=80)))
+    thick = synthetic_canvas(((100, 100), (100, 190)), width=36)
+    pages = []
+    for at in (english, spanish):
+        at.session_state[state.RUNS] = [run]
+        pages.append(draw(at, thick))
+    assert untranslated(*pages) == []
+    assert "distinto de sus datos de entrenamiento" in " ".join(m.value for m in pages[1].markdown)
 
 
 def test_numbers_use_the_languages_separators():

@@ -14,6 +14,8 @@ their time waiting for each other on a busy server. The steps mirror how
    all span the training data's [0, 1] range.
 
 Position is left alone (no centring): an edge stroke stays at the edge, as in training.
+Before any of this shrinks the drawing, ``linecnn.draw.geometry`` judges at full resolution
+whether one straight stroke explains the ink.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from linecnn.draw.geometry import straightness
 from linecnn.errors import Message
 from linecnn.train.lines import SIZE
 
@@ -35,6 +38,7 @@ FULL_INK = 0.45  # ink over this fraction of the canvas is a fill, not a line
 DOT_LENGTH = 1.5  # strokes shorter than this many cells are dots
 BLOB_ROUNDNESS = 0.5  # spread across / spread along above this: a scribble, not a straight line
 MIN_WIDTH = 0.6  # thinner strokes are widened to this many cells before averaging
+CELL_PX = 8  # pixels per cell when the clickable grid's cells are measured as ink
 
 
 @dataclass(frozen=True)
@@ -134,18 +138,23 @@ def thicken(ink: np.ndarray, length: float) -> np.ndarray:
     return max_filter(ink, radius) if radius >= 1 else ink
 
 
-def problem_with(coverage: float, length: float, roundness: float) -> str | None:
-    """A friendly sentence when the ink is not one straight line, else None."""
+def problem_with(coverage: float, length: float, roundness: float, straight: bool = True) -> str | None:
+    """A friendly sentence when the ink is not one straight line, else None.
+
+    ``straight`` is ``linecnn.draw.geometry``'s verdict: one straight stroke explains the ink.
+    """
     if coverage >= FULL_INK:
         return Message("drawing_full")
     if length < DOT_LENGTH:
         return Message("drawing_dot")
     if roundness > BLOB_ROUNDNESS:
         return Message("drawing_blob")
+    if not straight:
+        return Message("drawing_not_line")
     return None
 
 
-def _judged(ink: np.ndarray, thicken_thin: bool) -> Drawing:
+def _judged(ink: np.ndarray, thicken_thin: bool, straight: bool) -> Drawing:
     """The Drawing of a non-empty ink map: its 8x8 input and the verdict on its shape."""
     coverage = float(ink.mean())
     length, roundness = shape_of(ink)
@@ -155,7 +164,7 @@ def _judged(ink: np.ndarray, thicken_thin: bool) -> Drawing:
         coverage=coverage,
         length=length,
         roundness=roundness,
-        problem=problem_with(coverage, length, roundness),
+        problem=problem_with(coverage, length, roundness, straight),
     )
 
 
@@ -164,7 +173,8 @@ def preprocess(rgba: np.ndarray) -> Drawing:
     ink = ink_map(rgba)
     if area_average(ink).max() < EMPTY_INK:
         return Drawing.blank()
-    return _judged(ink / ink.max(), thicken_thin=True)  # a grey pen measures like a black one
+    ink = ink / ink.max()  # a grey pen measures like a black one
+    return _judged(ink, thicken_thin=True, straight=straightness(ink).straight)
 
 
 def from_cells(grid: torch.Tensor) -> Drawing:
@@ -174,4 +184,7 @@ def from_cells(grid: torch.Tensor) -> Drawing:
     cells = grid.reshape(SIZE, SIZE).float().clamp(0.0, 1.0).numpy()
     if cells.max() <= 0:
         return Drawing.blank()
-    return _judged(cells, thicken_thin=False)  # one cell is already the widest a pixel gets
+    # One cell is already the widest a pixel gets; the straightness test reads the cells as
+    # squares of CELL_PX pixels, as if drawn on a small canvas.
+    pixels = np.kron(cells, np.ones((CELL_PX, CELL_PX), dtype=cells.dtype))
+    return _judged(cells, thicken_thin=False, straight=straightness(pixels).straight)

@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 
 from linecnn.device import describe
+from linecnn.draw.familiar import like_lesson_data
 from linecnn.draw.predict import Prediction, predict
 from linecnn.draw.preprocess import Drawing
 from linecnn.train.data import CLASS_NAMES
@@ -13,10 +14,9 @@ from linecnn.ui.draw.charts import CHART_CONFIG, input_figure, probability_figur
 from linecnn.ui.draw.model import ModelChoice
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
 
-LOW_CONFIDENCE = 0.6  # below this the page says the model is unsure
+LOW_CONFIDENCE = 0.6  # below this the verdict is "not sure", with the class it leans to
 # The verdict; the test ids let the browser tests read it.
 VERDICT_HTML = (
-    "<div style='color:#52606d'>{lead}</div>"
     "<div data-testid='draw-prediction' style='font-size:{size};font-weight:600;line-height:1.2'>{name}</div>"
     "<div data-testid='draw-confidence' style='color:#52606d'>{confidence}</div>"
 )
@@ -42,22 +42,37 @@ def classify(drawing: Drawing, mode: str, choice: ModelChoice, device: torch.dev
         except (RuntimeError, ValueError) as error:  # e.g. a GPU out of memory: say so, no traceback
             st.error(t("draw.failed", device=describe(device), error=say(error)), icon=":material/error:")
         else:
-            show_prediction(drawing, prediction)
+            # A lesson-data run has seen only the lesson's 14 exact lines: elsewhere its softmax
+            # still says "99 %", which would be a claim the run cannot back.
+            familiar = choice.data_mode != "lesson" or like_lesson_data(drawing.image)
+            show_prediction(drawing, prediction, familiar)
     st.caption(t("draw.model_caption", title=choice.title, detail=choice.detail))
     return prediction
 
 
-def show_prediction(drawing: Drawing, prediction: Prediction) -> None:
-    """The class, how sure the model is, the probability bars and where it ran."""
+def headline(drawing: Drawing, prediction: Prediction, familiar: bool) -> tuple[str, str, str]:
+    """(verdict, the line under it, font size): a class, not sure, or not one straight line."""
+    percent_text = percent(prediction.confidence)
+    if drawing.problem:
+        return t("draw.not_a_line"), t("draw.no_class"), "1.6rem"
+    if prediction.confidence < LOW_CONFIDENCE:
+        leaning = t("draw.leaning", name=class_name(prediction.name), percent=percent_text)
+        return t("draw.not_sure"), leaning, "1.6rem"
+    if not familiar:
+        return class_name(prediction.name), t("draw.unfamiliar_confidence", percent=percent_text), "2.2rem"
+    return class_name(prediction.name), t("draw.sure", percent=percent_text), "2.2rem"
+
+
+def show_prediction(drawing: Drawing, prediction: Prediction, familiar: bool = True) -> None:
+    """The verdict, what it rests on, the probability bars and where it ran."""
     if drawing.problem:
         st.warning(say(drawing.problem), icon=":material/info:")
-    sure = "draw.unsure" if prediction.confidence < LOW_CONFIDENCE else "draw.sure"
-    lead, size = (t("draw.forced_guess"), "1.5rem") if drawing.problem else ("", "2.2rem")
-    confidence = t(sure, percent=percent(prediction.confidence))
-    verdict = VERDICT_HTML.format(
-        lead=lead, size=size, name=class_name(prediction.name), confidence=confidence
-    )
-    st.markdown(verdict, unsafe_allow_html=True)
+    name, note, size = headline(drawing, prediction, familiar)
+    st.markdown(VERDICT_HTML.format(size=size, name=name, confidence=note), unsafe_allow_html=True)
+    if not drawing.problem and not familiar:
+        st.warning(t("draw.unfamiliar"), icon=":material/help:")
+    if drawing.problem:
+        st.markdown(t("draw.forced_guess"))
     figure = probability_figure(
         prediction.probabilities,
         names=[class_name(name) for name in CLASS_NAMES],
