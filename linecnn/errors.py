@@ -7,6 +7,8 @@ It also carries its key and values, so ``linecnn.ui.i18n.say`` can show it from 
 
 from __future__ import annotations
 
+from linecnn.quote import plain_text
+
 # key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5.
 ENGLISH: dict[str, str] = {
     # device.py: why the sidebar offers no CUDA
@@ -100,6 +102,8 @@ ENGLISH: dict[str, str] = {
     "unexpected": "unexpected {names}",
     "and_more": "{names} and {count} more",
     "two_parts": "{first}; {second}",
+    # checkpoint/checks.py: a JSON file refused before parsing, for the memory its values would cost
+    "json_too_many": "The {what} holds about {count} values; at most {limit} are accepted.",
 }
 
 
@@ -114,9 +118,10 @@ class Message(str):
     """A sentence for the user: the English string itself, plus its key and values for translation."""
 
     key: str  # its key in ENGLISH and in the app's ``errors`` catalog
-    values: dict[str, object]  # its fields; a value may be a Message itself (e.g. what a file is)
+    values: dict[str, object]  # its fields: numbers, Messages (e.g. what a file is) or quoted text
 
     def __new__(cls, key: str, **values: object) -> Message:
+        values = {name: _field(value) for name, value in values.items()}
         text = super().__new__(cls, ENGLISH[key].format(**{k: english_value(v) for k, v in values.items()}))
         text.key, text.values = key, values
         return text
@@ -124,6 +129,16 @@ class Message(str):
     def __reduce__(self) -> tuple:
         """Copies and pickles rebuild the message from its key and values, not from its English."""
         return _rebuild, (self.key, self.values)
+
+
+def _field(value: object) -> object:
+    """A field as the sentence keeps it: numbers and messages as they are, any other value quoted.
+
+    Other values are text from outside (a file, a driver), so they are made printable and cut.
+    """
+    if isinstance(value, Message | int | float) and not isinstance(value, bool):
+        return value
+    return plain_text(value)
 
 
 def _rebuild(key: str, values: dict[str, object]) -> Message:
