@@ -124,11 +124,11 @@ def environment() -> Environment:
     )
 
 
-def resolve(choice: str = "auto") -> torch.device:
+def resolve(choice: str = "auto", option: str = "--device") -> torch.device:
     """Turn a user's choice ('auto', 'cpu', 'cuda', 'cuda:1', 'mps') into a torch.device.
 
     'auto' is the lesson's portable pattern: CUDA when present, else MPS, else the CPU.
-    Asking for a device that is not here raises ValueError saying why.
+    Asking for a device that is not here raises ValueError saying why, and which ``option`` to change.
     """
     choice = (choice or "auto").strip().lower()
     keys = [d.key for d in list_devices()]
@@ -138,7 +138,7 @@ def resolve(choice: str = "auto") -> torch.device:
         return torch.device("cpu")
     if choice == "cuda" or choice.startswith("cuda:"):
         if not cuda_available():
-            raise ValueError(f"CUDA was requested, but {cuda_unavailable_reason()} Use --device cpu.")
+            raise ValueError(f"CUDA was requested, but {cuda_unavailable_reason()} Use {option} cpu.")
         key = "cuda:0" if choice == "cuda" else choice
         if key not in keys:
             gpus = ", ".join(k for k in keys if k.startswith("cuda"))
@@ -146,7 +146,7 @@ def resolve(choice: str = "auto") -> torch.device:
         return torch.device(key)
     if choice == "mps":
         if not mps_available():
-            raise ValueError("MPS (Apple GPU) was requested, but it is not available here. Use cpu.")
+            raise ValueError(f"MPS (Apple GPU) is not available here. Use {option} cpu.")
         return torch.device("mps")
     raise ValueError(f"Unknown device {choice!r}; choose auto, cpu, cuda, cuda:N or mps.")
 

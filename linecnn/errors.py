@@ -7,6 +7,8 @@ It also carries its key and values, so ``linecnn.ui.i18n.say`` can show it from 
 
 from __future__ import annotations
 
+from linecnn.quote import plain_text
+
 # key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5;
 # a tuple is its items joined with ", "; a Size (linecnn.train.limits.format_size) is its own text.
 ENGLISH: dict[str, str] = {
@@ -162,6 +164,8 @@ ENGLISH: dict[str, str] = {
         "That is not one straight line: it bends, turns, branches or is several strokes. "
         "The model only knows single straight lines."
     ),
+    # checkpoint/checks.py: a JSON file refused before parsing, for the memory its values would cost
+    "json_too_many": "The {what} holds about {count} values; at most {limit} are accepted.",
 }
 
 
@@ -190,9 +194,10 @@ class Message(str):
     """A sentence for the user: the English string itself, plus its key and values for translation."""
 
     key: str  # its key in ENGLISH and in the app's ``errors`` catalog
-    values: dict[str, object]  # its fields; a value may be a Message itself (e.g. what a file is)
+    values: dict[str, object]  # its fields: numbers, Messages (e.g. what a file is) or quoted text
 
     def __new__(cls, key: str, **values: object) -> Message:
+        values = {name: _field(value) for name, value in values.items()}
         text = super().__new__(cls, ENGLISH[key].format(**{k: english_value(v) for k, v in values.items()}))
         text.key, text.values = key, values
         return text
@@ -200,6 +205,32 @@ class Message(str):
     def __reduce__(self) -> tuple:
         """Copies and pickles rebuild the message from its key and values, not from its English."""
         return _rebuild, (self.key, self.values)
+
+
+def _field(value: object) -> object:
+    """A field as the sentence keeps it: numbers, sizes and messages as they are, tuples item by item,
+    any other value quoted: it is text from outside (a file, a driver), so made printable and cut."""
+    if isinstance(value, tuple):
+        return tuple(_field(item) for item in value)
+    if isinstance(value, Message | Size | int | float) and not isinstance(value, bool):
+        return value
+    return plain_text(value)
+
+
+class Size(str):
+    """Bytes as a sentence writes them in English ('35.2 GiB'), keeping the count for a page's own way."""
+
+    count: int  # the bytes; linecnn.ui.i18n.say writes them in the reader's language
+
+    def __new__(cls, count: int) -> Size:
+        english = f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+        text = super().__new__(cls, english)
+        text.count = count
+        return text
+
+    def __getnewargs__(self) -> tuple[int]:
+        """Copies and pickles rebuild the size from its count."""
+        return (self.count,)
 
 
 def _rebuild(key: str, values: dict[str, object]) -> Message:

@@ -44,7 +44,7 @@ def small_sweep(at, up_to: int = 1_200):
     return finish(run_button(at).click().run())
 
 
-@pytest.mark.parametrize("reason", ["No NVIDIA driver was found (test).", None])
+@pytest.mark.parametrize("reason", ["No NVIDIA driver was found in this test", None])
 def test_page_renders_and_says_plainly_when_cuda_is_absent(monkeypatch, reason):
     """The page renders without an exception; where CUDA is absent its column says why, and where
     it is present no such column shows (both checked on any machine: the reason is set here)."""

@@ -140,7 +140,7 @@ def test_a_truncated_file_is_refused(model_file: bytes):
 
 
 def test_an_oversize_file_is_refused_before_parsing():
-    refused(b"\0" * (MAX_MODEL_BYTES + 1), "at most 3.1 MB")
+    refused(b"\0" * (MAX_MODEL_BYTES + 1), "at most 3.0 MB")
 
 
 def test_a_header_claiming_more_than_the_file_is_refused(model_file: bytes):
@@ -300,7 +300,7 @@ def test_bad_history_is_refused(run: Run, change, fragment: str):
         (b"[" * 100_000 + b"]" * 100_000, "not valid JSON"),
         (b'{"format": NaN}', "not valid JSON"),
         (b"[1, 2]", "must be a JSON object"),
-        (b" " * (MAX_HISTORY_BYTES + 1), "at most 8.4 MB"),
+        (b" " * (MAX_HISTORY_BYTES + 1), "at most 8.0 MB"),
     ],
 )
 def test_unreadable_history_is_refused(data: bytes, fragment: str):

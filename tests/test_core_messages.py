@@ -11,10 +11,10 @@ import pytest
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import factor
 from linecnn.bench.plan import Caps, StepMemoryError, plan_sweep
-from linecnn.errors import Message, UserError, recognise
+from linecnn.errors import Message, Size, UserError, recognise
 from linecnn.parallel.config import RanksConfig, check_ranks
 from linecnn.train.config import DataConfig
-from linecnn.train.limits import Size, format_size
+from linecnn.train.limits import format_size
 from linecnn.ui.i18n import say
 
 

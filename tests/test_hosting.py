@@ -103,6 +103,7 @@ def test_hosting_profile_takes_every_file_the_app_accepts_and_no_more():
 
     largest_mb = max(UPLOAD_MB, -(-MAX_FILE_BYTES // 2**20))
     assert load(PROFILE)["server"]["maxUploadSize"] == largest_mb
+    assert load(LAPTOP)["server"]["maxUploadSize"] == largest_mb  # the laptop's server refuses more too
 
 
 def test_hosting_profile_has_the_safe_values():

@@ -166,9 +166,9 @@ def test_core_messages_are_said_in_the_users_language():
     """A core error reads in Spanish in the app, nested parts included, and stays English for the CLI."""
     with pytest.raises(UserError) as caught:
         load_model(b"x" * (MAX_MODEL_BYTES + 1))
-    assert str(caught.value).startswith("The model file is 3.1 MB; at most 3.1 MB")
+    assert str(caught.value).startswith("The model file is 3.0 MB; at most 3.0 MB")
     assert i18n.say(caught.value, "en") == str(caught.value)
-    assert i18n.say(caught.value, "es").startswith("El archivo de modelo ocupa 3,1 MB; se aceptan 3,1 MB")
+    assert i18n.say(caught.value, "es").startswith("El archivo de modelo ocupa 3,0 MB; se aceptan 3,0 MB")
     assert i18n.say(ValueError("plain"), "es") == "plain"  # an error without a key is shown as it is
 
 

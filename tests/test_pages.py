@@ -58,7 +58,7 @@ def test_home_shows_the_device_card_and_pattern(monkeypatch):
     assert "PyTorch" in text and "Selected now" in text
     assert 'torch.device("cuda" if torch.cuda.is_available() else "cpu")' in at.code[0].value
     captions = " ".join(c.value for c in at.sidebar.caption)
-    assert "CUDA is not offered: No NVIDIA driver was found (test)." in captions
+    assert "CUDA is not offered: No NVIDIA driver was found in this test" in captions
 
 
 def no_gpu(monkeypatch):
@@ -68,7 +68,7 @@ def no_gpu(monkeypatch):
 
     monkeypatch.setattr(sidebar, "list_devices", lambda: (DeviceInfo("cpu", "cpu", "Test CPU", None),))
     monkeypatch.setattr(sidebar, "resolve", lambda choice: torch.device("cpu"))
-    monkeypatch.setattr(sidebar, "cuda_unavailable_reason", lambda: "No NVIDIA driver was found (test).")
+    monkeypatch.setattr(sidebar, "cuda_unavailable_reason", lambda: "No NVIDIA driver was found in this test")
 
 
 def fake_gpu(monkeypatch):

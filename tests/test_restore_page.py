@@ -83,7 +83,7 @@ def test_a_model_alone_restores_the_last_epoch_and_a_later_history_adds_the_curv
     ("name", "data", "fragment"),
     [
         ("model.safetensors", b"not a model", "not in the safetensors format"),
-        ("model.safetensors", b"\0" * (MAX_MODEL_BYTES + 1), "at most 3.1 MB"),
+        ("model.safetensors", b"\0" * (MAX_MODEL_BYTES + 1), "at most 3.0 MB"),
         ("history.json", b"{", "history file is not valid JSON"),
     ],
 )

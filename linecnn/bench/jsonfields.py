@@ -9,7 +9,9 @@ from __future__ import annotations
 import json
 import math
 
-MAX_FILE_BYTES = 2 * 2**20  # a real sweep's JSON is tens of kB
+from linecnn.jsoncount import value_bound
+
+MAX_FILE_BYTES = 2_000_000  # a real sweep's JSON is tens of kB; decimal MB, as the browser counts
 MAX_VALUES = 250_000  # numbers, strings and containers in one document (~60 per result)
 MAX_DEPTH = 8  # nesting of objects and lists; a real document nests 6 deep (results, env, devices)
 MAX_TEXT = 2_000  # characters in one string; statuses and notes stay well under
@@ -42,9 +44,11 @@ def parse_json(text: str | bytes, what: str) -> object:
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
         raise ValueError(
-            f"This file is {size / 2**20:.1f} MB, "
-            f"larger than the {MAX_FILE_BYTES / 2**20:g} MB a {what} may be."
+            f"This file is {size / 1e6:.1f} MB, "
+            f"larger than the {MAX_FILE_BYTES / 1e6:g} MB a {what} may be."
         )
+    if value_bound(text) > MAX_VALUES:  # counted before parsing: tiny values cost far more than their bytes
+        raise ValueError(f"This {what} cannot be used: it holds more than {MAX_VALUES:,} values.")
     try:
         value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float)
     except _Refused as refused:

@@ -18,6 +18,7 @@ from typing import NoReturn, Protocol
 from torch import nn
 
 from linecnn.errors import Message, UserError
+from linecnn.jsoncount import value_bound
 from linecnn.train.config import MAX_PER_CLASS, RunConfig
 from linecnn.train.model import NUM_CLASSES
 from linecnn.train.trainer import EpochRecord
@@ -65,8 +66,14 @@ def reject_constant(name: str) -> NoReturn:
     fail("json_constant", name=name)
 
 
-def parse_json(text: bytes | str, what: str) -> object:
-    """Parse JSON, refusing NaN and Infinity; any failure is a ValueError naming ``what``."""
+def parse_json(text: bytes | str, what: str, max_values: int) -> object:
+    """Parse JSON of at most ``max_values`` values, refusing NaN and Infinity; a failure names ``what``.
+
+    The values are counted before parsing, so a file of many tiny objects costs no memory to refuse.
+    """
+    count = value_bound(text)
+    if count > max_values:
+        fail("json_too_many", what=about(what), count=count, limit=max_values)
     try:
         return json.loads(text, parse_constant=reject_constant)
     except (UnicodeDecodeError, RecursionError) as error:

@@ -31,9 +31,11 @@ from linecnn.train.config import RunConfig
 from linecnn.train.trainer import EpochRecord
 
 HISTORY_FORMAT = "linecnn-history"  # the "format" field of a history JSON
-MAX_HISTORY_BYTES = 8 << 20  # a history JSON, with room for the longest runs a session keeps
+MAX_HISTORY_BYTES = 8_000_000  # a history JSON, with room for the longest runs a session keeps
 MAX_HISTORY_RUNS = 20  # runs in one history file: as many as a session keeps
 MAX_HISTORY_EPOCHS = 20_000  # epoch records in one history file, all runs together
+# JSON values in a history file: an epoch record has 10, a run's settings and confusion matrix about 60
+MAX_HISTORY_VALUES = MAX_HISTORY_EPOCHS * 12 + MAX_HISTORY_RUNS * 400
 CSV_COLUMNS = (
     "run",
     "device",
@@ -114,7 +116,8 @@ def load_history(data: bytes) -> list[SavedRun]:
     """The runs of a history JSON, every field checked."""
     check_size(data, MAX_HISTORY_BYTES, "history_file")
     keys = ("format", "format_version", "created", "runs")
-    document = exact_dict(parse_json(bytes(data), "history_file"), "history_file", keys)
+    parsed = parse_json(bytes(data), "history_file", MAX_HISTORY_VALUES)
+    document = exact_dict(parsed, "history_file", keys)
     if document["format"] != HISTORY_FORMAT:
         fail("not_history")
     if document["format_version"] != FORMAT_VERSION:

@@ -43,8 +43,10 @@ from linecnn.train.trainer import EpochRecord
 
 MODEL_FORMAT = "linecnn-model"  # the metadata's "format" tag of a model file
 # The Train page's widest model (width 16) has 559,619 float32 parameters: a 2.24 MB file with its
-# header. 3 MiB holds it with room to spare and refuses anything much bigger before it is parsed.
-MAX_MODEL_BYTES = 3 << 20
+# header. 3 MB holds it with room to spare and refuses anything much bigger before it is parsed; in
+# decimal megabytes, as the browser's upload check counts them.
+MAX_MODEL_BYTES = 3_000_000
+MAX_METADATA_VALUES = 1_000  # JSON values in one metadata entry; the confusion matrix, the largest, has 21
 MAX_HEADER_BYTES = 64 << 10  # a model file's JSON header: the tensor table and the metadata
 
 
@@ -122,16 +124,16 @@ def _metadata(header: dict) -> dict[str, str]:
 
 
 def _info(metadata: Mapping[str, str], config: RunConfig) -> ModelInfo:
-    final = epoch_record(parse_json(metadata["final_metrics"], "final_metrics"), config)
+    final = epoch_record(_entry(metadata["final_metrics"], "final_metrics"), config)
     epochs = config.train.epochs
-    epochs_done = whole_number(parse_json(metadata["epochs_done"], "epochs_done"), "epochs_done", 1, epochs)
+    epochs_done = whole_number(_entry(metadata["epochs_done"], "epochs_done"), "epochs_done", 1, epochs)
     if epochs_done != final.epoch:
         fail("epochs_mismatch", epochs=epochs_done)
     return ModelInfo(
         device=device_name(metadata["device"]),
-        threads=thread_count(parse_json(metadata["threads"], "thread_count")),
+        threads=thread_count(_entry(metadata["threads"], "thread_count")),
         final=final,
-        confusion=confusion_matrix(parse_json(metadata["confusion"], "confusion")),
+        confusion=confusion_matrix(_entry(metadata["confusion"], "confusion")),
         created=timestamp(metadata["created"]),
     )
 
@@ -164,12 +166,17 @@ def _check_tensors(header: Mapping[str, object], config: RunConfig) -> None:
             fail("weight_shape", name=name, shape=found_shape, width=width, expected=list(shape))
 
 
+def _entry(text: str, what: str) -> object:
+    """One metadata entry's JSON, parsed within MAX_METADATA_VALUES values."""
+    return parse_json(text, what, MAX_METADATA_VALUES)
+
+
 def load_model(data: bytes) -> tuple[RunConfig, nn.Module, ModelInfo]:
     """Config, CPU model in eval mode and metadata of a model file, every part checked first."""
     check_size(data, MAX_MODEL_BYTES, "model_file")
     header = read_header(bytes(data))
     metadata = _metadata(header)
-    config = run_config(parse_json(metadata["config"], "run_settings"))
+    config = run_config(_entry(metadata["config"], "run_settings"))
     info = _info(metadata, config)
     _check_tensors(header, config)
     try:

@@ -37,7 +37,7 @@ def devices_arg(text: str) -> list[str]:
     names = [name.strip() for name in text.split(",") if name.strip()]
     if not names or names == ["all"]:
         return [info.key for info in list_devices()]
-    return list(dict.fromkeys(str(resolve(name)) for name in names))
+    return list(dict.fromkeys(str(resolve(name, "--devices")) for name in names))
 
 
 def ranks_arg(text: str) -> list[int]:

@@ -74,7 +74,7 @@ def ranks_config(args: argparse.Namespace) -> RanksConfig:
 
 def _one_kind(devices: str) -> str:
     """'cpu' or 'cuda' from --devices; data-parallel runs take one kind of device at a time."""
-    kinds = {resolve(name.strip()).type for name in devices.split(",") if name.strip()}
+    kinds = {resolve(name.strip(), "--devices").type for name in devices.split(",") if name.strip()}
     if len(kinds) != 1 or not kinds <= {"cpu", "cuda"}:
         raise ValueError(
             "With --ranks, give --devices cpu (gloo) or --devices cuda (NCCL, one rank per GPU)."

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from linecnn.errors import Message, UserError
+from linecnn.errors import Message, Size, UserError
 from linecnn.train.config import ModelConfig, RunConfig, TrainLimits
 from linecnn.train.model import build_model, count_parameters
 
@@ -25,22 +25,6 @@ def step_memory_bytes(model: ModelConfig, batch: int) -> int:
     c1, c2 = 8 * model.width, 16 * model.width
     floats = 2 * c1 * 64 * (1 + model.extra_convs) + c1 * 16 + 2 * c2 * 16 + c2 * 4
     return 2 * 4 * floats * batch
-
-
-class Size(str):
-    """Bytes as a sentence writes them in English ('35.2 GiB'), keeping the count for a page's own way."""
-
-    count: int  # the bytes; linecnn.ui.i18n.say writes them in the reader's language
-
-    def __new__(cls, count: int) -> Size:
-        english = f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
-        text = super().__new__(cls, english)
-        text.count = count
-        return text
-
-    def __getnewargs__(self) -> tuple[int]:
-        """Copies and pickles rebuild the size from its count."""
-        return (self.count,)
 
 
 def format_size(count: int) -> Size:

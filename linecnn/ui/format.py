@@ -1,10 +1,12 @@
-"""Small formatting helpers for numbers shown on screen. Pure, no Streamlit."""
+"""Small formatting helpers for numbers and outside text shown on screen. Pure, no Streamlit."""
 
 from __future__ import annotations
 
 import re
 
 from babel.numbers import format_decimal
+
+from linecnn.quote import MAX_QUOTE, plain_text
 
 
 def _decimal(value: float, digits: int, locale: str) -> str:
@@ -38,15 +40,19 @@ def format_seconds(seconds: float, locale: str = "en") -> str:
 _MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()<>#+-.!|~$:&")
 
 
-# Where GitHub-flavoured markdown turns plain text into a link (http://, www., user@host). It finds
-# them after escapes are resolved, so a word joiner (U+2060, invisible) is put in their way.
-_AUTOLINKS = re.compile(r"(?<=:)(?=//)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)
+# Where markdown would still act on plain text after its escapes are resolved: GitHub-flavoured
+# autolinks (http://, www., user@host) and Streamlit's :material/icon: and :emoji: codes. A word
+# joiner (U+2060, invisible) is put in their way.
+_AUTOLINKS = re.compile(r"(?<=:)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)
 
 
-def escape_markdown(text: object) -> str:
-    """``text`` as literal characters in Streamlit markdown: no links, images, HTML, LaTeX or headings.
+def escape_markdown(text: object, limit: int = MAX_QUOTE) -> str:
+    """``text`` as literal characters in Streamlit markdown: no links, images, HTML, LaTeX, icons or headings.
 
-    For anything taken from a file or another machine; newlines become spaces, so a value stays one line.
+    For anything taken from a file, a form or another machine: newlines become spaces so a value
+    stays one line, invisible characters are shown as escapes, and it is cut to ``limit`` characters.
     """
-    flat = _AUTOLINKS.sub("\u2060", " ".join(str(text).splitlines()))
+    head = str(text)[: limit + 1]
+    flat = plain_text(" ".join(head.splitlines()) + ("x" if len(head) > limit else ""), limit)
+    flat = _AUTOLINKS.sub("\u2060", flat)
     return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in flat)

@@ -17,9 +17,8 @@ from pathlib import Path
 import streamlit as st
 from babel.numbers import format_decimal, format_percent, get_decimal_symbol, get_group_symbol
 
-from linecnn.errors import ENGLISH, Message
-from linecnn.train.limits import Size
-from linecnn.ui.format import format_bytes, format_seconds
+from linecnn.errors import ENGLISH, Message, Size
+from linecnn.ui.format import escape_markdown, format_bytes, format_seconds
 
 LANGUAGES = {"en": "English", "es": "Español"}  # code -> its name in itself, for the toggle
 DEFAULT = "en"  # for a browser whose language is neither
@@ -27,6 +26,7 @@ LANGUAGE = "language"  # session key of the session's language, 'en' or 'es'
 _TOGGLE = "language.toggle"  # the sidebar toggle's widget: shows LANGUAGE, and sets it when clicked
 _FROM_LINK = "language.from_link"  # the ?lang= value already applied, so a toggle can override it
 _LOCALES = Path(__file__).parent / "locales"
+MAX_FOREIGN = 600  # characters of an error without a sentence of ours (torch's, say) shown on a page
 
 
 def _flatten(table: dict, prefix: str) -> dict[str, str]:
@@ -105,14 +105,15 @@ def translate(language: str, key: str, **values: object) -> str:
 
 
 def say(text: object, language: str | None = None) -> str:
-    """A core sentence (a ``Message``, or a ValueError carrying one) in the session's language.
+    """A core sentence (a ``Message``, or a ValueError carrying one) in the session's language, as Markdown.
 
-    Any other text or error is shown as it is: torch's own errors, say, have no translation.
+    Its quoted fields are escaped, so a value taken from a file shows as the text it is. Any other
+    text or error (torch's own, say, which has no translation) is escaped and shown as it is.
     """
     if isinstance(text, BaseException) and len(text.args) == 1:
         text = text.args[0]
     if not isinstance(text, Message):
-        return str(text)
+        return escape_markdown(text, MAX_FOREIGN)
     language = language or current()
     values = {name: _value(value, language) for name, value in text.values.items()}
     return translate(language, f"errors.{text.key}", **values)
@@ -127,7 +128,7 @@ def _value(value: object, language: str) -> str:
     if isinstance(value, tuple):
         return ", ".join(_value(item, language) for item in value)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        return str(value)
+        return escape_markdown(value)
     return _number(value, 0 if isinstance(value, int) else 1, language)
 
 

@@ -29,8 +29,10 @@ from linecnn.ui.i18n import number, say, t
 
 VERSION = "restore.version"  # bumped after each upload, so the uploaders come back empty
 MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the next render
-# Per-file limit the uploaders give the browser, in MB; the core checks each kind of file again.
-UPLOAD_MB = math.ceil(max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES) / (1 << 20))
+# Per-file limits the uploaders give the browser, in MB (10**6 bytes, as the browser counts them),
+# the same as the core's own, which checks each kind of file again before reading it.
+UPLOAD_MB = math.ceil(max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES) / 1e6)
+MODEL_UPLOAD_MB = math.ceil(MAX_MODEL_BYTES / 1e6)
 MODEL_TYPES, HISTORY_TYPES = ("safetensors",), ("json",)
 MAX_NAME = 60  # characters of an uploaded file's name kept for messages and labels
 
@@ -207,5 +209,5 @@ def draw_uploader() -> None:
             key=key,
             on_change=_on_upload,
             args=(key,),
-            max_upload_size=UPLOAD_MB,
+            max_upload_size=MODEL_UPLOAD_MB,
         )

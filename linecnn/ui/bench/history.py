@@ -52,7 +52,7 @@ def _import(store: History) -> None:
         t("bench.import.label"),
         type=["json"],
         key="bench.upload",
-        max_upload_size=MAX_FILE_BYTES // 2**20,
+        max_upload_size=MAX_FILE_BYTES // 10**6,
         help=t("bench.import.help"),
     )
     if upload is None or upload.file_id in st.session_state.setdefault(IMPORTED, []):
@@ -63,8 +63,8 @@ def _import(store: History) -> None:
             raise ValueError(
                 t(
                     "bench.import.too_big",
-                    size=number(upload.size / 2**20, 1),
-                    limit=number(MAX_FILE_BYTES / 2**20),
+                    size=number(upload.size / 1e6, 1),
+                    limit=number(MAX_FILE_BYTES / 1e6),
                 )
             )
         run_id = store.import_json(upload.getvalue())

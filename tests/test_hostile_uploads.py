@@ -1,0 +1,117 @@
+"""AppTest: hostile text in every field of an uploaded model or history is shown inert, cut and printable."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+
+from linecnn.checkpoint.history import history_json
+from linecnn.checkpoint.model_file import save_model
+from linecnn.device import cpu_threads
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import fit
+from linecnn.ui import state
+from tests.helpers import app_test
+from tests.test_checkpoint import with_metadata
+from tests.test_draw_page import as_session_run
+from tests.test_restore_page import BINARY, DRAW, JSON, TRAIN, upload
+
+CORPUS = {  # what an attacker writes into a field, by what it would do if rendered
+    "image": "![x](http://127.0.0.1:9/loss.png)",
+    "link": "[click](javascript:alert(1))",
+    "html": '<img src="http://127.0.0.1:9/x.png"><a href="http://127.0.0.1:9">a</a>',
+    "bold": "**bold** # heading\n| a | b |\n|---|---|",
+    "icon": ":material/warning: :red[red] $x^2$",
+    "long": "A" * 10_000,
+    "control": "cpu\x00\x1b[31m\u202eevil\u200f",
+    "surrogate": "1\ud800",
+}
+# Markdown that would act, unescaped: images, links, tags, bold, icon codes, raw autolinks
+ACTIVE = re.compile(r"(?<!\\)(!\[|\]\(|<img|<a |\*\*|:material/|:red\[)|https?://|\u202e|\x00")
+
+
+def assert_inert(text: str) -> None:
+    """``text`` encodes, is bounded, and holds nothing Markdown or HTML would act on."""
+    text.encode("utf-8")  # a lone surrogate would fail here, as it does in Streamlit's protobuf
+    assert len(text) < 1_500, len(text)
+    assert not ACTIVE.search(text), text
+
+
+@pytest.fixture(scope="module")
+def files() -> tuple[bytes, dict]:
+    """A 2-epoch run's model file and its history as a dict, to poison field by field."""
+    with cpu_threads("cpu", 1):
+        run = as_session_run(fit(RunConfig.from_flat(epochs=2, per_class=10, seed=3)))
+    return save_model(run), json.loads(history_json([run]))
+
+
+def hostile_models(model: bytes, value: str) -> list[bytes]:
+    """The model file with ``value`` in each metadata field a refusal can quote."""
+    config = json.loads(with_metadata_json(model, "config"))
+    final = json.loads(with_metadata_json(model, "final_metrics"))
+    raw = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")  # safetensors wants UTF-8
+    return [
+        with_metadata(model, device=raw),
+        with_metadata(model, created=raw),
+        with_metadata(model, format_version=raw),
+        with_metadata(model, config=json.dumps({**config, value: 1})),
+        with_metadata(model, config=json.dumps({**config, "data_mode": value})),
+        with_metadata(model, final_metrics=json.dumps({**final, "train_loss": value})),
+    ]
+
+
+def with_metadata_json(model: bytes, key: str) -> str:
+    from tests.test_checkpoint import parts
+
+    return parts(model)[1][key]
+
+
+def hostile_histories(history: dict, value: str) -> list[bytes]:
+    """The history with ``value`` in each field a refusal can quote."""
+    run = history["runs"][0]
+    cases = [
+        {**history, "created": value},
+        {**history, "format_version": value},
+        {**history, value: 1},
+        {**history, "runs": [{**run, "device": value}]},
+        {**history, "runs": [{**run, "config": {**run["config"], "data_mode": value}}]},
+        {**history, "runs": [{**run, "epochs": [{**run["epochs"][0], "train_loss": value}]}]},
+    ]
+    return [json.dumps(case).encode("utf-8", "surrogatepass") for case in cases]
+
+
+@pytest.mark.parametrize("kind", list(CORPUS))
+def test_hostile_model_files_are_refused_inertly_on_train_and_draw(files, kind):
+    """Each poisoned model file gets one inert error on both pages, which keep working."""
+    model, _ = files
+    for data in hostile_models(model, CORPUS[kind]):
+        for page in (TRAIN, DRAW):
+            at = upload(app_test(page), ("m.safetensors", data, BINARY))
+            assert not at.exception, at.exception
+            [error] = at.error
+            assert_inert(error.value)
+            assert not at.session_state[state.RUNS]
+            assert at.get("file_uploader")  # the uploader is still there for the next try
+
+
+@pytest.mark.parametrize("kind", list(CORPUS))
+def test_hostile_histories_are_refused_inertly(files, kind):
+    """Each poisoned history, with a good model, gets one inert error; nothing is restored."""
+    model, history = files
+    for data in hostile_histories(history, CORPUS[kind]):
+        at = upload(app_test(TRAIN), ("m.safetensors", model, BINARY), ("h.json", data, JSON))
+        assert not at.exception, at.exception
+        [error] = at.error
+        assert_inert(error.value)
+        assert not at.session_state[state.RUNS]
+
+
+def test_a_history_of_tiny_objects_is_refused_before_parsing():
+    """Seven megabytes of empty objects are refused by their count, with a sentence."""
+    data = b'{"runs": [' + b"{}," * 2_300_000 + b"{}]}"
+    at = upload(app_test(TRAIN), ("h.json", data, JSON))
+    assert not at.exception
+    [error] = at.error
+    assert "values; at most" in error.value
