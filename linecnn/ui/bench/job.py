@@ -21,7 +21,7 @@ from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import CellResult
 from linecnn.bench.sweep import CellProgress, make_document, run_sweep
-from linecnn.bench.timing import Cancelled
+from linecnn.stop import Stopped, StopReason
 from linecnn.ui.bench.outcome import cell_line, outcome
 from linecnn.ui.bench.state import MESSAGE, history, keep_unsaved, show_run
 from linecnn.ui.bench.words import progress_label
@@ -67,7 +67,7 @@ class Job:
         """BENCH_LOCK's wait callback: note the wait; a cancel lands here too."""
         self.waited = waited
         if self.cancel.is_set():
-            raise Cancelled("cancelled while queued")
+            raise Stopped(StopReason.CANCELLED, "cancelled while queued")
 
     def progress(self, cell: CellProgress) -> None:
         """run_sweep's callback, at each phase and epoch (never inside one): note where the sweep is."""
@@ -81,8 +81,9 @@ class Job:
                 cells = run_sweep(self.plan, caps=self.caps, progress=self.progress, cancel=self.cancel)
                 for result in cells:  # one at a time: the page shows each as it ends
                     self.results.append(result)
-        except Cancelled:
-            self.cancelled = True
+        except Stopped as stop:
+            self.cancelled = stop.reason is StopReason.CANCELLED
+            self.error = None if self.cancelled else str(stop)
         except Exception as error:  # noqa: BLE001 - whatever ended the sweep, what it measured is kept
             _LOG.exception("The benchmark thread ended with an error")
             self.error = f"{type(error).__name__}: {error}"
