@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import linecnn.bench.store
-import linecnn.ui.bench.job
+import linecnn.ui.bench.sweep_job
 from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.results import CellResult
 from linecnn.bench.store import History
@@ -178,7 +178,7 @@ class GatedSweep:
 def gated(monkeypatch):
     """run_sweep replaced by a GatedSweep for the page."""
     sweep = GatedSweep()
-    monkeypatch.setattr(linecnn.ui.bench.job, "run_sweep", sweep)
+    monkeypatch.setattr(linecnn.ui.bench.sweep_job, "run_sweep", sweep)
     return sweep
 
 

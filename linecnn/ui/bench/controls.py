@@ -16,7 +16,7 @@ from linecnn.bench.document import FACTORS
 from linecnn.bench.plan import BATCH_SIZES, DATA_PER_CLASS, EXTRA_CONVS, WIDTHS, Caps, plan_sweep
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
 from linecnn.train.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
-from linecnn.ui.bench import job
+from linecnn.ui.bench import sweep_view
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
 
@@ -64,7 +64,7 @@ def render_form(caps: Caps) -> Sweep | None:
         faster, compare = _faster_paths(no_cuda)
         st.caption(_notes(caps, no_cuda, faster["compile"]))
         submitted = st.form_submit_button(
-            t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=job.running()
+            t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=sweep_view.running()
         )
     if not submitted:
         return None
@@ -82,7 +82,7 @@ def start_sweep(sweep: Sweep, caps: Caps) -> None:
             caps=caps,
             compare_eager=sweep.compare,
         )
-        job.start_benchmark(plan, caps)
+        sweep_view.start_benchmark(plan, caps)
     except ValueError as error:
         st.error(str(error), icon=":material/error:")
 
