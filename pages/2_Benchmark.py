@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from linecnn.ui.bench import job, state
+from linecnn.ui.bench import state, sweep_view
 from linecnn.ui.bench.controls import render_form, start_sweep
 from linecnn.ui.bench.explain import reference_runs, render_references
 from linecnn.ui.bench.history import render_history
@@ -12,7 +12,7 @@ from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_bench_page
 
 setup_bench_page("benchmark", ":material/speed:")
-job.finish_job()
+sweep_view.finish_job()
 state.init_shown()
 
 st.title(t("bench.title"))
@@ -23,7 +23,7 @@ sweep = render_form(caps)
 state.show_message()
 if sweep is not None:
     start_sweep(sweep, caps)
-job.render_job()
+sweep_view.render_job()
 
 results = st.container()  # filled last, so it shows the references and history picks of this run
 st.divider()

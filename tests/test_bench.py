@@ -17,7 +17,8 @@ from linecnn.bench.lock import BenchLock
 from linecnn.bench.plan import Caps, plan_sweep, step_bytes
 from linecnn.bench.results import CellStatus
 from linecnn.bench.sweep import run_sweep
-from linecnn.bench.timing import Cancelled, Watch, summarize, time_epochs
+from linecnn.bench.timing import Watch, summarize, time_epochs
+from linecnn.stop import Stopped, StopReason
 
 TINY = BenchConfig.from_flat(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
 JOIN = 60.0  # seconds a thread of a test may take before the test gives up on it
@@ -210,15 +211,16 @@ def test_the_lock_serialises_benchmarks_and_reports_the_queue():
 
 
 def test_cancel_ends_the_cell():
-    """Setting the cancel event (the page's Cancel) ends a benchmark with Cancelled."""
+    """Setting the cancel event (the page's Cancel) ends a benchmark with Stopped, reason cancelled."""
     cancel = threading.Event()
 
     def progress(phase: str, done: int, total: int) -> None:
         if phase == "timing" and done == 1:
             cancel.set()
 
-    with pytest.raises(Cancelled):
+    with pytest.raises(Stopped) as stop:
         bench(TINY, "cpu", progress, Watch(cancel))
+    assert stop.value.reason is StopReason.CANCELLED
 
 
 LONG = BenchConfig.from_flat(per_class=12_000, batch_size=256, warmup=2, repeats=3)  # 141 steps an epoch
@@ -255,8 +257,9 @@ def test_cancel_lands_within_one_step(monkeypatch):
     """A cancel set mid-epoch (here at the 20th step) ends the cell right after the current step."""
     cancel, calls = threading.Event(), []
     steps = count_steps(monkeypatch, then=lambda done: done == 20 and cancel.set())
-    with pytest.raises(Cancelled):
+    with pytest.raises(Stopped) as stop:
         bench(LONG, "cpu", lambda *a: calls.append(a), Watch(cancel))
+    assert stop.value.reason is StopReason.CANCELLED
     assert steps[0] == 20 and calls[-1] == ("warm-up", 0, 2)  # inside the first warm-up epoch
 
 

@@ -10,12 +10,12 @@ import threading
 import pytest
 
 import linecnn.bench.store
-import linecnn.ui.bench.job
+import linecnn.ui.bench.sweep_job
 from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.results import CellResult
 from linecnn.bench.store import History
 from linecnn.bench.sweep import CellProgress
-from linecnn.bench.timing import Cancelled
+from linecnn.stop import Stopped, StopReason
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import HOSTILE, hostile_document, hostile_imports
 from tests.helpers import app_test
@@ -166,7 +166,7 @@ class GatedSweep:
             progress(CellProgress(index, len(cells), device, config, "timing", 0, config.repeats))
             while index > 1 and not self.open.is_set():
                 if cancel.is_set():  # where a cancel lands, as after every step of a real cell
-                    raise Cancelled("cancelled")
+                    raise Stopped(StopReason.CANCELLED)
                 self.open.wait(0.01)
             ms = 1.0 + index
             timings = dict(median_ms=ms, p25_ms=ms, p75_ms=ms, samples_per_s=1000 * config.images / ms)
@@ -178,7 +178,7 @@ class GatedSweep:
 def gated(monkeypatch):
     """run_sweep replaced by a GatedSweep for the page."""
     sweep = GatedSweep()
-    monkeypatch.setattr(linecnn.ui.bench.job, "run_sweep", sweep)
+    monkeypatch.setattr(linecnn.ui.bench.sweep_job, "run_sweep", sweep)
     return sweep
 
 

@@ -45,6 +45,16 @@ def test_importing_the_core_loads_no_streamlit():
     assert result.stdout.strip() == "False", modules
 
 
+def test_the_benchmark_jobs_load_no_streamlit():
+    """The Benchmark page's background jobs (polled by fragments, run in threads) import no streamlit."""
+    code = (
+        "import sys, linecnn.ui.bench.job, linecnn.ui.bench.sweep_job, linecnn.ui.bench.ranks_job\n"
+        "print('streamlit' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
 def test_the_ui_package_loads_pandas_before_any_page_can_race_plotly_for_it():
     """Plotly reads pandas from sys.modules; a half-imported one there crashed a live Train run."""
     import subprocess

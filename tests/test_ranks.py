@@ -10,10 +10,11 @@ import time
 import pytest
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
-from linecnn.parallel.launch import Launch, Stopped, failure_message, run_ranks, torchrun_command
+from linecnn.parallel.launch import Launch, failure_message, run_ranks, torchrun_command
 from linecnn.parallel.procs import group_alive
 from linecnn.parallel.results import LOSS_TOLERANCE, compute_shrank, make_row, scaling
 from linecnn.parallel.series import run_series
+from linecnn.stop import Stopped, StopReason
 
 # 15 images in steps of 4: the last step has 3 images, which two ranks share unevenly (2 and 1).
 UNEVEN = RanksConfig.from_flat(per_class=5, batch_size=4, warmup=1, repeats=2, threads=1)
@@ -82,7 +83,7 @@ def test_efficiency_is_t1_over_n_times_tn():
 @pytest.mark.slow  # a torchrun process group
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
 def test_a_killed_rank_ends_the_run_with_a_clear_error_and_no_process_left():
-    """SIGKILL one rank mid-run: a ValueError naming it, and no process of the run survives."""
+    """SIGKILL one rank mid-run: Stopped (process killed) naming it, and no process of the run survives."""
     seen: list[Launch] = []
     killed: list[int] = []
 
@@ -92,9 +93,10 @@ def test_a_killed_rank_ends_the_run_with_a_clear_error_and_no_process_left():
             killed.append(launch.rank_pids[1])
             os.kill(killed[0], signal.SIGKILL)
 
-    with pytest.raises(ValueError, match="Rank 1 of 2 was killed by SIGKILL") as error:
+    with pytest.raises(Stopped, match="Rank 1 of 2 was killed by SIGKILL") as error:
         run_ranks(LONG, 2, progress=kill_rank_one)
     assert "no process of it is left" in str(error.value)
+    assert error.value.reason is StopReason.PROCESS_KILLED
     assert_no_process_left(seen[0])
 
 
@@ -121,10 +123,11 @@ def test_cancel_from_progress_ends_every_process_at_once():
 
 
 def test_the_time_cap_stops_the_run_and_its_processes():
-    """A deadline already past ends the run at once with Stopped, its process group gone."""
+    """A deadline already past ends the run at once with Stopped (time cap), its process group gone."""
     seen: list[Launch] = []
-    with pytest.raises(Stopped):
+    with pytest.raises(Stopped) as stop:
         run_ranks(LONG, 1, progress=seen.append, deadline=time.monotonic() - 1)
+    assert stop.value.reason is StopReason.TIME_CAP
     assert seen[0].pid is not None and not group_alive(seen[0].pid)
 
 
@@ -187,6 +190,13 @@ def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
     with pytest.raises(Cancel):
         run_series(config, [1], check=cancel_at_third_epoch)
     assert len(calls) == 3
+
+    def page_cancel() -> None:
+        raise Stopped(StopReason.CANCELLED)
+
+    with pytest.raises(Stopped) as stop:  # the series ends itself on the time cap only: a cancel goes on up
+        run_series(config, [1], check=page_cancel)
+    assert stop.value.reason is StopReason.CANCELLED
     launched: list[Launch] = []
     series = run_series(config, [1], progress=launched.append, max_seconds=1e-9)
     assert series.rows == [] and launched == [] and "during the single-device reference" in series.stopped

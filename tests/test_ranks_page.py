@@ -30,7 +30,7 @@ def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
     at = next(b for b in at.button if b.label == "Run data-parallel").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     job = at.session_state["ddp.running"]
-    assert job.finished.wait(400), "the data-parallel runs did not end in time"
+    assert job.done.wait(400), "the data-parallel runs did not end in time"
     at.run()
     assert not at.exception
     assert any("Data-parallel benchmark done" in s.value for s in at.success), [e.value for e in at.error]
@@ -46,20 +46,21 @@ def test_cancel_ends_the_page_job_and_every_process_of_its_run():
     """The Cancel button's event ends the series from the progress callback: cancelled, no process left."""
     from linecnn.parallel.config import RanksConfig
     from linecnn.parallel.procs import group_alive
-    from linecnn.ui.bench.ranks_job import RanksJob
+    from linecnn.ui.bench.job import Job
+    from linecnn.ui.bench.ranks_job import ranks_work
     from linecnn.ui.bench.state import server_caps
 
     config = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1, threads=1)
-    job = RanksJob(config, [1], server_caps(), "test")
+    job = Job("test", ranks_work(config, [1], server_caps()))
     started: list[int] = []
-    original = job.progress
+    original = job.report
 
-    def progress(launch) -> None:  # noqa: ANN001 - a ranks.Launch
+    def report(fraction: float, launch) -> None:  # noqa: ANN001 - a launch.Launch
         started.append(launch.pid)
         job.cancel.set()  # as the button does, from another thread, while the run is in flight
-        original(launch)
+        original(fraction, launch)
 
-    job.progress = progress
+    job.report = report
     job.run()
-    assert job.finished.is_set() and job.cancelled and job.error is None
+    assert job.done.is_set() and job.cancelled and job.error is None
     assert started and not group_alive(started[0])

@@ -8,8 +8,9 @@ import pytest
 
 from linecnn.serve import queue as slot_queue
 from linecnn.serve import sharing
-from linecnn.serve.queue import Cancelled, SlotQueue, Wait
+from linecnn.serve.queue import SlotQueue, Wait
 from linecnn.serve.sharing import GpuState
+from linecnn.stop import Stopped, StopReason
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking
 
@@ -79,7 +80,7 @@ def test_at_most_k_runs_train_and_the_rest_wait_in_arrival_order():
 
 
 def test_a_waiting_run_sees_its_place_and_can_cancel():
-    """on_wait reports the place; cancel takes the run out with Cancelled, and the next one moves up."""
+    """on_wait reports the place; cancel takes the run out (Stopped, cancelled); the next one moves up."""
     queue = SlotQueue(slots=1)
     holder = Waiter(queue, "holder")
     holder.start()
@@ -94,7 +95,7 @@ def test_a_waiting_run_sees_its_place_and_can_cancel():
 
     queue.cancel("leaving")
     leaving.join(JOIN)
-    assert isinstance(leaving.error, Cancelled)
+    assert isinstance(leaving.error, Stopped) and leaving.error.reason is StopReason.CANCELLED
     assert queue.status("leaving") is None and queue.status("staying").place == 1
     holder.release.set()
     assert staying.started_training.wait(JOIN)

@@ -19,7 +19,7 @@ import torch
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.lock import gpu_alone
 from linecnn.bench.results import CellResult, CellStatus
-from linecnn.bench.timing import Stop, Watch, cudnn_benchmark, prepare, summarize, time_epochs
+from linecnn.bench.timing import Watch, cudnn_benchmark, prepare, summarize, time_epochs
 from linecnn.device import cpu_threads, describe
 from linecnn.device_ops import (
     empty_cache,
@@ -28,6 +28,7 @@ from linecnn.device_ops import (
     reset_peak_memory,
     synchronize,
 )
+from linecnn.stop import Stopped
 
 # progress(phase, done, total): phase is "setup", "warm-up" or "timing". Called at each phase and
 # after each epoch, outside the epochs' clock.
@@ -48,7 +49,8 @@ def bench(
 ) -> CellResult:
     """Time whole training epochs of ``config`` on ``device``; out of memory is recorded, not raised.
 
-    ``watch`` is checked after every optimizer step; the Stop it raises (a cancel, a time cap) ends the cell.
+    ``watch`` is checked after every optimizer step; the Stopped it raises (a cancel, the time cap)
+    ends the cell.
     """
     device = torch.device(device)
     config, notes = config.for_device(device)
@@ -60,7 +62,7 @@ def bench(
         with cpu_threads(device, None), gpu_alone(device):
             result = _measure(config, device, progress or (lambda *_: None), watch or Watch())
             return replace(result, notes=notes)
-    except Stop:
+    except Stopped:
         raise
     except Exception as error:  # noqa: BLE001 - one bad cell must not end a sweep
         failed = not is_out_of_memory(error)

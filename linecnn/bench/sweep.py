@@ -21,8 +21,9 @@ from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument, BenchEnv
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
-from linecnn.bench.timing import TimeCap, Watch
+from linecnn.bench.timing import Watch
 from linecnn.device import describe
+from linecnn.stop import Stopped, StopReason
 
 
 @dataclass(frozen=True)
@@ -57,7 +58,7 @@ def run_sweep(
 
     An out-of-memory cell is recorded and the sweep goes on. At the time cap the running cell
     is recorded as stopped and the cells left as skipped. Setting ``cancel`` ends the sweep
-    within one optimizer step by raising ``timing.Cancelled``. ``progress`` is called at each
+    within one optimizer step by raising ``Stopped`` (cancelled). ``progress`` is called at each
     phase and after each epoch, never inside a timed epoch. The size and step-memory caps
     apply when planning (``plan_sweep``).
     """
@@ -68,8 +69,10 @@ def run_sweep(
         report = None if progress is None else _reporter(progress, where)
         try:
             result = bench(config, device, report, watch)
-        except TimeCap as cap:
-            yield not_run(config, device, CellStatus.STOPPED, str(cap))
+        except Stopped as stop:
+            if stop.reason is not StopReason.TIME_CAP:
+                raise
+            yield not_run(config, device, CellStatus.STOPPED, str(stop))
             for config_left, device_left in cells[index:]:
                 yield not_run(config_left, device_left, CellStatus.SKIPPED, TIME_CAP)
             return

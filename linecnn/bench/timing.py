@@ -17,25 +17,10 @@ from torch import nn
 
 from linecnn.bench.config import BenchConfig
 from linecnn.device_ops import synchronize
+from linecnn.stop import Stopped, StopReason
 from linecnn.train.data import make_lines
 from linecnn.train.epoch import batch_slices, make_optimizer, train_epoch
 from linecnn.train.model import build_model
-
-
-class Stop(Exception):
-    """Ends a running cell between two optimizer steps."""
-
-
-class TimeCap(Stop):
-    """The sweep's time cap was reached: the running cell is recorded as stopped, the rest as skipped."""
-
-    def __init__(self, seconds: float) -> None:
-        super().__init__(f"time cap of {seconds:g} s")
-        self.seconds = seconds
-
-
-class Cancelled(Stop):
-    """The user cancelled: the sweep ends at once and keeps only the cells finished."""
 
 
 class Watch:
@@ -57,11 +42,11 @@ class Watch:
         self.deadline = None if max_seconds is None else clock() + max_seconds
 
     def check(self) -> None:
-        """Raise Cancelled or TimeCap when the cell must end now."""
+        """Raise Stopped (cancelled, or the time cap) when the cell must end now."""
         if self.cancel.is_set():
-            raise Cancelled("cancelled")
+            raise Stopped(StopReason.CANCELLED)
         if self.deadline is not None and self.clock() > self.deadline:
-            raise TimeCap(self.max_seconds)
+            raise Stopped.time_cap(self.max_seconds)
 
 
 @dataclass(frozen=True)

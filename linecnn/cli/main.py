@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from linecnn.bench.cell import is_out_of_memory
 from linecnn.cli.bench import add_bench_options, bench_command
 from linecnn.cli.train import add_train_options, train_command
+from linecnn.stop import Stopped
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -43,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = args.handler(args)
         sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit
         return status
-    except ValueError as error:
+    except (ValueError, Stopped) as error:  # Stopped: a killed rank, said in one sentence
         print(f"linecnn {args.command}: error: {error}", file=sys.stderr)
         return 2
     except RuntimeError as error:

@@ -23,6 +23,7 @@ from pathlib import Path
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.procs import Lines, process_group, reader
 from linecnn.parallel.rank import PREFIX
+from linecnn.stop import Stopped, StopReason
 
 POLL_SECONDS = 0.1  # how often the launcher checks for cancel, the time cap and a finished run
 STDERR_LINES = 200  # torchrun's last lines kept for the failure message
@@ -43,10 +44,6 @@ def torchrun_command(config: RanksConfig, ranks: int, out: str) -> list[str]:
         f"--out={out}",
         f"--config={json.dumps(run.as_dict())}",
     ]
-
-
-class Stopped(Exception):
-    """Raised by ``run_ranks`` when its time cap ran out; every process of the run has ended."""
 
 
 @dataclass
@@ -74,8 +71,9 @@ def run_ranks(
     """Run one torchrun of ``ranks`` processes to its end and return rank 0's result with the start-up time.
 
     ``deadline`` (a ``time.monotonic()`` value) is the time cap: past it the run is ended and
-    ``Stopped`` raised. Whatever ends the run early (a cancel raised from ``progress``, the cap, a
-    dead rank), no process of it is left when this returns or raises. A dead rank is a ValueError.
+    Stopped (time cap) raised. A rank that dies ends the run with Stopped (process killed), whose
+    sentence names the rank and the signal. Whatever ends the run early (these, or a cancel raised
+    from ``progress``), no process of it is left when this returns or raises.
     """
     check_ranks([ranks], config)
     launch = Launch(ranks, total=config.bench.epochs)
@@ -89,7 +87,7 @@ def run_ranks(
             first_epoch = _follow(process, lines, launch, progress, deadline)
             status = process.wait()
         if status != 0:
-            raise ValueError(failure_message(ranks, status, errors.text()))
+            raise Stopped(StopReason.PROCESS_KILLED, failure_message(ranks, status, errors.text()))
         result = _read_result(out, ranks)
     result["start_s"] = (first_epoch or time.monotonic()) - start - result["first_epoch_s"]
     return result
@@ -108,7 +106,7 @@ def _follow(
     first_epoch: float | None = None
     while True:
         if deadline is not None and time.monotonic() > deadline:
-            raise Stopped(f"The time cap ended the run of {launch.ranks} processes.")
+            raise Stopped(StopReason.TIME_CAP, f"The time cap ended the run of {launch.ranks} processes.")
         try:
             line = lines.get(timeout=POLL_SECONDS)
         except queue.Empty:

@@ -15,9 +15,10 @@ from collections.abc import Callable, Sequence
 import torch
 
 from linecnn.parallel.config import RanksConfig, check_ranks
-from linecnn.parallel.launch import RanksProgress, Stopped, run_ranks
+from linecnn.parallel.launch import RanksProgress, run_ranks
 from linecnn.parallel.rank import build_problem
 from linecnn.parallel.results import Series, make_row, median_ms
+from linecnn.stop import Stopped, StopReason
 from linecnn.train.epoch import make_optimizer, mean_loss, train_epoch
 
 
@@ -51,27 +52,32 @@ def run_series(
     """Run each rank count in turn (fewest first) and compare each with one device; a cap stops the rest.
 
     The single-device reference trains first, in this process; ``check`` runs after each of its
-    epochs (a cancel raises from it, as from ``progress`` during the runs).
+    epochs (a cancel raises from it, as from ``progress`` during the runs). The time cap ends the
+    series with the rows so far; any other Stopped (a cancel, a killed rank) is raised on.
     """
     counts = check_ranks(ranks, config)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
 
     def after_epoch() -> None:
         if deadline is not None and time.monotonic() > deadline:
-            raise Stopped
+            raise Stopped.time_cap(max_seconds)
         if check is not None:
             check()
 
     try:
         series = Series(config, reference_loss(config, after_epoch))
-    except Stopped:
+    except Stopped as stop:
+        if stop.reason is not StopReason.TIME_CAP:
+            raise
         stopped = f"The time cap of {max_seconds:g} s ended the series during the single-device reference."
         return Series(config, math.nan, stopped=stopped)
     base_ms: float | None = None
     for count in counts:
         try:
             result = run_ranks(config, count, progress, deadline)
-        except Stopped:
+        except Stopped as stop:
+            if stop.reason is not StopReason.TIME_CAP:
+                raise
             series.stopped = f"The time cap of {max_seconds:g} s ended the series before {count} processes."
             break
         if count == 1:

@@ -12,6 +12,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from linecnn.stop import Stopped, StopReason
+
 REJOIN_SECONDS = 10.0  # a waiter whose page reran (any click does that) keeps its place this long
 
 
@@ -31,7 +33,8 @@ class SlotQueue:
 
     A waiter is named by a ticket (one per run). Leaving ``hold`` without a slot, as an interrupted
     page does, keeps the ticket's place for REJOIN_SECONDS so that a rerun picks it up again; a
-    cancelled ticket leaves at once. Waiters that are away never block the ones behind them.
+    cancelled ticket leaves at once, its ``hold`` raising Stopped (cancelled). Waiters that are away
+    never block the ones behind them.
     """
 
     def __init__(self, slots: int) -> None:
@@ -131,7 +134,7 @@ class SlotQueue:
         while True:
             with self._cond:
                 if ticket not in self._arrival:  # cancelled while waiting
-                    raise Cancelled("This run left the training queue.")
+                    raise Stopped(StopReason.CANCELLED, "This run left the training queue.")
                 if self._may_start(ticket):
                     self._present[ticket] -= 1
                     if not self._present[ticket]:
@@ -152,7 +155,3 @@ class SlotQueue:
                 if not self._present[ticket]:
                     self._away[ticket] = time.monotonic()
             self._cond.notify_all()
-
-
-class Cancelled(Exception):
-    """A waiting run was taken out of the queue."""

@@ -14,7 +14,7 @@ from linecnn.bench.factors import BATCH_SIZES, FACTORS, Factor
 from linecnn.bench.plan import Caps, SweepRequest
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
 from linecnn.train.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
-from linecnn.ui.bench import job
+from linecnn.ui.bench import sweep_view
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
 
@@ -48,7 +48,7 @@ def render_form(caps: Caps) -> SweepRequest | None:
         faster, compare = _faster_paths(no_cuda)
         st.caption(_notes(caps, no_cuda, faster["compile"]))
         submitted = st.form_submit_button(
-            t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=job.running()
+            t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=sweep_view.running()
         )
     if not submitted:
         return None
@@ -59,7 +59,7 @@ def render_form(caps: Caps) -> SweepRequest | None:
 def start_sweep(request: SweepRequest, caps: Caps) -> None:
     """Plan the sweep and start it; a plan the server refuses says why on screen."""
     try:
-        job.start_benchmark(request.plan(caps), caps)
+        sweep_view.start_benchmark(request.plan(caps), caps)
     except ValueError as error:
         st.error(say(error), icon=":material/error:")
 

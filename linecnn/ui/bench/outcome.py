@@ -2,35 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from linecnn.bench.factors import Factor
-from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import CellResult, CellStatus
 from linecnn.ui.bench.cards import WIDE_SPREAD
+from linecnn.ui.bench.job import Job
+from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, number, say, t
 
 
-class EndedJob(Protocol):
-    """What ``outcome`` reads of a finished ``job.Job``: a protocol, so this module never imports job."""
-
-    plan: SweepPlan
-    caps: Caps
-    results: list[CellResult]
-    cancelled: bool
-    error: str | None
-    run_id: int | None
-    save_error: str | None
-    seconds: float
-
-
-def outcome(job: EndedJob) -> tuple[str, str]:
+def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
     """(kind, markdown) saying how a finished benchmark ended: done, cancelled, capped, failed, not saved."""
-    results, cells = job.results, len(job.plan.cells())
+    run = job.result
+    results, cells = run.results, len(run.plan.cells())
     where = (
-        t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.where_memory")
+        t("bench.done.where_run", run=run.run_id) if run.run_id is not None else t("bench.done.where_memory")
     )
     if job.cancelled:
         if not results:
@@ -42,21 +29,21 @@ def outcome(job: EndedJob) -> tuple[str, str]:
         if results:
             text += " " + t("bench.done.error_kept", where=where)
     else:
-        kind, text = _summary(job)
-    if job.save_error is not None:
+        kind, text = _summary(run, job.seconds)
+    if run.save_error is not None:
         kind = "error" if kind == "error" else "warning"
-        text += " " + t("bench.done.not_saved", error=escape_markdown(job.save_error))
+        text += " " + t("bench.done.not_saved", error=escape_markdown(run.save_error))
     return kind, text
 
 
-def _summary(job: EndedJob) -> tuple[str, str]:
-    """(kind, text) for a benchmark that ran to its end (or to the server's time cap)."""
-    results, plan, caps = job.results, job.plan, job.caps
+def _summary(run: SweepRun, seconds: float) -> tuple[str, str]:
+    """(kind, text) for a benchmark that ran to its end (or to the server's time cap), in ``seconds``."""
+    results, plan, caps = run.results, run.plan, run.caps
     skipped = sum(r.status in (CellStatus.SKIPPED, CellStatus.STOPPED) for r in results)
     oom = sum(r.status is CellStatus.OUT_OF_MEMORY for r in results)
     failed = [r.reason for r in results if r.status is CellStatus.FAILED]
-    name = t("bench.done.where_run", run=job.run_id) if job.run_id is not None else t("bench.done.unsaved")
-    text = t("bench.done.ok", seconds=duration(job.seconds), name=name, cells=len(results))
+    name = t("bench.done.where_run", run=run.run_id) if run.run_id is not None else t("bench.done.unsaved")
+    text = t("bench.done.ok", seconds=duration(seconds), name=name, cells=len(results))
     kind = "success"
     if skipped:
         kind = "warning"

@@ -1,35 +1,34 @@
 """The Benchmark page's "Processes / GPUs" factor: data-parallel runs through torchrun, progress, cancel.
 
-The runs are a ``RanksJob`` (``ranks_job``) in a background thread that never calls Streamlit,
+The runs are a ``job.Job`` of ``ranks_job``'s work, in a background thread that never calls Streamlit,
 under the server-wide benchmark lock, polled by a fragment as the sweep is. The settings form is in
 ``ranks_form`` and the results in ``ranks_results``.
 """
 
 from __future__ import annotations
 
-import threading
-import uuid
-
 import streamlit as st
 
 from linecnn.bench.plan import Caps
 from linecnn.parallel.config import RanksConfig, check_ranks
 from linecnn.parallel.results import LOSS_TOLERANCE, Series
+from linecnn.ui.bench import job_view
+from linecnn.ui.bench.job import POLL_SECONDS
 from linecnn.ui.bench.ranks_form import form
-from linecnn.ui.bench.ranks_job import POLL_SECONDS, RanksJob
+from linecnn.ui.bench.ranks_job import RanksJob, ranks_work
 from linecnn.ui.bench.ranks_results import render_series
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import duration, number, say, t
+from linecnn.ui.i18n import duration, say, t
 
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
+CANCEL = "ddp.cancel"  # key of the Cancel button
 RESULT = "ddp.result"  # the last Series measured, shown until the next run ends
 MESSAGE = "ddp.message"  # (kind, text) about the last run
 
 
 def running() -> bool:
     """True while this session's data-parallel job is in flight."""
-    job = st.session_state.get(RUNNING)
-    return job is not None and not job.finished.is_set()
+    return job_view.running(RUNNING)
 
 
 def render(caps: Caps) -> None:
@@ -61,50 +60,38 @@ def _start(config: RanksConfig, counts: list[int], caps: Caps) -> None:
     if not counts:
         raise ValueError(t("ddp.no_ranks"))
     counts = check_ranks(counts, config)
-    who = st.session_state.setdefault("bench.session", uuid.uuid4().hex[:6])
     st.session_state.pop(MESSAGE, None)
-    job = RanksJob(config, counts, caps, who)
-    st.session_state[RUNNING] = job
-    threading.Thread(target=job.run, name=f"linecnn-ddp-{who}", daemon=True).start()
+    job_view.start_job(RUNNING, ranks_work(config, counts, caps), "linecnn-ddp")
 
 
 @st.fragment(run_every=POLL_SECONDS)
 def _job_fragment() -> None:
     """Progress, queue and Cancel, redrawn on their own until the job ends; then the whole page reruns."""
     job: RanksJob | None = st.session_state.get(RUNNING)
-    if job is None:
-        return
-    if job.finished.is_set():
-        st.rerun()
-    if job.waited is not None:
-        st.info(t("ddp.queued", seconds=number(job.waited)), icon=":material/hourglass_top:")
-    if job.cancel.is_set():
-        st.caption(t("ddp.cancelling"))
-    else:
-        st.button(t("ddp.cancel"), key="ddp.cancel", icon=":material/stop_circle:", on_click=job.cancel.set)
-    st.progress(job.fraction, text=_progress_text(job))
+    if job is not None:
+        job_view.job_controls(job, "ddp", CANCEL, _progress_text(job))
 
 
 def _progress_text(job: RanksJob) -> str:
     """Where the job is: queued for the lock, training the reference, starting a run, or its epoch."""
     if not job.locked:
         return t("ddp.waiting")
-    if not job.ranks:
+    launch = job.step
+    if launch is None:
         return t("ddp.reference")
-    if job.done == 0:
-        return t("ddp.progress_start", ranks=job.ranks)
-    return t("ddp.progress_epoch", ranks=job.ranks, done=job.done, total=job.total)
+    if launch.done == 0:
+        return t("ddp.progress_start", ranks=launch.ranks)
+    return t("ddp.progress_epoch", ranks=launch.ranks, done=launch.done, total=launch.total)
 
 
 def _finish() -> None:
     """Once this session's job has ended, keep its rows and say how it ended."""
-    job: RanksJob | None = st.session_state.get(RUNNING)
-    if job is None or not job.finished.is_set():
+    job: RanksJob | None = job_view.take_ended(RUNNING)
+    if job is None:
         return
-    st.session_state.pop(RUNNING)
-    if job.series is not None and job.series.rows:
-        st.session_state[RESULT] = job.series
-    st.session_state[MESSAGE] = _ending(job, job.series)
+    if job.result is not None and job.result.rows:
+        st.session_state[RESULT] = job.result
+    st.session_state[MESSAGE] = _ending(job, job.result)
 
 
 def _ending(job: RanksJob, series: Series | None) -> tuple[str, str]:

@@ -11,8 +11,8 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from linecnn.serve.queue import Cancelled
 from linecnn.serve.sharing import sharing_gpu
+from linecnn.stop import Stopped
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.i18n import duration, t
@@ -110,7 +110,7 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
         with sharing.training_turn(live, live_charts.progress):
             for _ in sharing_gpu(live.run(), live.device):
                 live_charts.update(live.history, epochs, live)
-    except Cancelled:
+    except Stopped:
         pass  # Stop while queued: the newer script run that Stop started draws the page
     except RuntimeError as error:
         stop_on_error(live, error)  # out of memory: files the run and leaves a message

@@ -1,0 +1,66 @@
+"""What the Benchmark page shows of any background ``Job``: its start, the queue, Cancel, the progress bar.
+
+The sweep (``sweep_view``) and the Processes / GPUs section (``ranks``) each keep their job under a
+session key of their own and say things in their own words (a catalog prefix); the rest is here.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+
+import streamlit as st
+
+from linecnn.ui.bench.job import Job
+from linecnn.ui.i18n import number, t
+
+SESSION = "bench.session"  # a short name for this session in the benchmark queue
+
+
+def start_job(key: str, work: Callable[[Job], object], name: str, result: object = None) -> Job:
+    """Start ``work`` as this session's job under ``key`` (a thread called ``name``-<session>).
+
+    ``result``, if given, is what the job holds from the start (a sweep's plan, before any cell).
+    """
+    who = st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
+    job = Job(who, work, result)
+    st.session_state[key] = job
+    job.start(f"{name}-{who}")
+    return job
+
+
+def running(key: str) -> bool:
+    """True while this session's job under ``key`` is in flight."""
+    job = st.session_state.get(key)
+    return job is not None and not job.done.is_set()
+
+
+def take_ended(key: str) -> Job | None:
+    """This session's job under ``key`` once it has ended, taken out of the session; None otherwise."""
+    job = st.session_state.get(key)
+    if job is None or not job.done.is_set():
+        return None
+    return st.session_state.pop(key)
+
+
+def job_controls(job: Job, words: str, cancel_key: str, label: str, cancel_help: str | None = None) -> None:
+    """Inside a polling fragment: the queued message, Cancel (or 'cancelling'), then the progress bar.
+
+    ``words`` is the catalog prefix of ``queued``, ``cancel`` and ``cancelling``. Once the job has
+    ended the whole page reruns, where its view shows the end (a fragment run cannot change the rest).
+    """
+    if job.done.is_set():
+        st.rerun()
+    if job.waited is not None:
+        st.info(t(f"{words}.queued", seconds=number(job.waited)), icon=":material/hourglass_top:")
+    if job.cancel.is_set():
+        st.caption(t(f"{words}.cancelling"))
+    else:
+        st.button(
+            t(f"{words}.cancel"),
+            key=cancel_key,
+            icon=":material/stop_circle:",
+            help=cancel_help,
+            on_click=job.cancel.set,
+        )
+    st.progress(job.fraction, text=label)

@@ -1,0 +1,77 @@
+"""The Benchmark page's running sweep: a ``Job`` of a ``SweepRun``, its progress, Cancel and end.
+
+The job (``job``) runs in a background thread that never calls Streamlit; a fragment polls it here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import streamlit as st
+
+from linecnn.bench.plan import Caps, SweepPlan
+from linecnn.ui.bench import job_view
+from linecnn.ui.bench.job import POLL_SECONDS, Job
+from linecnn.ui.bench.outcome import cell_line, outcome
+from linecnn.ui.bench.state import MESSAGE, keep_unsaved, show_run
+from linecnn.ui.bench.sweep_job import SweepRun
+from linecnn.ui.bench.words import progress_label
+from linecnn.ui.i18n import t
+
+RUNNING = "bench.running"  # this session's Job, from Run benchmark until the page has shown its end
+CANCEL = "bench.cancel"  # key of the Cancel button
+
+
+def start_benchmark(plan: SweepPlan, caps: Caps) -> None:
+    """Start ``plan`` in a background thread (it queues for the server-wide lock); the page polls it."""
+    if running():
+        raise ValueError(t("bench.job.still_running"))
+    st.session_state.pop(MESSAGE, None)
+    run = SweepRun(plan, caps)
+    job_view.start_job(RUNNING, run.work, "linecnn-bench", result=run)
+
+
+def running() -> bool:
+    """True while this session's benchmark is in flight."""
+    return job_view.running(RUNNING)
+
+
+def render_job() -> None:
+    """This session's running benchmark: progress, queue and Cancel (polled until it ends)."""
+    if st.session_state.get(RUNNING) is not None:
+        _job_fragment()
+
+
+@st.fragment(run_every=POLL_SECONDS)
+def _job_fragment() -> None:
+    """Redrawn every POLL_SECONDS on its own (the rest of the page does not rerun) until the job ends."""
+    job: Job | None = st.session_state.get(RUNNING)
+    if job is None:
+        return
+    # On its end the whole page reruns, where finish_job shows the run: the history's multiselect
+    # takes its new value only in a run that sets it before drawing it, which a fragment run cannot.
+    label = progress_label(job.step)
+    job_view.job_controls(job, "bench.job", CANCEL, label, cancel_help=t("bench.job.cancel_help"))
+    run: SweepRun = job.result
+    if run.results:
+        st.caption(cell_line(run.plan.factor, run.results[-1], len(run.results), len(run.plan.cells())))
+    st.caption(t("bench.job.background"))
+
+
+def finish_job() -> None:
+    """At the top of the page: once this session's benchmark has ended, show its run and its message."""
+    job = job_view.take_ended(RUNNING)
+    if job is not None:
+        _finish(job)
+
+
+def _finish(job: Job[SweepRun, object]) -> None:
+    """Show the ended job's run (from memory if the history could not store it) and leave its message."""
+    run = job.result
+    if run.run_id is not None:
+        # Saved, but the history may not list now (locked, corrupt): render_history says why.
+        with contextlib.suppress(ValueError):
+            show_run(run.run_id)
+    elif run.document is not None:
+        keep_unsaved(run.document)
+    st.session_state[MESSAGE] = outcome(job)
