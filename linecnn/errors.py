@@ -7,7 +7,7 @@ It also carries its key and values, so ``linecnn.ui.i18n.say`` can show it from 
 
 from __future__ import annotations
 
-from linecnn.quote import plain_text
+from linecnn.untrusted import plain_text
 
 # key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5;
 # a tuple is its items joined with ", "; a Size (linecnn.train.limits.format_size) is its own text.

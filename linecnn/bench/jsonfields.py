@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import math
 
-from linecnn.jsoncount import value_bound
+from linecnn.untrusted import value_bound
 
 MAX_FILE_BYTES = 2_000_000  # a real sweep's JSON is tens of kB; decimal MB, as the browser counts
 MAX_VALUES = 250_000  # numbers, strings and containers in one document (~60 per result)

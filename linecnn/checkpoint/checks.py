@@ -18,10 +18,10 @@ from typing import NoReturn, Protocol
 from torch import nn
 
 from linecnn.errors import Message, UserError
-from linecnn.jsoncount import value_bound
 from linecnn.train.config import MAX_PER_CLASS, RunConfig
 from linecnn.train.model import NUM_CLASSES
 from linecnn.train.trainer import EpochRecord
+from linecnn.untrusted import value_bound
 
 FORMAT_VERSION = 1  # bumped when a file's layout changes; older readers refuse newer files
 MAX_TEXT = 64  # characters of any string read from a file (device names, timestamps)

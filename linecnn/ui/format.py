@@ -6,7 +6,7 @@ import re
 
 from babel.numbers import format_decimal
 
-from linecnn.quote import MAX_QUOTE, plain_text
+from linecnn.untrusted import MAX_QUOTE, plain_text
 
 
 def _decimal(value: float, digits: int, locale: str) -> str:
