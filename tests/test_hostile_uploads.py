@@ -7,12 +7,13 @@ import re
 
 import pytest
 
-from linecnn.checkpoint.history import history_json
-from linecnn.checkpoint.model_file import save_model
+from linecnn.checkpoint.history import history_json, load_history
+from linecnn.checkpoint.model_file import load_model, save_model
 from linecnn.device import cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import state
+from linecnn.ui.i18n import say
 from tests.helpers import app_test
 from tests.test_checkpoint import with_metadata
 from tests.test_draw_page import as_session_run
@@ -83,29 +84,37 @@ def hostile_histories(history: dict, value: str) -> list[bytes]:
 
 
 @pytest.mark.parametrize("kind", list(CORPUS))
-def test_hostile_model_files_are_refused_inertly_on_train_and_draw(files, kind):
-    """Each poisoned model file gets one inert error on both pages, which keep working."""
-    model, _ = files
-    for data in hostile_models(model, CORPUS[kind]):
-        for page in (TRAIN, DRAW):
-            at = upload(app_test(page), ("m.safetensors", data, BINARY))
-            assert not at.exception, at.exception
-            [error] = at.error
-            assert_inert(error.value)
-            assert not at.session_state[state.RUNS]
-            assert at.get("file_uploader")  # the uploader is still there for the next try
-
-
-@pytest.mark.parametrize("kind", list(CORPUS))
-def test_hostile_histories_are_refused_inertly(files, kind):
-    """Each poisoned history, with a good model, gets one inert error; nothing is restored."""
+def test_every_quoted_field_of_a_hostile_file_is_refused_with_an_inert_sentence(files, kind):
+    """Each poisoned field of a model file or a history is refused with a sentence that stays inert,
+    bounded and printable in both languages, as the pages say it (``i18n.say``)."""
     model, history = files
-    for data in hostile_histories(history, CORPUS[kind]):
-        at = upload(app_test(TRAIN), ("m.safetensors", model, BINARY), ("h.json", data, JSON))
+    cases = [(load_model, data) for data in hostile_models(model, CORPUS[kind])]
+    cases += [(load_history, data) for data in hostile_histories(history, CORPUS[kind])]
+    for reader, data in cases:
+        with pytest.raises(ValueError) as caught:
+            reader(data)
+        for language in ("en", "es"):
+            assert_inert(say(caught.value, language))
+
+
+@pytest.mark.parametrize("kind", ["html", "surrogate"])
+def test_hostile_files_are_refused_inertly_on_the_pages_which_keep_working(files, kind):
+    """On Train and Draw a model file with a poisoned device name, and on Train a history with a poisoned
+    format version (where a lone surrogate once crashed the page), get one inert error; nothing is
+    restored and the uploader is still there for the next try."""
+    model, history = files
+    device_case = hostile_models(model, CORPUS[kind])[0]
+    version_case = hostile_histories(history, CORPUS[kind])[1]
+    model_upload = [("m.safetensors", device_case, BINARY)]
+    uploads = [(TRAIN, model_upload), (DRAW, model_upload)]
+    uploads.append((TRAIN, [("m.safetensors", model, BINARY), ("h.json", version_case, JSON)]))
+    for page, sent in uploads:
+        at = upload(app_test(page), *sent)
         assert not at.exception, at.exception
         [error] = at.error
         assert_inert(error.value)
         assert not at.session_state[state.RUNS]
+        assert at.get("file_uploader")
 
 
 def test_a_history_of_tiny_objects_is_refused_before_parsing():
