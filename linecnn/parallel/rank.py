@@ -15,6 +15,7 @@ result to ``--out``; every rank announces its pid first, so the launcher can che
 """
 
 import argparse
+import gc
 import json
 import os
 import sys
@@ -130,7 +131,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     dist.init_process_group(backend, timeout=TIMEOUT)
     try:
         result = train(args, rank, world, device)
+        dist.barrier()  # no rank tears its process group down while another still talks to it
     finally:
+        # The DDP model outlives train() in a reference cycle (its comm hook); freed at exit, after its
+        # process group, it aborted the rank ("terminate called without an active exception").
+        gc.collect()
         dist.destroy_process_group()
     if rank == 0:
         result.update(backend=backend, rendezvous_s=time.perf_counter() - start - result.pop("train_s"))
