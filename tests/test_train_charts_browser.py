@@ -7,7 +7,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers import wait_for_app
+from tests.helpers import StreamlitServer, wait_for_app
 
 pytestmark = pytest.mark.browser
 
@@ -39,13 +39,30 @@ WATCH_JS = """() => {
         const heading = document.querySelector('h1');
         // A chart Streamlit is about to replace (data-stale) is not what the page settles on.
         if (!plot || !heading || !plot.data.length || plot.closest('[data-stale="true"]')) return;
+        const top = Math.round(plot.getBoundingClientRect().top - heading.getBoundingClientRect().top);
         window.lossSamples.push({
             range: JSON.stringify(plot._fullLayout.yaxis.range),
-            top: Math.round(plot.getBoundingClientRect().top - heading.getBoundingClientRect().top),
+            top,
             epochs: plot.data[0].x.length,
+            // What stands above the chart, when it is not where it first was: the cause of a move.
+            above: window.lossSamples.length && top !== window.lossSamples[0].top
+                ? [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stElementContainer"]')]
+                    .map((e) => [e.innerText.slice(0, 40), e.getBoundingClientRect()])
+                    .filter(([, box]) => box.bottom <= plot.getBoundingClientRect().top)
+                    .map(([text, box]) => `${text} (${Math.round(box.height)} px)`)
+                : null,
         });
     }, 20);
 }"""
+
+
+@pytest.fixture(scope="module")
+def own_server(server_env: dict[str, str]):
+    """A server of this module's own: another session's run on a shared server (a queue message, the
+    slot it holds) must not be what moves this page's charts."""
+    instance = StreamlitServer(server_env).start()
+    yield instance
+    instance.stop()
 
 
 def chart(tab, title: str) -> dict:
@@ -98,9 +115,9 @@ def overlay_legend(tab) -> list[str]:
     return [trace["name"] for trace in figure["traces"] if trace["legend"]]
 
 
-def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
+def test_charts_hold_still_smooth_compare_and_download(own_server, page, tmp_path):
     """A long run on a linear axis stopped after a few live redraws, then two one-epoch runs."""
-    page.goto(f"{server.url}/Train")
+    page.goto(f"{own_server.url}/Train")
     wait_for_app(page, WAIT_MS)
     assert chart(page, "Loss")["type"] == "log"
     page.locator('[data-testid="stCheckbox"] label', has_text="Log scale (loss)").click()
@@ -119,7 +136,8 @@ def test_charts_hold_still_smooth_compare_and_download(server, page, tmp_path):
     wait_for_app(page, WAIT_MS)
     samples = page.evaluate("() => { clearInterval(window.lossWatch); return window.lossSamples; }")
     assert {sample["range"] for sample in samples} == {"[0,2]"}  # linear: 0 to 2 from start to end
-    assert {sample["top"] for sample in samples} == {before["top"]}  # the run and its summary moved no chart
+    moved = [sample for sample in samples if sample["top"] != before["top"]]
+    assert not moved, moved[:2]  # the run and its summary moved no chart (what stood above it, if they did)
 
     page.get_by_role("slider", name="Smoothing").press("End")  # the strongest smoothing, 0.99
     wait_for_chart(page, "Loss", "c.traces.length === 4")
