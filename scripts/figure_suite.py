@@ -20,9 +20,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # for tests.helpers and tests.draw_shapes
 
-from tests.draw_helpers import canvas_png, clear, open_draw_page, read_prediction, set_brush, stroke_landed  # noqa: E402
+from tests.draw_helpers import (  # noqa: E402
+    canvas_png,
+    clear,
+    draw_page_tab,
+    read_prediction,
+    set_brush,
+    stroke_landed,
+)
 from tests.draw_shapes import NOT_A_LINE, Figure, draw_figure, generated_lines, generated_non_lines  # noqa: E402
-from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium  # noqa: E402
+from tests.helpers import StreamlitServer  # noqa: E402
 
 NOT_A_LINE_TEXT = "Not one straight line"
 
@@ -40,17 +47,8 @@ def judge(figure: Figure, name: str, note: str) -> str:
 
 def draw_all(base_url: str, out: Path, figures: tuple[Figure, ...]) -> list[dict]:
     """Draw every figure on the page; one row per figure, its canvas saved as a PNG."""
-    from playwright.sync_api import sync_playwright
-
-    chromium = find_chromium()
-    if chromium is None:
-        sys.exit("Debian's chromium is not installed (apt-get install -y chromium).")
     rows = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.set_default_timeout(30_000)
-        open_draw_page(tab, base_url)
+    with draw_page_tab(base_url) as tab:
         for figure in figures:
             set_brush(tab, figure.brush)
             clear(tab)
@@ -74,7 +72,6 @@ def draw_all(base_url: str, out: Path, figures: tuple[Figure, ...]) -> list[dict
             )
             mark = "ok " if verdict == "ok" else "BAD"
             print(f"{mark} {figure.name:44} {name:24} {note} {'' if verdict == 'ok' else verdict}")
-        browser.close()
     return rows
 
 

@@ -35,25 +35,16 @@ from tests.draw_helpers import (  # noqa: E402
     Stroke,
     canvas_png,
     classify_on_page,
-    open_draw_page,
+    draw_page_tab,
     random_strokes,
 )
-from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium  # noqa: E402
+from tests.helpers import StreamlitServer  # noqa: E402
 
 
 def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[dict]:
     """Draw every stroke on the page; return one row per stroke and save its canvas PNG."""
-    from playwright.sync_api import sync_playwright
-
-    chromium = find_chromium()
-    if chromium is None:
-        sys.exit("Debian's chromium is not installed (apt-get install -y chromium).")
     rows = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
-        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
-        tab.set_default_timeout(30_000)
-        open_draw_page(tab, base_url)
+    with draw_page_tab(base_url) as tab:
         for stroke in strokes:
             name, confidence = classify_on_page(tab, stroke)
             png = canvas_png(tab)
@@ -68,7 +59,6 @@ def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[di
             )
             mark = "ok " if name == stroke.label else "MISS"
             print(f"{mark} {stroke.name:24} expected {stroke.label:10} page {name:10} {confidence}")
-        browser.close()
     return rows
 
 

@@ -9,7 +9,10 @@ from __future__ import annotations
 import base64
 import math
 import random
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
@@ -154,6 +157,28 @@ def open_draw_page(tab, base_url: str, timeout_ms: int = 120_000) -> None:
     tab.goto(f"{base_url}/Draw")
     wait_for_app(tab, timeout_ms)
     tab.locator(CANVAS).wait_for(timeout=timeout_ms)
+
+
+@contextmanager
+def draw_page_tab(base_url: str) -> Iterator:
+    """A headless Chromium tab open on the Draw page, for the scripts that draw many figures on it;
+    exits with a sentence when Debian's Chromium is missing."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.helpers import CHROMIUM_ARGS, find_chromium
+
+    chromium = find_chromium()
+    if chromium is None:
+        sys.exit("Debian's chromium is not installed (apt-get install -y chromium).")
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+        tab = browser.new_page(viewport={"width": 1400, "height": 1000})
+        tab.set_default_timeout(30_000)
+        open_draw_page(tab, base_url)
+        try:
+            yield tab
+        finally:
+            browser.close()
 
 
 def set_brush(tab, px: int) -> None:
