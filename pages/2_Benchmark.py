@@ -6,7 +6,9 @@ from linecnn.ui.bench import state, sweep_view
 from linecnn.ui.bench.controls import render_form, start_sweep
 from linecnn.ui.bench.explain import reference_runs, render_references
 from linecnn.ui.bench.history import render_history
+from linecnn.ui.bench.inside import render as render_inside
 from linecnn.ui.bench.ranks import render as render_ranks
+from linecnn.ui.bench.ranks import running as ranks_running
 from linecnn.ui.bench.results import render_results
 from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_bench_page
@@ -31,6 +33,9 @@ render_references()
 render_history()
 with results:
     render_results(state.shown_runs() + reference_runs())
+
+st.divider()
+render_inside(caps, busy=sweep_view.running() or ranks_running())  # torch.profiler's view of one step
 
 st.divider()
 render_ranks(caps)  # the Processes / GPUs factor: data-parallel runs through torchrun
