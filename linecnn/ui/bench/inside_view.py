@@ -77,7 +77,7 @@ def split_figure(profiles: list[StepProfile]) -> go.Figure:
         barmode="stack",
         height=120 + 48 * len(profiles),
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0, "traceorder": "normal"},
         xaxis_title=t("inside.ms_axis"),
         yaxis={"autorange": "reversed"},
         separators=plotly_separators(),
