@@ -117,10 +117,9 @@ class CellResult:
 
 
 def read_disturbed(fields: Fields, result: CellResult) -> tuple[str, ...]:
-    """A cell's reasons to be distrusted; a file from before they were kept gets its spread judged now."""
-    if "disturbed" not in fields.values:
-        return ("spread",) if result.wide_spread else ()
-    reasons = fields.texts("disturbed")
+    """A cell's reasons to be distrusted; its spread is judged from its quartiles whatever the file says
+    (a file from before the reasons were kept has none)."""
+    reasons = fields.texts("disturbed") + (("spread",) if result.wide_spread else ())
     for number, reason in enumerate(reasons):
         if reason not in DISTURBANCES:
             where = place((*fields.path, "disturbed", number))
