@@ -113,6 +113,8 @@ def main() -> int:
                 run = paths[name] or (lambda r: cli(r, Path(folder)))
                 times[name].append(run(request))
                 loads.append(os.getloadavg()[0])
+                found = ", ".join(f"{n:,}: {ms:.2f}" for n, ms in sorted(times[name][-1].items()))
+                print(f"round {index + 1} {name} (ms by images) {found}; load {loads[-1]:.1f}", flush=True)
     stop.set()
     return report(times, loads, args)
 
