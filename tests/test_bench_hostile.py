@@ -154,13 +154,13 @@ def test_a_broken_history_never_loses_a_benchmark(broken):
 
 
 class GatedSweep:
-    """A stand-in for run_sweep whose cells end only when the test says: threads ordered by events."""
+    """A stand-in for run_in_worker whose cells end only when the test says: threads ordered by events."""
 
     def __init__(self) -> None:
         self.open = threading.Event()  # set: every cell ends at once
         self.first_done = threading.Event()  # set once the first cell's result was taken
 
-    def __call__(self, plan, *, caps, progress, cancel):  # noqa: ANN001, ANN204 - run_sweep's signature
+    def __call__(self, plan, *, caps, progress, cancel, on_env=None):  # noqa: ANN001, ANN204 - run_in_worker's
         cells = plan.cells()
         for index, (config, device) in enumerate(cells, start=1):
             progress(CellProgress(index, len(cells), device, config, "timing", 0, config.repeats))
@@ -176,9 +176,9 @@ class GatedSweep:
 
 @pytest.fixture
 def gated(monkeypatch):
-    """run_sweep replaced by a GatedSweep for the page."""
+    """run_in_worker replaced by a GatedSweep for the page."""
     sweep = GatedSweep()
-    monkeypatch.setattr(linecnn.ui.bench.sweep_job, "run_sweep", sweep)
+    monkeypatch.setattr(linecnn.ui.bench.sweep_job, "run_in_worker", sweep)
     return sweep
 
 

@@ -133,6 +133,14 @@ class History:
             )
             return cursor.lastrowid
 
+    def find(self, document: BenchDocument) -> RunSummary | None:
+        """The stored run holding exactly ``document`` (the same digest), or None."""
+        digest = hashlib.sha256(document.to_json().encode()).hexdigest()
+        query = "SELECT id, created, source, sweep, devices, machine, cells FROM runs WHERE digest = ?"
+        with self._open("read") as connection:
+            row = connection.execute(query, (digest,)).fetchone()
+        return None if row is None else RunSummary(*row)
+
     def import_json(self, text: str | bytes) -> int:
         """Validate a CLI JSON file's text and store it as an imported run."""
         return self.save(BenchDocument.from_json(text), "import")

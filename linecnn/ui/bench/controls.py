@@ -15,6 +15,8 @@ from linecnn.bench.plan import Caps, SweepRequest
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
 from linecnn.train.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
 from linecnn.ui.bench import sweep_view
+from linecnn.ui.bench.fair import queue_text, share_text
+from linecnn.ui.bench.state import REQUEST
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
 
@@ -50,10 +52,10 @@ def render_form(caps: Caps) -> SweepRequest | None:
         submitted = st.form_submit_button(
             t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=sweep_view.running()
         )
-    if not submitted:
-        return None
     base = BenchConfig.from_flat(**held, **runs, **faster)
-    return SweepRequest(base, factor, tuple(devices), up_to, compare)
+    request = SweepRequest(base, factor, tuple(devices), up_to, compare)
+    st.session_state[REQUEST] = request  # the CUDA card's command times exactly this sweep
+    return request if submitted else None
 
 
 def start_sweep(request: SweepRequest, caps: Caps) -> None:
@@ -182,4 +184,8 @@ def _notes(caps: Caps, no_cuda: bool, compile_model: bool) -> str:
     notes.append(
         t("bench.form.caps", images=number(caps.max_images), bytes=size(caps.max_step_bytes), time=time_cap)
     )
+    notes.append(share_text())
+    queue = queue_text()
+    if queue is not None:
+        notes.append(queue)
     return " ".join(notes)

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
+from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import FACTORS
 from linecnn.bench.jsonfields import MAX_FILE_BYTES
-from linecnn.bench.store import History, RunSummary
+from linecnn.bench.store import SOURCES, History, RunSummary
 from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, t
+
+IMPORT_MESSAGE = "bench.import.message"  # (kind, text) about the last upload, shown under the uploader
 
 
 def run_label(summary: RunSummary) -> str:
@@ -56,6 +59,9 @@ def _import(store: History) -> None:
         help=t("bench.import.help"),
     )
     if upload is None or upload.file_id in st.session_state.setdefault(IMPORTED, []):
+        said = st.session_state.get(IMPORT_MESSAGE) if upload is not None else None
+        if said is not None:  # kept while the file stays in the uploader
+            (st.success if said[0] == "success" else st.info)(said[1], icon=":material/upload_file:")
         return
     st.session_state[IMPORTED].append(upload.file_id)
     try:
@@ -67,12 +73,24 @@ def _import(store: History) -> None:
                     limit=number(MAX_FILE_BYTES / 1e6),
                 )
             )
-        run_id = store.import_json(upload.getvalue())
+        document = BenchDocument.from_json(upload.getvalue())
+        found = store.find(document)
+        run_id = store.save(document, "import") if found is None else found.id
     except ValueError as error:
         st.error(t("bench.import.refused", error=escape_markdown(error)), icon=":material/error:")
     else:
         st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
+        st.session_state[IMPORT_MESSAGE] = _imported(run_id, found)
         st.rerun()
+
+
+def _imported(run_id: int, found: RunSummary | None) -> tuple[str, str]:
+    """The message after an upload: imported as a new run, or already in the history (and where from)."""
+    if found is None:
+        return "success", t("bench.import.done", run=run_id)
+    source = t(f"bench.source.{found.source}") if found.source in SOURCES else found.source
+    when = escape_markdown(found.created.replace("T", " ")[:16])
+    return "info", t("bench.import.already", run=run_id, source=source, when=when)
 
 
 def _delete_control(store: History, summaries: dict[int, RunSummary]) -> None:

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 from linecnn.bench.factors import Factor
 from linecnn.bench.results import CellResult, CellStatus
-from linecnn.ui.bench.cards import WIDE_SPREAD
 from linecnn.ui.bench.job import Job
 from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import duration, number, say, t
+from linecnn.ui.i18n import duration, say, t
 
 
 def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
@@ -51,10 +50,10 @@ def _summary(run: SweepRun, seconds: float) -> tuple[str, str]:
     if oom:
         kind = "warning"
         text += " " + t("bench.done.oom", oom=oom)
-    noisy = sum(r.ok and r.p75_ms > WIDE_SPREAD * r.p25_ms for r in results)
+    noisy = sum(bool(r.disturbed) for r in results)
     if noisy:
         kind = "warning"
-        text += " " + t("bench.done.noisy", noisy=noisy, factor=number(WIDE_SPREAD, 1))
+        text += " " + t("bench.done.noisy", noisy=noisy)
     if failed:
         kind = "warning"
         first = failed[0].rstrip(".")

@@ -24,6 +24,7 @@ UNSAVED = "bench.unsaved"  # documents of runs the history could not store, newe
 MESSAGE = "bench.message"  # (kind, text) about the last run, shown until the next one starts
 IMPORTED = "bench.imported"  # ids of uploaded files already imported, so a rerun does not import again
 DELETE = "bench.delete"  # keys of the delete control: the run picked, the confirmation, the button
+REQUEST = "bench.request"  # the SweepRequest the form holds now (its last submitted values), each run
 
 MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's wall time (default 300 s)
 MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
