@@ -3,12 +3,14 @@
 import streamlit as st
 
 from linecnn.ui.bench import state, sweep_view
+from linecnn.ui.bench.board import render_board
 from linecnn.ui.bench.controls import render_form, start_sweep
 from linecnn.ui.bench.explain import reference_runs, render_references
 from linecnn.ui.bench.history import render_history
 from linecnn.ui.bench.ranks import render as render_ranks
 from linecnn.ui.bench.results import render_results
 from linecnn.ui.i18n import t
+from linecnn.ui.roles import reserved_notice
 from linecnn.ui.sidebar import setup_bench_page
 
 setup_bench_page("benchmark", ":material/speed:")
@@ -17,6 +19,7 @@ state.init_shown()
 
 st.title(t("bench.title"))
 st.markdown(t("bench.intro"))
+reserved_notice()
 
 caps = state.server_caps()
 sweep = render_form(caps)
@@ -29,6 +32,7 @@ results = st.container()  # filled last, so it shows the references and history 
 st.divider()
 render_references()
 render_history()
+render_board()  # every device measured here or imported, side by side: read-only for everyone
 with results:
     render_results(state.shown_runs() + reference_runs())
 

@@ -26,7 +26,8 @@ class SweepRun:
     env: BenchEnv = field(default_factory=BenchEnv.here)  # the machine, and the date the run started
     document: BenchDocument | None = None  # what was measured, once the sweep has ended
     run_id: int | None = None  # its id in the history once saved
-    save_error: str | None = None  # why the history could not store it
+    save_error: ValueError | None = None  # why the history could not store it
+    owner: tuple[str, str] = ("", "")  # who started it when signed in: e-mail and name, else empty
 
     def work(self, job: Job[SweepRun, CellProgress]) -> SweepRun:
         """The job's work: time the cells (a cancel lands within a step), then save what was measured.
@@ -47,6 +48,6 @@ class SweepRun:
             return
         self.document = make_document(self.plan, self.results, self.env)
         try:
-            self.run_id = History().save(self.document, "page")
+            self.run_id = History().save(self.document, "page", *self.owner)
         except ValueError as error:
-            self.save_error = str(error)
+            self.save_error = error

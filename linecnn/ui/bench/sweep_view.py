@@ -22,12 +22,15 @@ RUNNING = "bench.running"  # this session's Job, from Run benchmark until the pa
 CANCEL = "bench.cancel"  # key of the Cancel button
 
 
-def start_benchmark(plan: SweepPlan, caps: Caps) -> None:
-    """Start ``plan`` in a background thread (it queues for the server-wide lock); the page polls it."""
+def start_benchmark(plan: SweepPlan, caps: Caps, owner: tuple[str, str] = ("", "")) -> None:
+    """Start ``plan`` in a background thread (it queues for the server-wide lock); the page polls it.
+
+    ``owner``: who started it (e-mail and name) when signed in, kept with the run in the history.
+    """
     if running():
         raise ValueError(t("bench.job.still_running"))
     st.session_state.pop(MESSAGE, None)
-    run = SweepRun(plan, caps)
+    run = SweepRun(plan, caps, owner=owner)
     job_view.start_job(RUNNING, run.work, "linecnn-bench", result=run)
 
 
