@@ -7,6 +7,7 @@ per-user data directory, or under $LINECNN_DATA_DIR (see ``linecnn.serve.paths``
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 from collections.abc import Iterator
@@ -103,10 +104,7 @@ class History:
             connection.execute(SCHEMA)
             columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
             if columns == OLD_COLUMNS:
-                with connection:
-                    for statement in ADD_OWNERS:
-                        connection.execute(statement)
-                columns = COLUMNS
+                columns = _add_owners(connection)
         except (OSError, sqlite3.Error) as error:
             # An OSError's own text names the path; its strerror alone does not.
             detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
@@ -209,6 +207,15 @@ class History:
         """Forget every run; returns how many there were."""
         with self._open("clear") as connection:
             return connection.execute("DELETE FROM runs").rowcount
+
+
+def _add_owners(connection: sqlite3.Connection) -> tuple[str, ...]:
+    """Give a history made before owners its two columns, and return its columns now."""
+    # Another process may add them first: its "duplicate column" error is no problem.
+    with contextlib.suppress(sqlite3.OperationalError), connection:
+        for statement in ADD_OWNERS:
+            connection.execute(statement)
+    return tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
 
 
 def _digest(text: str) -> str:
