@@ -49,6 +49,7 @@ def sign_in(tab, app: StreamlitServer, login: str) -> None:
     tab.get_by_role("button", name="Sign-in").click()
     tab.get_by_role("button", name="Continue").click()  # the provider's consent form
     tab.wait_for_url(re.compile(re.escape(app.url)))
+    tab.goto(f"{app.url}/Benchmark")  # the provider returns to the app's home page
     wait_for_app(tab)
     tab.get_by_role("heading", name="Class board").wait_for()
 
@@ -57,6 +58,8 @@ def test_a_student_cannot_delete_or_reserve_and_a_teachers_reservation_refuses_t
     """Grace, a student, sees no Delete or Reserve; Ada, the teacher, reserves; Grace's Run is refused."""
     contexts = [browser.new_context(viewport={"width": 1366, "height": 900}) for _ in range(2)]
     student, teacher = (context.new_page() for context in contexts)
+    for tab in (student, teacher):
+        tab.set_default_timeout(90_000)
     try:
         sign_in(student, class_app, STUDENT["login"])
         expect(student.get_by_text("Class board").first).to_be_visible()
