@@ -139,6 +139,10 @@ def test_the_board_shows_an_imported_laptop_run_beside_the_servers():
     assert rows[0]["Lesson size: images/s"] != "-" and rows[0]["GPU vs CPU"] == "-"
     assert rows[1]["GPU vs CPU"].startswith("GPU faster above ≈")
     assert int(rows[1]["Largest size (images)"].replace(",", "")) > 360
+    bars = [json.loads(chart.proto.spec)["data"][0] for chart in at.get("plotly_chart")]
+    bars = [bar for bar in bars if bar.get("type") == "bar"]
+    assert len(bars) == 1 and len(bars[0]["y"]) == 3, "one bar per device at the lesson's size"
+    assert any(label.startswith("Grace Hopper · ") for label in bars[0]["y"])
 
 
 def test_the_same_file_imported_twice_is_said_not_added():
