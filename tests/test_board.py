@@ -25,7 +25,9 @@ CREATE TABLE runs (
 def laptop_document() -> dict:
     """A laptop's CPU-only run of the lesson's cell, as `python -m linecnn bench --json` writes it."""
     document = fake_gpu_document(gpu_only=False, largest=120)
-    document["results"] = [r for r in document["results"] if r["device"] == "cpu"]
+    document["results"] = [
+        {**r, "device_name": "CPU · Laptop 4-core CPU"} for r in document["results"] if r["device"] == "cpu"
+    ]
     document["devices"] = ["cpu"]
     cpu = {"key": "cpu", "kind": "cpu", "name": "Laptop 4-core CPU", "memory_bytes": 16 * 2**30}
     document["env"] = {**document["env"], "cpu_model": "Laptop 4-core CPU", "devices": [cpu]}

@@ -6,6 +6,8 @@ lesson's size and at the largest size each device timed, and where a GPU overtak
 
 from __future__ import annotations
 
+import math
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -19,7 +21,7 @@ from linecnn.ui.bench.words import ms_text, verdict
 from linecnn.ui.i18n import number, t
 
 BOARD_RUNS = 60  # the newest stored runs the board reads (made here and imported alike)
-LABEL_CHARS = 40  # a device's name in a bar's label is cut to this: long GPU names crowd a phone
+LABEL_CHARS = 20  # a name in a bar's label is cut to this: long labels crowd a phone
 CPU_COLOR, GPU_COLOR = "#6c7a89", "#2f6690"  # the theme's grey and ink blue
 
 
@@ -51,9 +53,14 @@ def _figure(rows: list[BoardRow]) -> go.Figure | None:
     )
     if not timed:
         return None
-    labels = [plotly_text(f"{_who(row)} · {row.device_name[:LABEL_CHARS]} · #{row.run.id}") for row in timed]
+    # Short labels (who, which device, which run): the table below has the full names, and on a
+    # phone a long label would leave the bars no room.
+    labels = [
+        plotly_text(f"{_who(row)[:LABEL_CHARS]} · {row.device.upper()} · #{row.run.id}") for row in timed
+    ]
+    rates = [row.lesson.samples_per_s for row in timed]
     bars = go.Bar(
-        x=[row.lesson.samples_per_s for row in timed],
+        x=rates,
         y=labels,
         orientation="h",
         marker_color=[CPU_COLOR if row.kind == "cpu" else GPU_COLOR for row in timed],
@@ -63,7 +70,13 @@ def _figure(rows: list[BoardRow]) -> go.Figure | None:
     figure.update_layout(
         height=min(90 + 30 * len(timed), 700),
         margin={"l": 10, "r": 10, "t": 10, "b": 50},
-        xaxis={"title": {"text": t("bench.board.lesson_rate")}, "type": "log"},
+        # From a decade below the slowest: on a log axis the slowest bar keeps a visible length.
+        xaxis={
+            "title": {"text": t("bench.board.lesson_rate")},
+            "type": "log",
+            "range": [math.log10(min(rates)) - 1, math.log10(max(rates)) + 0.05],
+            "nticks": 4,
+        },
         yaxis={"automargin": True, "type": "category"},
     )
     return figure
