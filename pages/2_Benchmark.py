@@ -31,8 +31,8 @@ sweep_view.render_job()
 results = st.container()  # filled last, so it shows the references and history picks of this run
 st.divider()
 render_references()
-render_history()
-render_board()  # every device measured here or imported, side by side: read-only for everyone
+stored = render_history()
+render_board(stored)  # every device measured here or imported, side by side: read-only for everyone
 with results:
     render_results(state.shown_runs() + reference_runs())
 

@@ -25,16 +25,16 @@ LABEL_CHARS = 20  # a name in a bar's label is cut to this: long labels crowd a 
 CPU_COLOR, GPU_COLOR = "#6c7a89", "#2f6690"  # the theme's grey and ink blue
 
 
-def render_board() -> None:
-    """The board's heading, what it compares, and one table row per device of each run."""
+def render_board(summaries: list[RunSummary] | None) -> None:
+    """The board's heading, what it compares, and one row per device of the stored runs ``summaries``
+    (newest first; None when the history cannot be read, which the History section says)."""
     st.subheader(t("bench.board.title"))
     st.markdown(t("bench.board.intro"))
+    if summaries is None:
+        return
     store = history()
-    try:
-        summaries = store.runs()[:BOARD_RUNS]
-    except ValueError:
-        return  # the History section above says why
-    rows = board_rows((summary, document) for summary in summaries if (document := _load(store, summary)))
+    newest = summaries[:BOARD_RUNS]
+    rows = board_rows((summary, document) for summary in newest if (document := _load(store, summary)))
     if not rows:
         st.caption(t("bench.board.empty"))
         return

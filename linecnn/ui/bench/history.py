@@ -30,20 +30,24 @@ def run_label(summary: RunSummary) -> str:
     return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}{who}"
 
 
-def render_history() -> None:
-    """Pick stored runs to compare, import a JSON made by the CLI on another machine, delete a run."""
+def render_history() -> list[RunSummary] | None:
+    """Pick stored runs to compare, import a JSON made by the CLI on another machine, delete a run.
+
+    Returns every stored run (the class board lists them too), or None when the history cannot be read.
+    """
     st.subheader(t("bench.history.title"))
     store, session = history(), session_rights()
     try:
-        summaries: dict[int, RunSummary] = {r.id: r for r in visible_runs(store, session)}
+        everyone = store.runs()
     except ValueError as error:
         st.error(t("bench.history.unreadable", error=history_problem(error)), icon=":material/error:")
-        return
+        return None
+    summaries: dict[int, RunSummary] = {r.id: r for r in visible_runs(everyone, session)}
     _import(store, session)
     if not summaries:
         st.caption(t("bench.history.empty" if session.sees_all else "bench.history.empty_own"))
         render_teacher_tools(store, session)
-        return
+        return everyone
     st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i in summaries]
     st.multiselect(
         t("bench.history.shown"),
@@ -57,6 +61,7 @@ def render_history() -> None:
     if session.delete:
         _delete_control(store, summaries)
     render_teacher_tools(store, session)
+    return everyone
 
 
 def _import(store: History, session: Rights) -> None:

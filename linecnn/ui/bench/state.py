@@ -40,9 +40,8 @@ def history() -> History:
     return History()
 
 
-def visible_runs(store: History, session: Rights) -> list[RunSummary]:
-    """The stored runs this session's History lists: every run, or a student's own (newest first)."""
-    runs = store.runs()
+def visible_runs(runs: list[RunSummary], session: Rights) -> list[RunSummary]:
+    """Of the stored ``runs``, those this session's History lists: every run, or a student's own."""
     return runs if session.sees_all else [run for run in runs if run.user_owns(session.user)]
 
 
@@ -72,7 +71,7 @@ def init_shown() -> None:
     if SHOWN in st.session_state:
         return
     with contextlib.suppress(ValueError):  # the history cannot be opened: render_history says why
-        runs = visible_runs(history(), session_rights())
+        runs = visible_runs(history().runs(), session_rights())
         st.session_state[SHOWN] = [runs[0].id] if runs else []
 
 

@@ -36,15 +36,15 @@ def _reserve_control(session: Rights) -> None:
     if held is not None:
         st.caption(t("bench.reserve.held", teacher=escape_markdown(held.by), until=until_text(held)))
     st.number_input(t("bench.reserve.minutes"), 1, MAX_MINUTES, LESSON_MINUTES, key=RESERVE + ".minutes")
-    left, right = st.columns(2)
-    left.button(
+    # One under the other: side by side, a phone's narrow column cuts the second label short.
+    st.button(
         t("bench.reserve.button"),
         key=RESERVE,
         icon=":material/lock_clock:",
         on_click=_reserve,
         args=(session.name or session.user,),
     )
-    right.button(
+    st.button(
         t("bench.reserve.release"),
         key=RESERVE + ".release",
         icon=":material/lock_open:",
