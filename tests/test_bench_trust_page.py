@@ -108,7 +108,7 @@ def test_importing_a_run_already_in_the_history_says_so():
     at = upload(app_test(PAGE), text)
     assert not at.exception
     assert any(
-        f"already in the history as run #{first} (made by the command line" in i.value for i in at.info
+        f"already in this server's history, as #{first} (made by the command line" in i.value for i in at.info
     ), texts(at)
     assert len(History().runs()) == 1
     fresh = upload(app_test(PAGE), json.dumps(fake_gpu_document(largest=400)), "gpu.json")

@@ -19,6 +19,7 @@ from linecnn.ui.bench.fair import queue_text, share_text
 from linecnn.ui.bench.state import REQUEST
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
+from linecnn.ui.roles import reserved_refusal, session_rights
 
 DEFAULTS = BenchConfig()  # the form's starting timing options, as the CLI's
 LESSON = DEFAULT_FLAT  # the form's starting cell: RunConfig()'s flat values, the lesson's
@@ -59,9 +60,14 @@ def render_form(caps: Caps) -> SweepRequest | None:
 
 
 def start_sweep(request: SweepRequest, caps: Caps) -> None:
-    """Plan the sweep and start it; a plan the server refuses says why on screen."""
+    """Plan the sweep and start it; a plan the server refuses, or a reservation, says why on screen."""
+    refusal = reserved_refusal()  # while a teacher holds the benchmark, only teachers may run it
+    if refusal is not None:
+        st.error(refusal, icon=":material/lock_clock:")
+        return
+    session = session_rights()
     try:
-        sweep_view.start_benchmark(request.plan(caps), caps)
+        sweep_view.start_benchmark(request.plan(caps), caps, owner=(session.user, session.name))
     except ValueError as error:
         st.error(say(error), icon=":material/error:")
 

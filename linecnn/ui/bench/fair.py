@@ -15,6 +15,7 @@ from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.plan import Caps
 from linecnn.serve.allowance import LEDGER, MIN_RUN_SECONDS, Allowance
 from linecnn.ui.i18n import duration, number, t
+from linecnn.ui.roles import reserved_refusal
 
 SESSION = "bench.session"  # a short name for this session in the benchmark queue
 
@@ -26,6 +27,9 @@ def session_name() -> str:
 
 def may_benchmark() -> str | None:
     """None when this session may start a benchmark now; else why not, in the reader's language."""
+    reserved = reserved_refusal()  # a teacher holds the benchmark: teachers only
+    if reserved is not None:
+        return reserved
     allowance = Allowance.from_env()
     left = LEDGER.left(session_name(), allowance)
     if left is None or left >= MIN_RUN_SECONDS:

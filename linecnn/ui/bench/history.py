@@ -1,4 +1,8 @@
-"""The Benchmark page's History: pick stored runs to show, import a JSON from elsewhere, delete a run."""
+"""The Benchmark page's History: pick stored runs to show, import a JSON from elsewhere, delete a run.
+
+What a session may do follows its rights (``linecnn.serve.roles``): a student lists their own runs,
+only those allowed see Delete, and no sentence names where the history lives on the server.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +12,13 @@ from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import FACTORS
 from linecnn.bench.jsonfields import MAX_FILE_BYTES
 from linecnn.bench.store import SOURCES, History, RunSummary
-from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
+from linecnn.serve.roles import Rights
+from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history, history_problem, visible_runs
+from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, t
+from linecnn.ui.roles import session_rights
 
 IMPORT_MESSAGE = "bench.import.message"  # (kind, text) about the last upload, shown under the uploader
 
@@ -21,22 +28,28 @@ def run_label(summary: RunSummary) -> str:
     when = summary.created.replace("T", " ")[:16]
     sweep = factor_words(summary.sweep, "sweep") if summary.sweep in FACTORS else summary.sweep
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
-    return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}"
+    who = f" · {escape_markdown(summary.owner_name)}" if summary.owner_name else ""
+    return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}{who}"
 
 
-def render_history() -> None:
-    """Pick stored runs to compare, import a JSON made by the CLI on another machine, delete a run."""
+def render_history() -> list[RunSummary] | None:
+    """Pick stored runs to compare, import a JSON made by the CLI on another machine, delete a run.
+
+    Returns every stored run (the class board lists them too), or None when the history cannot be read.
+    """
     st.subheader(t("bench.history.title"))
-    store = history()
+    store, session = history(), session_rights()
     try:
-        summaries: dict[int, RunSummary] = {r.id: r for r in store.runs()}
+        everyone = store.runs()
     except ValueError as error:
-        st.error(t("bench.history.unreadable", error=escape_markdown(error)), icon=":material/error:")
-        return
-    _import(store)
+        st.error(t("bench.history.unreadable", error=history_problem(error)), icon=":material/error:")
+        return None
+    summaries: dict[int, RunSummary] = {r.id: r for r in visible_runs(everyone, session)}
+    _import(store, session)
     if not summaries:
-        st.caption(t("bench.history.empty", path=escape_markdown(store.path)))
-        return
+        st.caption(t("bench.history.empty" if session.sees_all else "bench.history.empty_own"))
+        render_teacher_tools(store, session)
+        return everyone
     st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i in summaries]
     st.multiselect(
         t("bench.history.shown"),
@@ -45,11 +58,15 @@ def render_history() -> None:
         key=SHOWN,
         persist_state="session",
     )
-    st.caption(t("bench.history.count", count=number(len(summaries)), path=escape_markdown(store.path)))
-    _delete_control(store, summaries)
+    count = number(len(summaries))
+    st.caption(t("bench.history.count" if session.sees_all else "bench.history.count_own", count=count))
+    if session.delete:
+        _delete_control(store, summaries)
+    render_teacher_tools(store, session)
+    return everyone
 
 
-def _import(store: History) -> None:
+def _import(store: History, session: Rights) -> None:
     """The upload of a CLI JSON: stored and shown, or refused with the reason."""
     upload = st.file_uploader(
         t("bench.import.label"),
@@ -74,14 +91,16 @@ def _import(store: History) -> None:
                 )
             )
         document = BenchDocument.from_json(upload.getvalue())
-        found = store.find(document)
-        run_id = store.save(document, "import") if found is None else found.id
+        twin = store.stored(document)
+        run_id = store.save(document, "import", session.user, session.name) if twin is None else twin.id
     except ValueError as error:
-        st.error(t("bench.import.refused", error=escape_markdown(error)), icon=":material/error:")
-    else:
+        st.error(t("bench.import.refused", error=history_problem(error)), icon=":material/error:")
+        return
+    if twin is None or session.sees_all or twin.user_owns(session.user):
         st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
-        st.session_state[IMPORT_MESSAGE] = _imported(run_id, found)
-        st.rerun()
+    # Said under the uploader while the file stays there: a new run, or the run this file already is.
+    st.session_state[IMPORT_MESSAGE] = _imported(run_id, twin)
+    st.rerun()  # the picker lists a new run only in a run that reads the history again
 
 
 def _imported(run_id: int, found: RunSummary | None) -> tuple[str, str]:
@@ -120,7 +139,7 @@ def _delete(store: History, run_id: int) -> None:
     try:
         store.delete(run_id)
     except ValueError as error:
-        st.session_state[MESSAGE] = ("error", escape_markdown(error))
+        st.session_state[MESSAGE] = ("error", history_problem(error))
     else:
         st.session_state[MESSAGE] = ("info", t("bench.delete.done", run=run_id))
     st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i != run_id]

@@ -5,6 +5,7 @@ from __future__ import annotations
 from linecnn.bench.factors import Factor
 from linecnn.bench.results import CellResult, CellStatus
 from linecnn.ui.bench.job import Job
+from linecnn.ui.bench.state import history_problem
 from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
@@ -31,7 +32,7 @@ def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
         kind, text = _summary(run, job.seconds)
     if run.save_error is not None:
         kind = "error" if kind == "error" else "warning"
-        text += " " + t("bench.done.not_saved", error=escape_markdown(run.save_error))
+        text += " " + t("bench.done.not_saved", error=history_problem(run.save_error))
     return kind, text
 
 

@@ -29,8 +29,9 @@ class SweepRun:
     env: BenchEnv = field(default_factory=BenchEnv.here)  # the machine (then the worker's), the date
     document: BenchDocument | None = None  # what was measured, once the sweep has ended
     run_id: int | None = None  # its id in the history once saved
-    save_error: str | None = None  # why the history could not store it
+    save_error: ValueError | None = None  # why the history could not store it
     base: BenchDocument | None = None  # a run whose doubtful cells these re-time; None: a run of its own
+    owner: tuple[str, str] = ("", "")  # who started it when signed in: e-mail and name, else empty
 
     def work(self, job: Job[SweepRun, CellProgress]) -> SweepRun:
         """The job's work: time the cells in a worker (a cancel ends it at once), then save what was measured.
@@ -62,6 +63,6 @@ class SweepRun:
             else retimed(self.base, self.results, self.env)
         )
         try:
-            self.run_id = History().save(self.document, "page")
+            self.run_id = History().save(self.document, "page", *self.owner)
         except ValueError as error:
-            self.save_error = str(error)
+            self.save_error = error

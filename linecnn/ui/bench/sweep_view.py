@@ -24,15 +24,18 @@ RUNNING = "bench.running"  # this session's Job, from Run benchmark until the pa
 CANCEL = "bench.cancel"  # key of the Cancel button
 
 
-def start_benchmark(plan: SweepPlan, caps: Caps, base: BenchDocument | None = None) -> None:
+def start_benchmark(
+    plan: SweepPlan, caps: Caps, base: BenchDocument | None = None, owner: tuple[str, str] = ("", "")
+) -> None:
     """Start ``plan`` in a background thread (it queues for the server-wide lock); the page polls it.
 
     With ``base``, the plan re-times some of that run's cells, and the run is saved with them replaced.
+    ``owner``: who started it (e-mail and name) when signed in, kept with the run in the history.
     """
     if running():
         raise ValueError(t("bench.job.still_running"))
     st.session_state.pop(MESSAGE, None)
-    run = SweepRun(plan, session_caps(caps), base=base)
+    run = SweepRun(plan, session_caps(caps), base=base, owner=owner)
     job_view.start_job(RUNNING, run.work, "linecnn-bench", result=run)
 
 
