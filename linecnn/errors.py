@@ -131,6 +131,21 @@ ENGLISH: dict[str, str] = {
         "{count} processes are more than this machine's {limit} CPU cores: the extra ones would only take "
         "turns on the same cores. Choose at most {limit}."
     ),
+    # parallel/memory.py: a series whose largest run would not fit in this machine's free memory
+    "ranks_over_memory": (
+        "{count} processes, each building the whole data set, need about {needed} of memory, more than this "
+        "machine has free ({available}). {advice}"
+    ),
+    "choose_fewer_ranks": "Choose fewer processes.",
+    # parallel/watchdog.py: a rank silent past the host's bound ($LINECNN_RANK_TIMEOUT) ends its run
+    "rank_silent": (
+        "Rank {rank} of {ranks} made no progress for {seconds} s (the process froze or hung), so the run was "
+        "stopped and no process of it is left; nothing was measured for this number of processes."
+    ),
+    "rank_no_start": (
+        "Rank {rank} of {ranks} did not start within {seconds} s, so the run was stopped and no process of "
+        "it is left; nothing was measured for this number of processes."
+    ),
     # The things a checkpoint message can name as {what}
     "what.model_file": "model file",
     "what.history_file": "history file",

@@ -46,6 +46,13 @@ def end_group(process: subprocess.Popen) -> None:
     process.wait()
 
 
+def kill_group(process: subprocess.Popen) -> None:
+    """SIGKILL every process of ``process``'s group at once and reap it: a frozen one too, which SIGTERM
+    would reach only once it ran again."""
+    _signal_group(process.pid, signal.SIGKILL)
+    process.wait()
+
+
 def _signal_group(pgid: int, signal_number: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, signal_number)

@@ -35,3 +35,8 @@ def env_number(name: str, default: float, minimum: float) -> float:
 def env_uncapped(name: str) -> bool:
     """True when the host lifted the cap $name ('inf' or 'none')."""
     return os.environ.get(name, "").strip().lower() in UNCAPPED
+
+
+def seconds_field(seconds: float) -> int | float:
+    """Seconds as a sentence's field: a whole number reads '20', not '20.0'."""
+    return int(seconds) if float(seconds).is_integer() else seconds

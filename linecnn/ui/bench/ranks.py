@@ -11,6 +11,7 @@ import streamlit as st
 
 from linecnn.bench.plan import Caps
 from linecnn.parallel.config import RanksConfig, check_ranks
+from linecnn.parallel.memory import check_memory
 from linecnn.parallel.results import LOSS_TOLERANCE, Series
 from linecnn.ui.bench import job_view
 from linecnn.ui.bench.job import POLL_SECONDS
@@ -60,6 +61,7 @@ def _start(config: RanksConfig, counts: list[int], caps: Caps) -> None:
     if not counts:
         raise ValueError(t("ddp.no_ranks"))
     counts = check_ranks(counts, config)
+    check_memory(config, counts)
     st.session_state.pop(MESSAGE, None)
     job_view.start_job(RUNNING, ranks_work(config, counts, caps), "linecnn-ddp")
 
