@@ -131,6 +131,16 @@ ENGLISH: dict[str, str] = {
         "{count} processes are more than this machine's {limit} CPU cores: the extra ones would only take "
         "turns on the same cores. Choose at most {limit}."
     ),
+    # serve/queue.py: a run that held a training slot without progress past the host's bound
+    "slot_lost": (
+        "This run made no progress for {seconds} s while it held a training slot, so the slot went to the "
+        "next run in line and this run was stopped; its finished epochs are kept."
+    ),
+    # bench/lock.py: a benchmark that held the lock without progress past the host's bound
+    "bench_stalled": (
+        "This benchmark made no progress for {seconds} s, so the next benchmark in line took its turn and "
+        "this one was stopped."
+    ),
     # parallel/memory.py: a series whose largest run would not fit in this machine's free memory
     "ranks_over_memory": (
         "{count} processes, each building the whole data set, need about {needed} of memory, more than this "

@@ -1,4 +1,9 @@
-"""Who may use the machine while a benchmark times it: one benchmark per process, CUDA cells alone."""
+"""Who may use the machine while a benchmark times it: one benchmark per process, CUDA cells alone.
+
+The holder beats its lease as it reports progress; a holder silent past the host's bound (a thread
+stuck in a call that never returns) loses the lock to the next benchmark, and its own next check
+raises Stopped (no progress) with a sentence saying so.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,14 @@ from collections.abc import Callable, Iterator
 
 import torch
 
+from linecnn.errors import Message
+from linecnn.serve.queue import Lease
+from linecnn.serve.settings import env_number, seconds_field
 from linecnn.serve.sharing import GPU_STATE
+
+STALL_ENV = "LINECNN_BENCH_STALL_SECONDS"  # host setting: a benchmark silent this long loses the lock
+STALL_SECONDS = 120.0  # its default: longer than any one epoch or set-up of a cell the caps allow
+MIN_STALL_SECONDS = 1.0
 
 
 def gpu_alone(device: torch.device) -> contextlib.AbstractContextManager:
@@ -18,32 +30,58 @@ def gpu_alone(device: torch.device) -> contextlib.AbstractContextManager:
 
 
 class BenchLock:
-    """One benchmark at a time in this process (the server), so that runs never share the machine."""
+    """One benchmark at a time in this process (the server), so that runs never share the machine.
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
+    A holder whose lease has not beaten for ``stall_seconds`` (None: no bound) loses the lock as
+    soon as another benchmark waits for it.
+    """
+
+    def __init__(
+        self, stall_seconds: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.stall_seconds = stall_seconds  # silence after which the holder loses the lock; None = never
+        self.clock = clock
+        self._cond = threading.Condition()
+        self._lease: Lease | None = None  # the holder's lease, None while free
         self.holder: str | None = None  # who runs now, for the queued message
 
     @contextlib.contextmanager
     def hold(
         self, who: str, on_wait: Callable[[str | None, float], None] | None = None, poll: float = 0.25
-    ) -> Iterator[None]:
-        """Run the block alone; while queued, call ``on_wait(holder, seconds waited)`` every ``poll`` s."""
-        queued = time.monotonic()
-        while not self._lock.acquire(timeout=poll):
+    ) -> Iterator[Lease]:
+        """Run the block alone, given its lease; while queued, call ``on_wait(holder, seconds waited)``
+        every ``poll`` s."""
+        queued = self.clock()
+        while (lease := self._take(who, poll)) is None:
             if on_wait is not None:
-                on_wait(self.holder, time.monotonic() - queued)
-        self.holder = who
+                on_wait(self.holder, self.clock() - queued)
         try:
-            yield
+            yield lease
         finally:
-            self.holder = None
-            self._lock.release()
+            with self._cond:
+                if self._lease is lease:
+                    self._lease, self.holder = None, None
+                self._cond.notify_all()
+
+    def _take(self, who: str, poll: float) -> Lease | None:
+        """A new lease for ``who`` if the lock is free or its holder fell silent, waiting up to ``poll`` s."""
+        with self._cond:
+            for _ in range(2):
+                lease, bound = self._lease, self.stall_seconds
+                if lease is not None and bound is not None and self.clock() - lease.last > bound:
+                    lease.lost = Message("bench_stalled", seconds=seconds_field(bound))
+                    self._lease = lease = None
+                if lease is None:
+                    self._lease, self.holder = Lease(who, self.clock), who
+                    return self._lease
+                self._cond.wait(timeout=poll)
+            return None
 
     @property
     def busy(self) -> bool:
         """True while some benchmark holds the lock."""
-        return self._lock.locked()
+        return self._lease is not None
 
 
-BENCH_LOCK = BenchLock()  # shared by every session of a Streamlit server (module state is per process)
+# Shared by every session of a Streamlit server (module state is per process).
+BENCH_LOCK = BenchLock(env_number(STALL_ENV, STALL_SECONDS, MIN_STALL_SECONDS))

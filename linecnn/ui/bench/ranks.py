@@ -18,7 +18,6 @@ from linecnn.ui.bench.job import POLL_SECONDS
 from linecnn.ui.bench.ranks_form import form
 from linecnn.ui.bench.ranks_job import RanksJob, ranks_work
 from linecnn.ui.bench.ranks_results import render_series
-from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, say, t
 
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
@@ -103,7 +102,7 @@ def _ending(job: RanksJob, series: Series | None) -> tuple[str, str]:
     if job.cancelled:
         return "info", t("ddp.cancelled", runs=runs)
     if job.error is not None:
-        return "error", t("ddp.failed", error=escape_markdown(job.error))
+        return "error", t("ddp.failed", error=say(job.error))
     if series is not None and series.mismatch:
         counts = ", ".join(str(n) for n in series.mismatch)
         return "error", t("ddp.mismatch", counts=counts, tolerance=tolerance)
