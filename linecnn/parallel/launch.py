@@ -22,8 +22,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
+from linecnn.parallel.events import PREFIX
 from linecnn.parallel.procs import Lines, kill_group, process_group, reader
-from linecnn.parallel.rank import PREFIX
 from linecnn.parallel.watchdog import WATCH_SECONDS, Watchdog, watch_seconds
 from linecnn.stop import Stopped, StopReason
 
@@ -136,8 +136,6 @@ def _follow(
             continue
         if isinstance(event.get("rank"), int):
             watchdog.hear(event["rank"])
-        if event["event"] == "beat":
-            continue  # a sign of life only: no news for the progress report
         if event["event"] == "ready":
             launch.rank_pids[int(event["rank"])] = int(event["pid"])
         elif event["event"] == "epoch":

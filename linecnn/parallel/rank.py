@@ -12,7 +12,7 @@ The all-reduce runs in a communication hook that times it: it waits for the redu
 (so it is not overlapped with backward), which lets the epoch time be split into compute and
 communication. Rank 0 prints progress as ``LINECNN {json}`` lines on stdout and writes one JSON
 result to ``--out``; every rank announces its pid first, so the launcher can check none is left, and
-then beats (``heartbeat``) about once a second, so that the launcher can end a run one of whose ranks
+then beats (``events.Heartbeat``) about once a second, so that the launcher can end a run one of whose ranks
 froze. A collective that waits longer than ``--watch`` seconds plus a margin fails on its own.
 """
 
@@ -21,7 +21,6 @@ import gc
 import json
 import os
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from datetime import timedelta
@@ -32,51 +31,17 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from linecnn.parallel.config import RanksConfig, threads_per_rank
+from linecnn.parallel.events import Heartbeat, emit
 from linecnn.parallel.watchdog import WATCH_SECONDS
 from linecnn.train.config import RunConfig
 from linecnn.train.data import make_lines
 from linecnn.train.epoch import Shard, make_optimizer, mean_loss, train_epoch
 from linecnn.train.model import build_model
 
-PREFIX = "LINECNN "  # marks the lines of stdout the launcher reads; anything else is passed through
-BEAT_SECONDS = 1.0  # how often each rank tells the launcher it is alive, with its step count
 # A collective fails this long after the launcher's bound: the launcher, which knows which rank fell
 # silent, ends the run first with a sentence naming it; the timeout is the backstop for a rank that
 # beats but whose training hangs.
 TIMEOUT_MARGIN_SECONDS = 10.0
-_EMIT = threading.Lock()  # the heartbeat thread and the main thread print whole lines, one at a time
-
-
-def emit(event: str, **values: object) -> None:
-    """Print one event for the launcher as a ``LINECNN {json}`` line."""
-    line = PREFIX + json.dumps({"event": event, **values})
-    with _EMIT:
-        print(line, flush=True)
-
-
-class Heartbeat:
-    """A daemon thread that emits ``beat`` with this rank's optimizer steps every BEAT_SECONDS.
-
-    A frozen or stopped process sends nothing, which is what the launcher's watchdog looks for; the
-    step count lets a reader see training advance. ``step`` runs inside the timed epoch: one addition.
-    """
-
-    def __init__(self, rank: int) -> None:
-        self.rank = rank
-        self.steps = 0  # optimizer steps this rank has finished
-
-    def step(self) -> None:
-        """Count one optimizer step (``train_epoch``'s ``after_step``)."""
-        self.steps += 1
-
-    def start(self) -> None:
-        """Start beating until the process ends."""
-        threading.Thread(target=self._beat, name="linecnn-rank-heartbeat", daemon=True).start()
-
-    def _beat(self) -> None:
-        while True:
-            emit("beat", rank=self.rank, steps=self.steps)
-            time.sleep(BEAT_SECONDS)
 
 
 class CommTimer:
@@ -158,11 +123,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Train ``warmup + repeats`` epochs with DDP on this rank; rank 0 reports and writes the result."""
     args = parse(argv)
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    local = int(os.environ.get("LOCAL_RANK", "0"))
     torch.set_num_threads(threads_per_rank(world, threads=args.config.threads))
     emit("ready", rank=rank, pid=os.getpid())
     heartbeat = Heartbeat(rank)
     heartbeat.start()
+    try:
+        result = run(args, rank, world, heartbeat)
+    finally:
+        heartbeat.stop()
+    if rank == 0:
+        with open(args.out, "w", encoding="utf-8") as out:
+            json.dump(result, out)
+        emit("done")
+    return 0
+
+
+def run(args: argparse.Namespace, rank: int, world: int, heartbeat: Heartbeat) -> dict:
+    """Join the process group, train, and leave it together; rank 0's figures with the rendezvous time."""
+    local = int(os.environ.get("LOCAL_RANK", "0"))
     if args.config.device == "cuda":
         device, backend = torch.device("cuda", local), "nccl"
         torch.cuda.set_device(device)
@@ -178,12 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         # process group, it aborted the rank ("terminate called without an active exception").
         gc.collect()
         dist.destroy_process_group()
-    if rank == 0:
-        result.update(backend=backend, rendezvous_s=time.perf_counter() - start - result.pop("train_s"))
-        with open(args.out, "w", encoding="utf-8") as out:
-            json.dump(result, out)
-        emit("done")
-    return 0
+    result.update(backend=backend, rendezvous_s=time.perf_counter() - start - result.pop("train_s"))
+    return result
 
 
 def train(

@@ -93,7 +93,8 @@ def training_turn(trainer: Trainer, progress=None) -> Iterator[Lease]:  # noqa: 
         try:
             yield lease
         finally:
-            trainer.after_step = None
+            if trainer.after_step == lease.beat:  # a newer script run may have taken the run over
+                trainer.after_step = None
 
 
 def leave_queue(trainer: Trainer) -> None:
