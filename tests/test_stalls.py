@@ -3,12 +3,13 @@ its run, each with a sentence; fake clocks make the bounds exact and the tests f
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import pytest
 
 from linecnn.bench.lock import BenchLock
-from linecnn.errors import UserError
+from linecnn.errors import Message, UserError
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.memory import check_memory, process_bytes
 from linecnn.parallel.watchdog import START_SECONDS, Watchdog
@@ -176,3 +177,32 @@ def test_a_series_that_cannot_fit_in_free_memory_is_refused_with_a_setting_that_
     check_memory(smaller, [4], available=2 * one)
     with pytest.raises(UserError, match="Choose fewer processes"):
         check_memory(config, [4], available=1)
+
+
+def test_a_run_whose_slot_was_taken_back_is_filed_and_the_page_says_why(monkeypatch):
+    """When the queue takes a run's slot back, the Train page stops it after the epoch in flight, files
+    its finished epochs and shows the sentence."""
+    from linecnn.ui.train import sharing as page_sharing
+    from tests.helpers import app_test
+    from tests.test_pages import TRAIN, click
+
+    class TakenBack(SlotQueue):
+        """A queue that has already given each new holder's slot away."""
+
+        @contextlib.contextmanager
+        def hold(self, ticket, on_wait=None, poll=0.25):  # noqa: ANN001, ANN202 - SlotQueue.hold's
+            with super().hold(ticket, on_wait, poll) as lease:
+                lease.lost = Message("slot_lost", seconds=30)
+                yield lease
+
+    queue = TakenBack(slots=1)
+    monkeypatch.setattr(page_sharing, "training_queue", lambda device: queue)
+    at = app_test(TRAIN)
+    at.number_input(key="train.epochs").set_value(50)
+    at.run()
+    click(at, "Start")
+    assert not at.exception
+    [run] = at.session_state["train.runs"]
+    assert len(run.history) == 1 and "train.live" not in at.session_state
+    assert any(error.value.startswith("This run made no progress for 30 s") for error in at.error)
+    assert queue.training == 0
