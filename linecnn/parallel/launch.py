@@ -23,12 +23,13 @@ from pathlib import Path
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.events import PREFIX
-from linecnn.parallel.procs import Lines, kill_group, process_group, reader
+from linecnn.parallel.procs import Lines, kill_group, kill_leaders, process_group, reader
 from linecnn.parallel.watchdog import WATCH_SECONDS, Watchdog, watch_seconds
 from linecnn.stop import Stopped, StopReason
 
 POLL_SECONDS = 0.1  # how often the launcher checks for cancel, the time cap and a finished run
 STDERR_LINES = 200  # torchrun's last lines kept for the failure message
+RANK_MODULE = "linecnn.parallel.rank"  # what every rank's command line runs
 
 
 def torchrun_command(config: RanksConfig, ranks: int, out: str, watch: float = WATCH_SECONDS) -> list[str]:
@@ -44,7 +45,7 @@ def torchrun_command(config: RanksConfig, ranks: int, out: str, watch: float = W
         f"--nproc_per_node={ranks}",
         "--monitor-interval=0.1",  # notice a dead rank within 0.1 s, not 5
         "-m",
-        "linecnn.parallel.rank",
+        RANK_MODULE,
         f"--out={out}",
         f"--config={json.dumps(run.as_dict())}",
         f"--watch={watch:g}",
@@ -88,22 +89,41 @@ def run_ranks(
     with tempfile.TemporaryDirectory(prefix="linecnn-ddp-") as folder:
         out = os.path.join(folder, "result.json")
         start = time.monotonic()
-        command = torchrun_command(config, ranks, out, watch)
-        with process_group(command, _environment(threads_per_rank(ranks, threads=config.threads))) as process:
-            launch.pid = process.pid
-            lines, errors = reader(process.stdout), reader(process.stderr, keep=STDERR_LINES)
-            try:
-                first_epoch = _follow(process, lines, launch, progress, deadline, Watchdog(ranks, watch))
-            except Stopped as stop:
-                if stop.reason is StopReason.NO_PROGRESS:
-                    kill_group(process)  # a stopped process ignores SIGTERM until it runs again
-                raise
-            status = process.wait()
+        try:
+            first_epoch, status, errors = _launch(config, launch, out, progress, deadline, watch)
+        finally:
+            # torchrun starts each rank in a process group of its own, beyond the signals to torchrun's
+            # group: one that outlived torchrun (a frozen one does) is ended here.
+            kill_leaders(launch.rank_pids.values(), RANK_MODULE)
         if status != 0:
             raise Stopped(StopReason.PROCESS_KILLED, failure_message(ranks, status, errors.text()))
         result = _read_result(out, ranks)
     result["start_s"] = (first_epoch or time.monotonic()) - start - result["first_epoch_s"]
     return result
+
+
+def _launch(
+    config: RanksConfig,
+    launch: Launch,
+    out: str,
+    progress: RanksProgress | None,
+    deadline: float | None,
+    watch: float,
+) -> tuple[float | None, int, Lines]:
+    """Start torchrun and follow it to its end: (when the first epoch ended, exit status, its stderr)."""
+    ranks = launch.ranks
+    command = torchrun_command(config, ranks, out, watch)
+    with process_group(command, _environment(threads_per_rank(ranks, threads=config.threads))) as process:
+        launch.pid = process.pid
+        lines, errors = reader(process.stdout), reader(process.stderr, keep=STDERR_LINES)
+        try:
+            first_epoch = _follow(process, lines, launch, progress, deadline, Watchdog(ranks, watch))
+        except Stopped as stop:
+            if stop.reason is StopReason.NO_PROGRESS:  # a stopped process ignores SIGTERM until it runs again
+                kill_leaders(launch.rank_pids.values(), RANK_MODULE)
+                kill_group(process)
+            raise
+        return first_epoch, process.wait(), errors
 
 
 def _follow(

@@ -27,8 +27,9 @@ def reference_loss(config: RanksConfig, after_step: Callable[[], None] | None = 
     """The final training loss of the same epochs on one device, in this process (what DDP must match).
 
     The same problem every rank builds, trained by the same ``train_epoch`` on whole batches.
-    ``after_step`` runs after each optimizer step, so that a cancel or a time cap raising from it
-    ends even an epoch of millions of images within a step.
+    ``after_step`` runs once the problem is built (which takes seconds for millions of images) and
+    after each optimizer step, so that a cancel or a time cap raising from it ends even an epoch of
+    millions of images within a step.
     """
     device = torch.device("cuda" if config.device == "cuda" else "cpu")
     with torch.random.fork_rng(devices=[]):
@@ -36,6 +37,8 @@ def reference_loss(config: RanksConfig, after_step: Callable[[], None] | None = 
         x, y, model = build_problem(run, device)
         optimizer = make_optimizer(model, run.train.lr, device)
         order = torch.Generator().manual_seed(run.seed + 1)
+        if after_step is not None:
+            after_step()
         for _ in range(config.bench.epochs):
             train_epoch(model, x, y, optimizer, run.train.batch_size, order, after_step=after_step)
         return mean_loss(model, x, y)
