@@ -7,7 +7,8 @@ import pytest
 
 from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model
 from linecnn.device import cpu_threads
-from linecnn.errors import ENGLISH, UserError
+from linecnn.errors import UserError
+from linecnn.sentences import ENGLISH
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import i18n, state

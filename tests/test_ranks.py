@@ -100,6 +100,29 @@ def test_a_killed_rank_ends_the_run_with_a_clear_error_and_no_process_left():
     assert_no_process_left(seen[0])
 
 
+@pytest.mark.slow  # a torchrun process group
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU ranks need two cores")
+def test_a_frozen_rank_ends_the_run_within_the_bound_naming_it_and_no_process_left():
+    """SIGSTOP one rank mid-run: within the watch bound (plus a beat and a poll) the run ends with Stopped
+    (no progress) naming that rank, and every process of the run, the stopped one too, is gone."""
+    seen: list[Launch] = []
+    frozen: list[float] = []
+
+    def freeze_rank_one(launch: Launch) -> None:
+        seen[:] = [launch]
+        if launch.done >= 1 and 1 in launch.rank_pids and not frozen:
+            os.kill(launch.rank_pids[1], signal.SIGSTOP)
+            frozen.append(time.monotonic())
+
+    with pytest.raises(Stopped) as error:
+        run_ranks(LONG, 2, progress=freeze_rank_one, watch=5)
+    ended = time.monotonic() - frozen[0]
+    assert error.value.reason is StopReason.NO_PROGRESS
+    assert str(error.value).startswith("Rank 1 of 2 made no progress for 5 s (the process froze or hung)")
+    assert 4 < ended < 5 + 4, ended  # its last beat came at most a second before the freeze; then 0.1 s polls
+    assert_no_process_left(seen[0])
+
+
 class Cancel(Exception):
     """What a page's Cancel raises from the progress callback."""
 
@@ -178,7 +201,7 @@ Root Cause (first observed failure):
 
 
 def test_a_cancel_or_the_cap_ends_the_series_while_the_reference_trains():
-    """The single-device reference checks between epochs: a cancel raises, the cap stops before any launch."""
+    """The single-device reference checks after every step: a cancel raises, the cap stops before a launch."""
     config = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1000, threads=1)
     calls: list[int] = []
 

@@ -1,4 +1,10 @@
-"""Who may use the machine while a benchmark times it: one benchmark per process in turn, CUDA cells alone."""
+"""Who may use the machine while a benchmark times it: one benchmark per process in turn, CUDA cells alone.
+
+Waiters get the lock in order of arrival, and anyone can see who holds it and who waits how long.
+The holder beats its lease as it reports progress; a holder silent past the host's bound (a thread
+stuck in a call that never returns) loses the lock to the next benchmark, and its own next check
+raises Stopped (no progress) with a sentence saying so.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +17,14 @@ from dataclasses import dataclass
 
 import torch
 
+from linecnn.errors import Message
+from linecnn.serve.queue import Lease
+from linecnn.serve.settings import env_number, seconds_field
 from linecnn.serve.sharing import GPU_STATE
+
+STALL_ENV = "LINECNN_BENCH_STALL_SECONDS"  # host setting: a benchmark silent this long loses the lock
+STALL_SECONDS = 120.0  # its default: longer than any one epoch or set-up of a cell the caps allow
+MIN_STALL_SECONDS = 1.0
 
 
 def gpu_alone(device: torch.device) -> contextlib.AbstractContextManager:
@@ -30,56 +43,66 @@ class Waiter:
 class BenchLock:
     """One benchmark at a time in this process (the server), so that runs never share the machine.
 
-    Waiters get the lock in order of arrival, and anyone can see who holds it and who waits how long.
+    A holder whose lease has not beaten for ``stall_seconds`` (None: no bound) loses the lock as
+    soon as another benchmark waits for it.
     """
 
-    def __init__(self) -> None:
+    def __init__(
+        self, stall_seconds: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.stall_seconds = stall_seconds  # silence after which the holder loses the lock; None = never
+        self.clock = clock
         self._cond = threading.Condition()
         self._tickets = itertools.count()
-        self._waiting: dict[int, tuple[str, float]] = {}  # ticket -> (who, time.monotonic() at arrival)
+        self._waiting: dict[int, tuple[str, float]] = {}  # ticket -> (who, clock() at arrival)
+        self._lease: Lease | None = None  # the holder's lease, None while free
         self.holder: str | None = None  # who runs now, for the queued message
-        self._since = 0.0  # time.monotonic() when the holder took the lock
+        self._since = 0.0  # clock() when the holder took the lock
 
     @contextlib.contextmanager
     def hold(
         self, who: str, on_wait: Callable[[str | None, float], None] | None = None, poll: float = 0.25
-    ) -> Iterator[None]:
-        """Run the block alone; while queued, call ``on_wait(holder, seconds waited)`` every ``poll`` s.
-
-        Whatever ``on_wait`` raises (a cancel) leaves the queue at once.
-        """
-        queued = time.monotonic()
+    ) -> Iterator[Lease]:
+        """Run the block alone, given its lease; while queued, call ``on_wait(holder, seconds waited)``
+        every ``poll`` s. Whatever ``on_wait`` raises (a cancel) leaves the queue at once."""
+        queued = self.clock()
         with self._cond:
             ticket = next(self._tickets)
             self._waiting[ticket] = (who, queued)
         try:
-            while not self._take(ticket, who, poll):
+            while (lease := self._take(ticket, who, poll)) is None:
                 if on_wait is not None:
-                    on_wait(self.holder, time.monotonic() - queued)
+                    on_wait(self.holder, self.clock() - queued)
         finally:
             with self._cond:
                 if self._waiting.pop(ticket, None) is not None:
                     self._cond.notify_all()  # left the queue without the lock: the next may go
         try:
-            yield
+            yield lease
         finally:
             with self._cond:
-                self.holder = None
+                if self._lease is lease:
+                    self._lease, self.holder = None, None
                 self._cond.notify_all()
 
-    def _take(self, ticket: int, who: str, poll: float) -> bool:
-        """Take the lock if it is free and ``ticket`` is first in line, else wait up to ``poll`` s."""
+    def _take(self, ticket: int, who: str, poll: float) -> Lease | None:
+        """A lease for ``ticket`` when it is first in line and the lock is free or its holder fell silent,
+        else None after waiting up to ``poll`` s."""
         with self._cond:
-            if self.holder is None and next(iter(self._waiting)) == ticket:
+            lease, bound = self._lease, self.stall_seconds
+            if lease is not None and bound is not None and self.clock() - lease.last > bound:
+                lease.lost = Message("bench_stalled", seconds=seconds_field(bound))
+                self._lease, self.holder = None, None
+            if self._lease is None and next(iter(self._waiting)) == ticket:
                 del self._waiting[ticket]
-                self.holder, self._since = who, time.monotonic()
-                return True
+                self._lease, self.holder, self._since = Lease(who, self.clock), who, self.clock()
+                return self._lease
             self._cond.wait(poll)
-            return False
+            return None
 
     def queue(self) -> tuple[Waiter | None, list[Waiter]]:
         """Who holds the lock (and since how long), and who waits, first in line first."""
-        now = time.monotonic()
+        now = self.clock()
         with self._cond:
             holder = None if self.holder is None else Waiter(self.holder, now - self._since)
             return holder, [Waiter(who, now - since) for who, since in self._waiting.values()]
@@ -87,7 +110,8 @@ class BenchLock:
     @property
     def busy(self) -> bool:
         """True while some benchmark holds the lock."""
-        return self.holder is not None
+        return self._lease is not None
 
 
-BENCH_LOCK = BenchLock()  # shared by every session of a Streamlit server (module state is per process)
+# Shared by every session of a Streamlit server (module state is per process).
+BENCH_LOCK = BenchLock(env_number(STALL_ENV, STALL_SECONDS, MIN_STALL_SECONDS))

@@ -2,7 +2,8 @@
 
 Each run is ``python -m torch.distributed.run --standalone --nproc_per_node=N -m linecnn.parallel.rank ...``
 in a process group of its own, so a cancel, a time cap or a rank that dies ends every process of it.
-Rank 0 reports its progress as ``LINECNN {json}`` lines, read here between its timed epochs.
+Rank 0 reports its progress as ``LINECNN {json}`` lines, read here between its timed epochs; every
+rank beats once a second, and a rank silent past the host's bound (``watchdog``) ends the run at once.
 """
 
 from __future__ import annotations
@@ -21,16 +22,20 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
-from linecnn.parallel.procs import Lines, process_group, reader
-from linecnn.parallel.rank import PREFIX
+from linecnn.parallel.events import PREFIX
+from linecnn.parallel.procs import Lines, kill_group, kill_leaders, process_group, reader
+from linecnn.parallel.watchdog import WATCH_SECONDS, Watchdog, watch_seconds
 from linecnn.stop import Stopped, StopReason
 
 POLL_SECONDS = 0.1  # how often the launcher checks for cancel, the time cap and a finished run
 STDERR_LINES = 200  # torchrun's last lines kept for the failure message
+RANK_MODULE = "linecnn.parallel.rank"  # what every rank's command line runs
 
 
-def torchrun_command(config: RanksConfig, ranks: int, out: str) -> list[str]:
-    """The torchrun command line of one run with ``ranks`` processes, rank 0 writing its result to ``out``."""
+def torchrun_command(config: RanksConfig, ranks: int, out: str, watch: float = WATCH_SECONDS) -> list[str]:
+    """The torchrun command line of one run with ``ranks`` processes, rank 0 writing its result to ``out``.
+
+    ``watch``: the launcher's bound on a silent rank, from which the ranks set their collectives' timeout."""
     run = replace(config, threads=threads_per_rank(ranks, threads=config.threads))  # what each rank takes
     return [
         sys.executable,
@@ -40,9 +45,10 @@ def torchrun_command(config: RanksConfig, ranks: int, out: str) -> list[str]:
         f"--nproc_per_node={ranks}",
         "--monitor-interval=0.1",  # notice a dead rank within 0.1 s, not 5
         "-m",
-        "linecnn.parallel.rank",
+        RANK_MODULE,
         f"--out={out}",
         f"--config={json.dumps(run.as_dict())}",
+        f"--watch={watch:g}",
     ]
 
 
@@ -67,30 +73,57 @@ def run_ranks(
     ranks: int,
     progress: RanksProgress | None = None,
     deadline: float | None = None,
+    watch: float | None = None,
 ) -> dict:
     """Run one torchrun of ``ranks`` processes to its end and return rank 0's result with the start-up time.
 
     ``deadline`` (a ``time.monotonic()`` value) is the time cap: past it the run is ended and
     Stopped (time cap) raised. A rank that dies ends the run with Stopped (process killed), whose
-    sentence names the rank and the signal. Whatever ends the run early (these, or a cancel raised
-    from ``progress``), no process of it is left when this returns or raises.
+    sentence names the rank and the signal; a rank silent for ``watch`` seconds (default: the host's
+    $LINECNN_RANK_TIMEOUT) ends it with Stopped (no progress), naming the rank. Whatever ends the run
+    early (these, or a cancel raised from ``progress``), no process of it is left when this returns or raises.
     """
     check_ranks([ranks], config)
     launch = Launch(ranks, total=config.bench.epochs)
+    watch = watch_seconds() if watch is None else watch
     with tempfile.TemporaryDirectory(prefix="linecnn-ddp-") as folder:
         out = os.path.join(folder, "result.json")
         start = time.monotonic()
-        command = torchrun_command(config, ranks, out)
-        with process_group(command, _environment(threads_per_rank(ranks, threads=config.threads))) as process:
-            launch.pid = process.pid
-            lines, errors = reader(process.stdout), reader(process.stderr, keep=STDERR_LINES)
-            first_epoch = _follow(process, lines, launch, progress, deadline)
-            status = process.wait()
+        try:
+            first_epoch, status, errors = _launch(config, launch, out, progress, deadline, watch)
+        finally:
+            # torchrun starts each rank in a process group of its own, beyond the signals to torchrun's
+            # group: one that outlived torchrun (a frozen one does) is ended here.
+            kill_leaders(launch.rank_pids.values(), RANK_MODULE)
         if status != 0:
             raise Stopped(StopReason.PROCESS_KILLED, failure_message(ranks, status, errors.text()))
         result = _read_result(out, ranks)
     result["start_s"] = (first_epoch or time.monotonic()) - start - result["first_epoch_s"]
     return result
+
+
+def _launch(
+    config: RanksConfig,
+    launch: Launch,
+    out: str,
+    progress: RanksProgress | None,
+    deadline: float | None,
+    watch: float,
+) -> tuple[float | None, int, Lines]:
+    """Start torchrun and follow it to its end: (when the first epoch ended, exit status, its stderr)."""
+    ranks = launch.ranks
+    command = torchrun_command(config, ranks, out, watch)
+    with process_group(command, _environment(threads_per_rank(ranks, threads=config.threads))) as process:
+        launch.pid = process.pid
+        lines, errors = reader(process.stdout), reader(process.stderr, keep=STDERR_LINES)
+        try:
+            first_epoch = _follow(process, lines, launch, progress, deadline, Watchdog(ranks, watch))
+        except Stopped as stop:
+            if stop.reason is StopReason.NO_PROGRESS:  # a stopped process ignores SIGTERM until it runs again
+                kill_leaders(launch.rank_pids.values(), RANK_MODULE)
+                kill_group(process)
+            raise
+        return first_epoch, process.wait(), errors
 
 
 def _follow(
@@ -99,14 +132,19 @@ def _follow(
     launch: Launch,
     progress: RanksProgress | None,
     deadline: float | None,
+    watchdog: Watchdog,
 ) -> float | None:
-    """Follow rank 0's events into ``launch`` until torchrun ends; when its first epoch ended (monotonic)."""
+    """Follow the ranks' events into ``launch`` until torchrun ends; when its first epoch ended (monotonic).
+
+    ``watchdog`` hears every rank's lines and ends the run on a silent one."""
     report = progress or (lambda _launch: None)
     report(launch)
     first_epoch: float | None = None
     while True:
         if deadline is not None and time.monotonic() > deadline:
             raise Stopped(StopReason.TIME_CAP, f"The time cap ended the run of {launch.ranks} processes.")
+        if process.poll() is None:  # once torchrun has ended, its ranks' silence is no news
+            watchdog.check()
         try:
             line = lines.get(timeout=POLL_SECONDS)
         except queue.Empty:
@@ -116,6 +154,8 @@ def _follow(
         event = _event(line)
         if event is None:
             continue
+        if isinstance(event.get("rank"), int):
+            watchdog.hear(event["rank"])
         if event["event"] == "ready":
             launch.rank_pids[int(event["rank"])] = int(event["pid"])
         elif event["event"] == "epoch":

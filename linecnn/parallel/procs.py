@@ -1,7 +1,8 @@
 """A child process in a process group of its own, ended as a whole, and its output read by threads.
 
-A torchrun run is torchrun plus one process per rank: signalling the group reaches all of them,
-so a cancel, a time cap or a dead rank leaves no process behind.
+A torchrun run is torchrun plus one process per rank, each rank in a process group of its own:
+torchrun ends its ranks when its group is signalled, and ``kill_leaders`` ends any that outlived it
+(a frozen rank ignores torchrun's SIGTERM), so a cancel, a time cap or a dead rank leaves no process.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ import queue
 import signal
 import subprocess
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Iterable, Iterator
 from typing import IO
 
 STOP_GRACE_SECONDS = 10.0  # after SIGTERM, how long torchrun may take to end its ranks before SIGKILL
@@ -44,6 +46,34 @@ def end_group(process: subprocess.Popen) -> None:
             process.wait(timeout=STOP_GRACE_SECONDS)
     _signal_group(process.pid, signal.SIGKILL)  # a rank that outlived torchrun, or torchrun itself
     process.wait()
+
+
+def kill_group(process: subprocess.Popen) -> None:
+    """SIGKILL every process of ``process``'s group at once and reap it: a frozen one too, which SIGTERM
+    would reach only once it ran again."""
+    _signal_group(process.pid, signal.SIGKILL)
+    process.wait()
+
+
+def kill_leaders(pids: Iterable[int], marker: str, wait: float = STOP_GRACE_SECONDS) -> None:
+    """SIGKILL the process group of each of ``pids`` that still leads its own group and runs ``marker``
+    (so never a process that took a dead one's pid), then wait up to ``wait`` s until they are gone."""
+    ours = [pid for pid in pids if _leads_group_running(pid, marker)]
+    for pid in ours:
+        _signal_group(pid, signal.SIGKILL)
+    deadline = time.monotonic() + wait
+    while any(os.path.exists(f"/proc/{pid}") for pid in ours) and time.monotonic() < deadline:
+        time.sleep(0.05)  # an orphan is reaped by init, not by us
+
+
+def _leads_group_running(pid: int, marker: str) -> bool:
+    """True when ``pid`` is alive, leads its process group and its command line holds ``marker``."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            running = marker.encode() in cmdline.read()
+        return running and os.getpgid(pid) == pid
+    except (OSError, ProcessLookupError):
+        return False
 
 
 def _signal_group(pgid: int, signal_number: int) -> None:

@@ -11,7 +11,9 @@ batch does not split evenly.
 The all-reduce runs in a communication hook that times it: it waits for the reduction to finish
 (so it is not overlapped with backward), which lets the epoch time be split into compute and
 communication. Rank 0 prints progress as ``LINECNN {json}`` lines on stdout and writes one JSON
-result to ``--out``; every rank announces its pid first, so the launcher can check none is left.
+result to ``--out``; every rank announces its pid first, so the launcher can check none is left, and
+then beats (``events.Heartbeat``) about once a second, so that the launcher can end a run one of whose ranks
+froze. A collective that waits longer than ``--watch`` seconds plus a margin fails on its own.
 """
 
 import argparse
@@ -29,18 +31,17 @@ from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
 from linecnn.parallel.config import RanksConfig, threads_per_rank
+from linecnn.parallel.events import Heartbeat, emit
+from linecnn.parallel.watchdog import WATCH_SECONDS
 from linecnn.train.config import RunConfig
 from linecnn.train.data import make_lines
 from linecnn.train.epoch import Shard, make_optimizer, mean_loss, train_epoch
 from linecnn.train.model import build_model
 
-PREFIX = "LINECNN "  # marks the lines of stdout the launcher reads; anything else is passed through
-TIMEOUT = timedelta(seconds=120)  # a collective that waits longer than this for a rank fails
-
-
-def emit(event: str, **values: object) -> None:
-    """Print one event for the launcher as a ``LINECNN {json}`` line."""
-    print(PREFIX + json.dumps({"event": event, **values}), flush=True)
+# A collective fails this long after the launcher's bound: the launcher, which knows which rank fell
+# silent, ends the run first with a sentence naming it; the timeout is the backstop for a rank that
+# beats but whose training hangs.
+TIMEOUT_MARGIN_SECONDS = 10.0
 
 
 class CommTimer:
@@ -112,6 +113,9 @@ def parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser.add_argument(
         "--config", type=config_arg, default=RanksConfig(), help="the run as RanksConfig.as_dict() JSON"
     )
+    parser.add_argument(
+        "--watch", type=float, default=WATCH_SECONDS, help="the launcher's bound on a silent rank, in seconds"
+    )
     return parser.parse_args(argv)
 
 
@@ -119,34 +123,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Train ``warmup + repeats`` epochs with DDP on this rank; rank 0 reports and writes the result."""
     args = parse(argv)
     rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
-    local = int(os.environ.get("LOCAL_RANK", "0"))
     torch.set_num_threads(threads_per_rank(world, threads=args.config.threads))
     emit("ready", rank=rank, pid=os.getpid())
-    if args.config.device == "cuda":
-        device, backend = torch.device("cuda", local), "nccl"
-        torch.cuda.set_device(device)
-    else:
-        device, backend = torch.device("cpu"), "gloo"
-    start = time.perf_counter()
-    dist.init_process_group(backend, timeout=TIMEOUT)
+    heartbeat = Heartbeat(rank)
+    heartbeat.start()
     try:
-        result = train(args, rank, world, device)
-        dist.barrier()  # no rank tears its process group down while another still talks to it
+        result = run(args, rank, world, heartbeat)
     finally:
-        # The DDP model outlives train() in a reference cycle (its comm hook); freed at exit, after its
-        # process group, it aborted the rank ("terminate called without an active exception").
-        gc.collect()
-        dist.destroy_process_group()
+        heartbeat.stop()
     if rank == 0:
-        result.update(backend=backend, rendezvous_s=time.perf_counter() - start - result.pop("train_s"))
         with open(args.out, "w", encoding="utf-8") as out:
             json.dump(result, out)
         emit("done")
     return 0
 
 
-def train(args: argparse.Namespace, rank: int, world: int, device: torch.device) -> dict:
-    """Build the data and the DDP model, train and time the epochs; rank 0's figures as a dict."""
+def run(args: argparse.Namespace, rank: int, world: int, heartbeat: Heartbeat) -> dict:
+    """Join the process group, train, and leave it together; rank 0's figures with the rendezvous time."""
+    local = int(os.environ.get("LOCAL_RANK", "0"))
+    if args.config.device == "cuda":
+        device, backend = torch.device("cuda", local), "nccl"
+        torch.cuda.set_device(device)
+    else:
+        device, backend = torch.device("cpu"), "gloo"
+    start = time.perf_counter()
+    dist.init_process_group(backend, timeout=timedelta(seconds=args.watch + TIMEOUT_MARGIN_SECONDS))
+    try:
+        result = train(args, rank, world, device, heartbeat.step)
+        dist.barrier()  # no rank tears its process group down while another still talks to it
+    finally:
+        # The DDP model outlives train() in a reference cycle (its comm hook); freed at exit, after its
+        # process group, it aborted the rank ("terminate called without an active exception").
+        gc.collect()
+        dist.destroy_process_group()
+    result.update(backend=backend, rendezvous_s=time.perf_counter() - start - result.pop("train_s"))
+    return result
+
+
+def train(
+    args: argparse.Namespace,
+    rank: int,
+    world: int,
+    device: torch.device,
+    after_step: Callable[[], None] | None = None,
+) -> dict:
+    """Build the data and the DDP model, train and time the epochs; rank 0's figures as a dict.
+
+    ``after_step`` runs after every optimizer step (the heartbeat's count)."""
     begin = time.perf_counter()
     bench = args.config.bench
     run = bench.run
@@ -160,7 +183,12 @@ def train(args: argparse.Namespace, rank: int, world: int, device: torch.device)
     epochs, comm = [], []
     total = bench.epochs
     for index in range(total):
-        epochs.append(timed(lambda: train_epoch(net, x, y, optimizer, step, order, shard=shard), device))
+        epochs.append(
+            timed(
+                lambda: train_epoch(net, x, y, optimizer, step, order, shard=shard, after_step=after_step),
+                device,
+            )
+        )
         comm.append(timer.take())
         if rank == 0:  # between timed epochs: printing and the launcher's progress stay off the clock
             emit("epoch", done=index + 1, total=total, warmup=bench.warmup)

@@ -16,17 +16,20 @@ import torch
 
 from linecnn.parallel.config import RanksConfig, check_ranks
 from linecnn.parallel.launch import RanksProgress, run_ranks
+from linecnn.parallel.memory import check_memory
 from linecnn.parallel.rank import build_problem
 from linecnn.parallel.results import Series, make_row, median_ms
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.epoch import make_optimizer, mean_loss, train_epoch
 
 
-def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None = None) -> float:
+def reference_loss(config: RanksConfig, after_step: Callable[[], None] | None = None) -> float:
     """The final training loss of the same epochs on one device, in this process (what DDP must match).
 
     The same problem every rank builds, trained by the same ``train_epoch`` on whole batches.
-    ``after_epoch`` runs after each epoch; a cancel or a time cap raises from it.
+    ``after_step`` runs once the problem is built (which takes seconds for millions of images) and
+    after each optimizer step, so that a cancel or a time cap raising from it ends even an epoch of
+    millions of images within a step.
     """
     device = torch.device("cuda" if config.device == "cuda" else "cpu")
     with torch.random.fork_rng(devices=[]):
@@ -34,10 +37,10 @@ def reference_loss(config: RanksConfig, after_epoch: Callable[[], None] | None =
         x, y, model = build_problem(run, device)
         optimizer = make_optimizer(model, run.train.lr, device)
         order = torch.Generator().manual_seed(run.seed + 1)
+        if after_step is not None:
+            after_step()
         for _ in range(config.bench.epochs):
-            train_epoch(model, x, y, optimizer, run.train.batch_size, order)
-            if after_epoch is not None:
-                after_epoch()
+            train_epoch(model, x, y, optimizer, run.train.batch_size, order, after_step=after_step)
         return mean_loss(model, x, y)
 
 
@@ -51,21 +54,24 @@ def run_series(
 ) -> Series:
     """Run each rank count in turn (fewest first) and compare each with one device; a cap stops the rest.
 
+    A series whose largest run would not fit in free memory is refused first (UserError).
     The single-device reference trains first, in this process; ``check`` runs after each of its
-    epochs (a cancel raises from it, as from ``progress`` during the runs). The time cap ends the
-    series with the rows so far; any other Stopped (a cancel, a killed rank) is raised on.
+    optimizer steps (a cancel raises from it, as from ``progress`` during the runs), as does the time
+    cap. The time cap ends the series with the rows so far; any other Stopped (a cancel, a killed or
+    silent rank) is raised on.
     """
     counts = check_ranks(ranks, config)
+    check_memory(config, counts)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
 
-    def after_epoch() -> None:
+    def after_step() -> None:
         if deadline is not None and time.monotonic() > deadline:
             raise Stopped.time_cap(max_seconds)
         if check is not None:
             check()
 
     try:
-        series = Series(config, reference_loss(config, after_epoch))
+        series = Series(config, reference_loss(config, after_step))
     except Stopped as stop:
         if stop.reason is not StopReason.TIME_CAP:
             raise

@@ -1,6 +1,7 @@
 """A first-come, first-served queue of runs with a fixed number of slots, where each waiter sees its place.
 
-``linecnn.serve.sharing`` makes one per device for the Train page.
+``linecnn.serve.sharing`` makes one per device for the Train page. A holder proves it advances by
+beating its ``Lease``; one silent past the queue's bound loses the slot to the next in line.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from linecnn.errors import Message
+from linecnn.serve.settings import seconds_field
 from linecnn.stop import Stopped, StopReason
 
 REJOIN_SECONDS = 10.0  # a waiter whose page reran (any click does that) keeps its place this long
@@ -28,23 +31,52 @@ class Wait:
     seconds: float  # how long this run has waited so far
 
 
+class Lease:
+    """One held slot: the holder beats as it advances, and checks between units of work that it still has it.
+
+    ``beat`` only notes the time (cheap enough for every optimizer step, and it never interrupts one);
+    ``check`` raises Stopped (no progress) once the queue gave the slot away.
+    """
+
+    def __init__(self, ticket: str, clock: Callable[[], float]) -> None:
+        self.ticket = ticket  # whose slot it is
+        self.clock = clock
+        self.last = clock()  # when the holder last beat
+        self.lost: Message | None = None  # why the slot was taken back, once it was
+
+    def beat(self) -> None:
+        """Note that the holder advanced."""
+        self.last = self.clock()
+
+    def check(self) -> None:
+        """Raise Stopped (no progress) when the queue has taken the slot back."""
+        if self.lost is not None:
+            raise Stopped(StopReason.NO_PROGRESS, self.lost)
+
+
 class SlotQueue:
     """At most ``slots`` holders at once; the others wait in order of arrival and can see their place.
 
     A waiter is named by a ticket (one per run). Leaving ``hold`` without a slot, as an interrupted
     page does, keeps the ticket's place for REJOIN_SECONDS so that a rerun picks it up again; a
     cancelled ticket leaves at once, its ``hold`` raising Stopped (cancelled). Waiters that are away
-    never block the ones behind them.
+    never block the ones behind them. A holder whose lease has not beaten for ``stall_seconds``
+    (None: no bound) loses its slot as soon as another run waits for one.
     """
 
-    def __init__(self, slots: int) -> None:
+    def __init__(
+        self, slots: int, stall_seconds: float | None = None, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         if slots < 1:
             raise ValueError(f"A queue needs at least one slot; got {slots}.")
         self.slots = slots
+        self.stall_seconds = stall_seconds  # a holder silent this long loses its slot; None = never
+        self.clock = clock
+        self._leases: list[Lease] = []  # the slots held now, one lease each
         self._cond = threading.Condition()
         self._order = itertools.count()
         self._arrival: dict[str, int] = {}  # ticket -> arrival number, for every waiter
-        self._since: dict[str, float] = {}  # ticket -> time.monotonic() of arrival
+        self._since: dict[str, float] = {}  # ticket -> clock() at arrival
         self._present: dict[str, int] = {}  # ticket -> hold() calls waiting with it now
         self._away: dict[str, float] = {}  # ticket -> when its last waiter left without a slot
         self._holders: dict[str, int] = {}  # ticket -> slots it holds (a rerun may overlap its old run)
@@ -53,6 +85,21 @@ class SlotQueue:
         for ticket, left in list(self._away.items()):
             if now - left > REJOIN_SECONDS:
                 self._forget(ticket)
+        if self.stall_seconds is None or not self._arrival:
+            return
+        for lease in [lease for lease in self._leases if now - lease.last > self.stall_seconds]:
+            lease.lost = Message("slot_lost", seconds=seconds_field(self.stall_seconds))
+            self._release(lease)
+
+    def _release(self, lease: Lease) -> None:
+        """Give ``lease``'s slot back (once) and wake the waiters."""
+        if lease not in self._leases:
+            return
+        self._leases.remove(lease)
+        self._holders[lease.ticket] -= 1
+        if not self._holders[lease.ticket]:
+            del self._holders[lease.ticket]
+        self._cond.notify_all()
 
     def _forget(self, ticket: str) -> None:
         for table in (self._arrival, self._since, self._present, self._away):
@@ -71,7 +118,7 @@ class SlotQueue:
     def status(self, ticket: str) -> Wait | None:
         """Where ``ticket`` stands while it waits; None when it is not waiting."""
         with self._cond:
-            return self._status(ticket, time.monotonic())
+            return self._status(ticket, self.clock())
 
     def _status(self, ticket: str, now: float) -> Wait | None:
         waiters = self._waiters()
@@ -100,37 +147,34 @@ class SlotQueue:
     @contextlib.contextmanager
     def hold(
         self, ticket: str, on_wait: Callable[[Wait], None] | None = None, poll: float = 0.25
-    ) -> Iterator[None]:
-        """Run the block in a slot; while waiting, call ``on_wait`` every ``poll`` seconds.
+    ) -> Iterator[Lease]:
+        """Run the block in a slot, given its Lease; while waiting, call ``on_wait`` every ``poll`` seconds.
 
         ``on_wait`` may raise (a page interrupted by a click does): the ticket then keeps its
         place for a while, as described on the class.
         """
         self._enter(ticket)
         try:
-            self._wait_for_slot(ticket, on_wait, poll)
+            lease = self._wait_for_slot(ticket, on_wait, poll)
         except BaseException:
             self._leave_waiting(ticket)
             raise
         try:
-            yield
+            yield lease
         finally:
             with self._cond:
-                self._holders[ticket] -= 1
-                if not self._holders[ticket]:
-                    del self._holders[ticket]
-                self._cond.notify_all()
+                self._release(lease)
 
     def _enter(self, ticket: str) -> None:
         with self._cond:
-            now = time.monotonic()
+            now = self.clock()
             self._expire(now)
             if ticket not in self._arrival:
                 self._arrival[ticket], self._since[ticket] = next(self._order), now
             self._present[ticket] = self._present.get(ticket, 0) + 1
             self._away.pop(ticket, None)
 
-    def _wait_for_slot(self, ticket: str, on_wait: Callable[[Wait], None] | None, poll: float) -> None:
+    def _wait_for_slot(self, ticket: str, on_wait: Callable[[Wait], None] | None, poll: float) -> Lease:
         while True:
             with self._cond:
                 if ticket not in self._arrival:  # cancelled while waiting
@@ -140,9 +184,10 @@ class SlotQueue:
                     if not self._present[ticket]:
                         self._forget(ticket)
                     self._holders[ticket] = self._holders.get(ticket, 0) + 1
-                    return
+                    self._leases.append(Lease(ticket, self.clock))
+                    return self._leases[-1]
                 self._cond.wait(timeout=poll)
-                now = time.monotonic()
+                now = self.clock()
                 self._expire(now)
                 wait = self._status(ticket, now)
             if wait is not None and on_wait is not None:
@@ -153,5 +198,5 @@ class SlotQueue:
             if ticket in self._present:
                 self._present[ticket] -= 1
                 if not self._present[ticket]:
-                    self._away[ticket] = time.monotonic()
+                    self._away[ticket] = self.clock()
             self._cond.notify_all()

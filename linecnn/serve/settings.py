@@ -51,3 +51,8 @@ def env_flag(name: str, default: bool) -> bool:
 def env_words(name: str) -> tuple[str, ...]:
     """$name as a list of words separated by commas, semicolons or spaces (e-mails, domains)."""
     return tuple(word for word in re.split(r"[\s,;]+", os.environ.get(name, "")) if word)
+
+
+def seconds_field(seconds: float) -> int | float:
+    """Seconds as a sentence's field: a whole number reads '20', not '20.0'."""
+    return int(seconds) if float(seconds).is_integer() else seconds

@@ -17,10 +17,14 @@ from collections.abc import Iterator
 import torch
 
 from linecnn.serve.queue import SlotQueue
+from linecnn.serve.settings import env_number
 
 SLOTS_ENV = "LINECNN_TRAIN_SLOTS"  # host setting: CPU runs that may train at once
 GPU_SLOTS_ENV = "LINECNN_TRAIN_GPU_SLOTS"  # host setting: runs that may train at once on each GPU
 GPU_SLOTS = 4  # a tiny model leaves a GPU mostly idle, but each run also needs a CPU core to launch work
+STALL_ENV = "LINECNN_TRAIN_STALL_SECONDS"  # host setting: a slot holder silent this long loses its slot
+STALL_SECONDS = 30.0  # its default: every optimizer step beats, so a healthy run is never silent this long
+MIN_STALL_SECONDS = 1.0
 
 
 def default_cpu_slots(cpu_count: int | None = None) -> int:
@@ -115,7 +119,8 @@ def training_queue(device: torch.device | str) -> SlotQueue:
         if key not in _QUEUES:
             cpu = key == "cpu"
             default = default_cpu_slots() if cpu else min(GPU_SLOTS, os.cpu_count() or 1)
-            _QUEUES[key] = SlotQueue(slots_from_env(SLOTS_ENV if cpu else GPU_SLOTS_ENV, default))
+            slots = slots_from_env(SLOTS_ENV if cpu else GPU_SLOTS_ENV, default)
+            _QUEUES[key] = SlotQueue(slots, env_number(STALL_ENV, STALL_SECONDS, MIN_STALL_SECONDS))
         return _QUEUES[key]
 
 

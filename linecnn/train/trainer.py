@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 import torch
@@ -86,6 +86,9 @@ class Trainer:
         self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
         self.out_of_time = False  # set when the time cap ended the run
         self.turns = Turns()  # who may train the next epoch: the Pause, Step and Stop of other threads
+        # Runs after every optimizer step, inside the epoch's timing: a cheap note that the run advances
+        # (the training queue's lease); it must not raise, or the weights would not match the history.
+        self.after_step: Callable[[], None] | None = None
 
     @property
     def epoch(self) -> int:
@@ -166,6 +169,7 @@ class Trainer:
             self.optimizer,
             self.config.train.batch_size,
             self.order,
+            after_step=self.after_step,
         )
         val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
         sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])

@@ -17,7 +17,8 @@ from pathlib import Path
 import streamlit as st
 from babel.numbers import format_decimal, format_percent, get_decimal_symbol, get_group_symbol
 
-from linecnn.errors import ENGLISH, Message, Size
+from linecnn.errors import Message, Size
+from linecnn.sentences import ENGLISH
 from linecnn.ui.format import escape_markdown, format_bytes, format_seconds
 
 LANGUAGES = {"en": "English", "es": "Español"}  # code -> its name in itself, for the toggle

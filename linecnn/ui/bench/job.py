@@ -17,6 +17,7 @@ from typing import Generic, TypeVar
 
 from linecnn.bench.lock import BENCH_LOCK
 from linecnn.serve.allowance import LEDGER
+from linecnn.serve.queue import Lease
 from linecnn.stop import Stopped, StopReason
 
 _LOG = logging.getLogger(__name__)
@@ -48,15 +49,20 @@ class Job(Generic[Result, Step]):
     error: str | None = None  # what ended it unexpectedly (a killed rank, a bug), if anything did
     started: float = field(default_factory=time.monotonic)  # time.monotonic() at Run
     seconds: float = 0.0  # how long it ran, once done
+    lease: Lease | None = None  # its hold on the benchmark lock, beaten at every check
 
     def start(self, name: str) -> None:
         """Run the job in a daemon thread called ``name``."""
         threading.Thread(target=self.run, name=name, daemon=True).start()
 
     def check(self) -> None:
-        """Raise Stopped (cancelled) once the Cancel button was pressed; the work calls it between steps."""
+        """Raise Stopped (cancelled) once the Cancel button was pressed, or (no progress) once the lock was
+        taken back; the work calls it between steps, which also tells the lock that the job advances."""
         if self.cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
+        if self.lease is not None:
+            self.lease.check()
+            self.lease.beat()
 
     def report(self, fraction: float, step: Step) -> None:
         """Note where the work is; a cancel lands here too."""
@@ -75,7 +81,7 @@ class Job(Generic[Result, Step]):
     def run(self) -> None:
         """The thread's body: the work under the server-wide lock, then how it ended."""
         try:
-            with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS):
+            with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS) as self.lease:
                 self.waited, self.locked = None, True
                 taken = time.monotonic()
                 try:
@@ -84,10 +90,12 @@ class Job(Generic[Result, Step]):
                     LEDGER.record(self.who, time.monotonic() - taken)  # the session's share of the benchmark
         except Stopped as stop:
             self.cancelled = stop.reason is StopReason.CANCELLED
-            self.error = None if self.cancelled else str(stop)
+            self.error = None if self.cancelled else stop.args[0]  # a Message stays one: said in any language
         except Exception as error:  # noqa: BLE001 - whatever ended it, what it kept is shown
             _LOG.exception("The benchmark thread ended with an error")
-            self.error = str(error) if isinstance(error, ValueError) else f"{type(error).__name__}: {error}"
+            # A ValueError's sentence (a Message for a UserError) is shown as it is; anything else is a bug.
+            said = isinstance(error, ValueError) and len(error.args) == 1 and isinstance(error.args[0], str)
+            self.error = error.args[0] if said else f"{type(error).__name__}: {error}"
         finally:
             self.seconds = time.monotonic() - self.started
             self.done.set()

@@ -25,7 +25,7 @@ def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
         kind, text = "info", t("bench.done.cancelled", done=len(results), cells=cells, where=where)
     elif job.error is not None:
         kind = "error"
-        text = t("bench.done.error", done=len(results), cells=cells, error=escape_markdown(job.error))
+        text = t("bench.done.error", done=len(results), cells=cells, error=say(job.error))
         if results:
             text += " " + t("bench.done.error_kept", where=where)
     else:

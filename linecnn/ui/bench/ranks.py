@@ -11,13 +11,13 @@ import streamlit as st
 
 from linecnn.bench.plan import Caps
 from linecnn.parallel.config import RanksConfig, check_ranks
+from linecnn.parallel.memory import check_memory
 from linecnn.parallel.results import LOSS_TOLERANCE, Series
 from linecnn.ui.bench import job_view
 from linecnn.ui.bench.job import POLL_SECONDS
 from linecnn.ui.bench.ranks_form import form
 from linecnn.ui.bench.ranks_job import RanksJob, ranks_work
 from linecnn.ui.bench.ranks_results import render_series
-from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.roles import reserved_refusal
 
@@ -64,6 +64,7 @@ def _start(config: RanksConfig, counts: list[int], caps: Caps) -> None:
     if not counts:
         raise ValueError(t("ddp.no_ranks"))
     counts = check_ranks(counts, config)
+    check_memory(config, counts)
     st.session_state.pop(MESSAGE, None)
     job_view.start_job(RUNNING, ranks_work(config, counts, caps), "linecnn-ddp")
 
@@ -105,7 +106,7 @@ def _ending(job: RanksJob, series: Series | None) -> tuple[str, str]:
     if job.cancelled:
         return "info", t("ddp.cancelled", runs=runs)
     if job.error is not None:
-        return "error", t("ddp.failed", error=escape_markdown(job.error))
+        return "error", t("ddp.failed", error=say(job.error))
     if series is not None and series.mismatch:
         counts = ", ".join(str(n) for n in series.mismatch)
         return "error", t("ddp.mismatch", counts=counts, tolerance=tolerance)

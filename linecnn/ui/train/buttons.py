@@ -111,6 +111,12 @@ def stop_on_error(trainer: Trainer, error: RuntimeError) -> None:
     )
 
 
+def stop_slot_lost(trainer: Trainer, stop: Exception) -> None:
+    """End a run whose training slot went to the next in line (it made no progress), keeping its epochs."""
+    state.finish_run(trainer)
+    _flash("error", say(stop))
+
+
 def run_buttons(device: torch.device) -> None:
     """Start, Pause/Resume, Step and Stop, enabled according to the live run."""
     live, paused = state.live_trainer(), state.is_paused()

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from linecnn.serve.sharing import sharing_gpu
-from linecnn.stop import Stopped
+from linecnn.stop import Stopped, StopReason
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.train import charts, sharing
-from linecnn.ui.train.buttons import file_ended_run, stop_on_error
+from linecnn.ui.train.buttons import file_ended_run, stop_on_error, stop_slot_lost
 from linecnn.ui.train.summary import summary
 
 
@@ -107,11 +107,15 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     The loop ends early when a click pauses, stops or takes over the run.
     """
     try:
-        with sharing.training_turn(live, live_charts.progress):
+        with sharing.training_turn(live, live_charts.progress) as lease:
             for _ in sharing_gpu(live.run(), live.device):
+                lease.check()
                 live_charts.update(live.history, epochs, live)
-    except Stopped:
-        pass  # Stop while queued: the newer script run that Stop started draws the page
+    except Stopped as stop:
+        if stop.reason is StopReason.NO_PROGRESS:  # the queue took the slot back: file the run, say why
+            stop_slot_lost(live, stop)
+            st.rerun()
+        # Stop while queued: the newer script run that Stop started draws the page
     except RuntimeError as error:
         stop_on_error(live, error)  # out of memory: files the run and leaves a message
         st.rerun()

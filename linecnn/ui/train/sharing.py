@@ -10,7 +10,7 @@ import streamlit as st
 import torch
 
 from linecnn.device import cpu_threads, describe
-from linecnn.serve.queue import Wait
+from linecnn.serve.queue import Lease, Wait
 from linecnn.serve.sharing import cpu_share, is_local_client, training_queue
 from linecnn.train.config import RunConfig
 from linecnn.train.limits import cpu_threads_for
@@ -72,12 +72,13 @@ def ticket(trainer: Trainer) -> str:
 
 
 @contextlib.contextmanager
-def training_turn(trainer: Trainer, progress=None) -> Iterator[None]:  # noqa: ANN001
+def training_turn(trainer: Trainer, progress=None) -> Iterator[Lease]:  # noqa: ANN001
     """Train ``trainer`` in the block: in one of its device's slots, on this session's CPU threads.
 
     While the run waits, its place is shown in ``progress`` (the page's progress-bar ``st.empty``);
     without one it waits silently (a single Step). Each GPU epoch also waits for any benchmark cell
     that changes process-wide CUDA settings: wrap the epochs in ``linecnn.serve.sharing.sharing_gpu``.
+    Every optimizer step beats the slot's lease; check it between epochs (``Lease.check``).
     """
 
     def show(wait: Wait) -> None:
@@ -85,10 +86,15 @@ def training_turn(trainer: Trainer, progress=None) -> Iterator[None]:  # noqa: A
 
     queue = training_queue(trainer.device)
     with (
-        queue.hold(ticket(trainer), on_wait=None if progress is None else show, poll=0.25),
+        queue.hold(ticket(trainer), on_wait=None if progress is None else show, poll=0.25) as lease,
         cpu_threads(trainer.device, training_threads(trainer.config, trainer.device)),
     ):
-        yield
+        trainer.after_step = lease.beat
+        try:
+            yield lease
+        finally:
+            if trainer.after_step == lease.beat:  # a newer script run may have taken the run over
+                trainer.after_step = None
 
 
 def leave_queue(trainer: Trainer) -> None:
