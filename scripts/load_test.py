@@ -1,8 +1,9 @@
 """Many browser sessions training at once, plus one benchmark, against one server.
 
-    python scripts/load_test.py [--sessions 10] [--epochs 120] [--no-bench]
+    python scripts/load_test.py [--sessions 10] [--epochs 120] [--no-bench] [--hosted]
 
-Starts `streamlit run app.py` on a free loopback port (its own data directory), opens one
+Starts `streamlit run app.py` (with --hosted: deploy/serve.py, the hosting profile and launcher a
+class server runs) on a free loopback port (its own data directory), opens one
 Chromium tab per session on the Train page, and presses Start in every tab as fast as it can,
 while one more tab runs a single-cell benchmark. It then checks what a class would notice:
 
@@ -179,6 +180,7 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=10)
     parser.add_argument("--epochs", type=int, default=120)
     parser.add_argument("--no-bench", action="store_true", help="leave out the concurrent benchmark")
+    parser.add_argument("--hosted", action="store_true", help="serve via deploy/serve.py, as a class does")
     args = parser.parse_args()
     chromium = find_chromium()
     if chromium is None:
@@ -190,7 +192,8 @@ def main() -> int:
     core_shown = dict(zip(SHOWN, (f"{core.val_acc:.1%}", f"{core.val_loss:.4g}"), strict=True))
 
     data_dir = Path(tempfile.mkdtemp(prefix="linecnn-load-"))
-    server = StreamlitServer(env={"LINECNN_DATA_DIR": str(data_dir)}).start()
+    script = "deploy/serve.py" if args.hosted else "app.py"
+    server = StreamlitServer(env={"LINECNN_DATA_DIR": str(data_dir)}, script=script).start()
     try:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=chromium, args=BROWSER_ARGS)
@@ -209,6 +212,7 @@ def main() -> int:
 
     env = environment()
     print(f"{env.cpu_model}, {env.cpu_count} CPUs, torch {env.torch_version}; {config.as_dict()}")
+    print(f"server: streamlit run {script}")
     for name, shown in (("run alone on the page", reference), ("bare core, same threads", core_shown)):
         print(f"{name}: val acc {shown.get('Validation accuracy')}, loss {shown.get('Validation loss')}")
     print(f"{'session':>7}  {'click->result':>13}  {'val acc':>8}  {'val loss':>9}  same as alone")

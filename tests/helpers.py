@@ -49,14 +49,20 @@ class StreamlitServer:
     """``streamlit run app.py`` on a free loopback port, stopped by its PID.
 
     ``app_dir`` is where app.py lies and the server runs (its .streamlit/config.toml applies);
-    ``pin_address=False`` leaves the bind address to that config instead of the command line.
+    ``pin_address=False`` leaves the bind address to that config instead of the command line;
+    ``script`` is the main script, e.g. the hosting launcher deploy/serve.py.
     """
 
     def __init__(
-        self, env: dict[str, str] | None = None, app_dir: Path = ROOT, pin_address: bool = True
+        self,
+        env: dict[str, str] | None = None,
+        app_dir: Path = ROOT,
+        pin_address: bool = True,
+        script: str = "app.py",
     ) -> None:
         self.port = free_port()
         self.app_dir = app_dir
+        self.script = script
         self.pin_address = pin_address
         self.url = f"http://127.0.0.1:{self.port}"
         self.log_path = ROOT / "artifacts" / f"streamlit-{self.port}.log"
@@ -75,7 +81,7 @@ class StreamlitServer:
             "-m",
             "streamlit",
             "run",
-            "app.py",
+            self.script,
             *(["--server.address", "127.0.0.1"] if self.pin_address else []),
             "--server.port",
             str(self.port),

@@ -1,4 +1,5 @@
-"""The laptop config and the hosting profile: safe values, no outside contact, the README's commands.
+"""The laptop config, the hosting profile and its launcher, the image: safe values, no outside contact,
+host names that cannot lock a class out, pinned dependencies, the README's commands.
 
 The server tests load tests/netrecord/sitecustomize.py into the streamlit process, which records
 (and refuses) every name lookup or connect aimed beyond the loopback interface.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import http.client
+import json
 import os
 import re
 import shutil
@@ -15,15 +17,20 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
 from playwright.sync_api import expect
 
 from tests.helpers import ROOT, StreamlitServer, wait_for_app
 
 LAPTOP = ROOT / ".streamlit" / "config.toml"
-PROFILE = ROOT / "deploy" / "hosting.toml"
+PROFILE = ROOT / "deploy" / ".streamlit" / "config.toml"  # read over the laptop config by the launcher
+LAUNCHER = "deploy/serve.py"  # the main script of a hosted server, relative to the repository root
+CONSTRAINTS = ROOT / "constraints.txt"
 NETRECORD = ROOT / "tests" / "netrecord"
 PUBLIC_HOST = "class.example.org"  # the public name a host gives the app through the environment
 
@@ -50,15 +57,6 @@ def recorded_env(record: Path, home: Path) -> dict[str, str]:
 def attempts(record: Path) -> list[str]:
     """The outward attempts recorded so far."""
     return record.read_text(encoding="utf-8").splitlines() if record.exists() else []
-
-
-def app_with_config(folder: Path, config: Path) -> Path:
-    """A copy of the app in ``folder`` with ``config`` as its .streamlit/config.toml, as in the image."""
-    shutil.copy(ROOT / "app.py", folder / "app.py")
-    shutil.copytree(ROOT / "pages", folder / "pages", ignore=shutil.ignore_patterns("__pycache__"))
-    (folder / ".streamlit").mkdir()
-    shutil.copy(config, folder / ".streamlit" / "config.toml")
-    return folder
 
 
 def websocket_status(port: int, host: str) -> int:
@@ -120,6 +118,40 @@ def test_hosting_profile_has_the_safe_values():
     assert profile["browser"]["serverAddress"]
 
 
+def test_hosting_profile_sets_every_option_the_laptop_config_sets():
+    """The launcher's Streamlit reads the laptop config first: the profile alone must decide."""
+    laptop, profile = load(LAPTOP), load(PROFILE)
+    for section, options in laptop.items():
+        assert set(options) <= set(profile.get(section, {})), section
+
+
+def test_the_launcher_runs_with_the_profile_over_the_laptop_config(tmp_path):
+    """Streamlit's config as `streamlit run deploy/serve.py` reads it in the repository: the profile's."""
+    probe = (
+        "import json, sys\n"
+        "from streamlit import config\n"
+        f"config._main_script_path = {str(ROOT / LAUNCHER)!r}\n"
+        "names = json.loads(sys.stdin.read())\n"
+        "print(json.dumps({name: config.get_option(name) for name in names}))\n"
+    )
+    names = [f"{section}.{key}" for section, options in load(PROFILE).items() for key in options]
+    env = {key: value for key, value in os.environ.items() if not key.startswith("STREAMLIT_")}
+    result = subprocess.run(
+        [sys.executable, "-c", probe],
+        cwd=ROOT,
+        env={**env, "HOME": str(tmp_path)},
+        input=json.dumps(names),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    read = json.loads(result.stdout.strip().splitlines()[-1])
+    for section, options in load(PROFILE).items():
+        for key, value in options.items():
+            assert read[f"{section}.{key}"] == value, f"{section}.{key}"
+
+
 def test_hosting_profile_looks_like_the_laptop_config():
     laptop, profile = load(LAPTOP), load(PROFILE)
     assert profile["theme"] == laptop["theme"]
@@ -161,12 +193,64 @@ def test_streamlit_reads_every_option_of_the_profile(tmp_path):
     assert read.stdout.strip() == "False"
 
 
-def test_dockerfile_makes_the_profile_the_app_config():
-    dockerfile = (ROOT / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
-    workdir = re.findall(r"^WORKDIR\s+(\S+)", dockerfile, flags=re.MULTILINE)[-1]
-    assert f"COPY deploy/hosting.toml {workdir}/.streamlit/config.toml" in dockerfile
+def dockerfile() -> str:
+    """The Dockerfile with its continued lines joined."""
+    return (ROOT / "Dockerfile").read_text(encoding="utf-8").replace("\\\n", " ")
+
+
+def constraints() -> dict[str, str]:
+    """constraints.txt as normalised name -> pinned version."""
+    pins = {}
+    for line in CONSTRAINTS.read_text(encoding="utf-8").splitlines():
+        if line.strip() and not line.startswith("#"):
+            name, version = line.split("==")
+            assert canonicalize_name(name) not in pins, f"{name} is pinned twice"
+            pins[canonicalize_name(name)] = version.strip()
+    return pins
+
+
+def test_dockerfile_serves_through_the_launcher_with_the_profile():
+    """The image serves what a venv host serves, and its health check asks the port the app listens on."""
+    text = dockerfile()
+    assert '\nCMD ["python", "-m", "streamlit", "run", "deploy/serve.py"]' in text
+    assert "COPY deploy ./deploy" in text and "COPY .streamlit/config.toml ./.streamlit/config.toml" in text
     port = load(PROFILE)["server"]["port"]
-    assert re.search(rf"^HEALTHCHECK .*127\.0\.0\.1:{port}/_stcore/health", dockerfile, flags=re.MULTILINE)
+    assert re.search(rf"^ENV .*STREAMLIT_SERVER_PORT={port}\b", text, flags=re.MULTILINE)
+    health = r"^HEALTHCHECK .*127\.0\.0\.1:\$\{STREAMLIT_SERVER_PORT\}/_stcore/health"
+    assert re.search(health, text, flags=re.MULTILINE)
+
+
+def test_dockerfile_installs_every_package_pinned():
+    text = dockerfile()
+    workdir = re.findall(r"^WORKDIR\s+(\S+)", text, flags=re.MULTILINE)[-1]
+    assert f"PIP_CONSTRAINT={workdir}/constraints.txt" in text
+    assert re.search(r"^COPY constraints.txt ", text, flags=re.MULTILINE)
+    torch = re.search(r"^ARG TORCH=torch==(\S+)$", text, flags=re.MULTILINE)
+    assert torch and constraints()["torch"] == torch.group(1)
+    assert '--no-deps "$TORCH" --index-url "$TORCH_INDEX_URL"' in text
+
+
+def test_the_image_keeps_the_load_test():
+    ignored = (ROOT / ".dockerignore").read_text(encoding="utf-8").splitlines()
+    assert not {"scripts", "scripts/", "tests"} & set(ignored)
+    assert {"!tests/__init__.py", "!tests/helpers.py"} <= set(ignored)
+
+
+def test_constraints_pin_every_dependency_within_pyproject():
+    """Every requirement of pyproject (dev tools, streamlit's [auth] extra) is pinned, inside its range."""
+    project = load(ROOT / "pyproject.toml")["project"]
+    wanted = [Requirement(line) for line in project["dependencies"] + project["optional-dependencies"]["dev"]]
+    extras = [
+        Requirement(line)
+        for line in metadata.requires("streamlit") or []
+        if "extra ==" in line and Requirement(line).marker.evaluate({"extra": "auth"})
+    ]
+    assert extras, "streamlit's [auth] extra names no package"
+    pins = constraints()
+    for requirement in wanted + extras:
+        name = canonicalize_name(requirement.name)
+        assert name in pins, f"{requirement.name} is not pinned in constraints.txt"
+        assert requirement.specifier.contains(pins[name], prereleases=True), f"{requirement} vs {pins[name]}"
 
 
 def test_ci_runs_the_readme_test_command_verbatim():
@@ -216,12 +300,11 @@ def test_a_server_binding_every_interface_looks_up_nothing_outside_only_with_the
 
 @pytest.fixture(scope="module")
 def hosted(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[StreamlitServer, Path]]:
-    """The app served with the hosting profile and the public host name from the environment."""
+    """The app served by the launcher with the public host name, and only it, from the environment."""
     home = tmp_path_factory.mktemp("hosted")
     record = home / "record.txt"
-    env = {**recorded_env(record, home), "STREAMLIT_SERVER_ALLOWED_HOSTS": f"{PUBLIC_HOST} localhost"}
-    folder = app_with_config(tmp_path_factory.mktemp("hosted-app"), PROFILE)
-    instance = StreamlitServer(env, app_dir=folder, pin_address=False).start()
+    env = {**recorded_env(record, home), "STREAMLIT_SERVER_ALLOWED_HOSTS": PUBLIC_HOST}
+    instance = StreamlitServer(env, pin_address=False, script=LAUNCHER).start()
     yield instance, record
     instance.stop()
 
@@ -253,14 +336,60 @@ def test_laptop_start_up_and_first_page_reach_nothing_outside(page, laptop):
 @pytest.mark.browser
 def test_hosted_start_up_and_first_page_reach_nothing_outside(page, hosted):
     server, record = hosted
-    # By name, as a browser behind the proxy does: the profile's allowedHosts has no bare IP.
-    open_home(page, f"http://localhost:{server.port}")
+    # By the loopback address, which the host's list does not name: it is always allowed.
+    open_home(page, f"http://127.0.0.1:{server.port}")
     assert attempts(record) == []
 
 
 def test_hosted_app_opens_its_websocket_only_for_allowed_host_names(hosted):
+    """The public name and, whatever the host's list says, the loopback names; no other name."""
     server, _ = hosted
     assert websocket_status(server.port, PUBLIC_HOST) == 101
     assert websocket_status(server.port, f"localhost:{server.port}") == 101
     assert websocket_status(server.port, "rebound.attacker.example") == 403
-    assert websocket_status(server.port, f"127.0.0.1:{server.port}") == 403
+    assert websocket_status(server.port, f"127.0.0.1:{server.port}") == 101
+    assert websocket_status(server.port, f"[::1]:{server.port}") == 101
+
+
+def page_request(port: int, host: str, language: str = "en") -> tuple[int, str]:
+    """Status and body of the app's page asked for under ``host``."""
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    try:
+        connection.request("GET", "/Train", headers={"Host": host, "Accept-Language": language})
+        response = connection.getresponse()
+        return response.status, response.read().decode("utf-8", errors="replace")
+    finally:
+        connection.close()
+
+
+def test_hosted_app_answers_a_refused_name_with_a_page_naming_the_setting(hosted):
+    server, _ = hosted
+    status, body = page_request(server.port, "rebound.attacker.example")
+    assert status == 403
+    assert "rebound.attacker.example" in body and "STREAMLIT_SERVER_ALLOWED_HOSTS" in body
+    assert f"http://127.0.0.1:{server.port}" in body
+    status, body = page_request(server.port, f"127.0.0.1:{server.port}")
+    assert status == 200 and 'id="root"' in body  # Streamlit's own page
+
+
+def test_hosted_start_up_banner_names_the_hosts_it_answers_to(hosted):
+    server, _ = hosted
+    log = server.log_path.read_text(encoding="utf-8", errors="replace")
+    assert f"Host names allowed: {PUBLIC_HOST}, localhost, 127.0.0.1, ::1" in log
+    assert f"https://{PUBLIC_HOST}/" in log and f"http://127.0.0.1:{server.port}/" in log
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("locale", ["en-US", "es-ES"])
+def test_a_browser_under_a_refused_name_reads_which_setting_to_change(browser, hosted, locale):
+    """Chromium takes every *.localhost name to this machine, under a name the server was not given."""
+    server, _ = hosted
+    context = browser.new_context(locale=locale)
+    try:
+        tab = context.new_page()
+        tab.goto(f"http://class.localhost:{server.port}/")
+        heading = "linecnn does not answer to this address" if locale == "en-US" else "linecnn no responde"
+        expect(tab.get_by_role("heading", name=heading)).to_be_visible()
+        expect(tab.get_by_text('STREAMLIT_SERVER_ALLOWED_HOSTS="class.localhost"')).to_be_visible()
+    finally:
+        context.close()
