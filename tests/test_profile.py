@@ -5,16 +5,19 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
+from linecnn.bench import profile_worker
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.peaks import peak_gflops
 from linecnn.bench.profile import profile_step
 from linecnn.bench.step_profile import STEP_RANGE, phase_of, summarize_events
+from linecnn.stop import Stopped, StopReason
 from linecnn.ui import i18n
 from tests.helpers import app_test
 
@@ -190,3 +193,27 @@ def test_a_trace_path_the_cli_cannot_write_is_refused_before_timing(tmp_path):
     assert result.returncode != 0
     assert "does not exist" in result.stderr
     assert not Path(tmp_path / "no").exists()
+
+
+def test_a_cancel_ends_the_profiling_process_at_once(tmp_path, monkeypatch):
+    """Cancel while the worker profiles: Stopped within seconds, and the worker's process is gone."""
+    started_processes = []
+    real_popen = profile_worker.subprocess.Popen
+
+    def popen(*args, **kwargs):
+        started_processes.append(real_popen(*args, **kwargs))
+        return started_processes[-1]
+
+    monkeypatch.setattr(profile_worker.subprocess, "Popen", popen)
+    checks = []
+
+    def check():
+        checks.append(time.monotonic())
+        if len(checks) > 5:  # half a second in: the user pressed Cancel
+            raise Stopped(StopReason.CANCELLED)
+
+    begun = time.monotonic()
+    with pytest.raises(Stopped):
+        list(profile_worker.profile_in_worker([(LESSON, "cpu")], tmp_path, None, check))
+    assert time.monotonic() - begun < 15
+    assert started_processes and started_processes[0].poll() is not None

@@ -77,6 +77,12 @@ class StepProfile:
         """True when less than half of the step is the operators' work: the step is mostly overhead."""
         return self.work_share < 0.5
 
+    @classmethod
+    def from_dict(cls, data: dict) -> StepProfile:
+        """A profile back from ``to_dict``'s form (derived figures are computed again)."""
+        fields = {name: data[name] for name in cls.__dataclass_fields__ if name != "operators"}
+        return cls(**fields, operators=tuple(Operator(**op) for op in data["operators"]))
+
     def to_dict(self) -> dict:
         """JSON-ready figures, derived ones included."""
         return {

@@ -1,7 +1,8 @@
 """ "Inside one step" as the Benchmark page's background work: profile each cell on each device.
 
-``job.Job`` runs it in its thread under the server-wide benchmark lock, like a sweep; a cancel or
-the server's time cap lands between profiled steps. Each cell's trace is kept as bytes for download.
+``job.Job`` runs it in its thread under the server-wide benchmark lock, like a sweep, and the steps
+are profiled in a worker process (``profile_worker``); a cancel or the time cap ends that process.
+Each cell's trace is kept as bytes for download.
 """
 
 from __future__ import annotations
@@ -12,9 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from linecnn.bench.config import BenchConfig
-from linecnn.bench.profile import profile_step
+from linecnn.bench.profile_worker import profile_in_worker, trace_path
 from linecnn.bench.step_profile import StepProfile
-from linecnn.bench.timing import Watch
 from linecnn.ui.bench.job import Job
 
 
@@ -32,19 +32,18 @@ InsideJob = Job[list[Looked], tuple[BenchConfig, str]]  # step: the cell and dev
 def inside_work(
     targets: list[tuple[BenchConfig, str]], max_seconds: float | None
 ) -> Callable[[InsideJob], list[Looked]]:
-    """The job's work: profile ``targets`` one by one, keeping each as it ends."""
+    """The job's work: profile ``targets`` in a worker process, keeping each cell as it ends."""
 
     def work(job: InsideJob) -> list[Looked]:
-        watch = Watch(cancel=job.cancel, max_seconds=max_seconds)
         looked: list[Looked] = []
-        for index, (config, device) in enumerate(targets):
-            job.report(index / len(targets), (config, device))
-            with tempfile.TemporaryDirectory(prefix="linecnn-trace-") as folder:
-                trace = Path(folder) / "trace.json"
-                profile = profile_step(config, device, trace=trace, check=watch.check)
-                looked.append(Looked(profile, trace.read_bytes()))
-            job.keep(list(looked))
-        job.report(1.0, targets[-1])
+        job.report(0.0, targets[0])
+        with tempfile.TemporaryDirectory(prefix="linecnn-trace-") as folder:
+            for profile in profile_in_worker(targets, Path(folder), max_seconds, job.check):
+                config, device = targets[len(looked)]
+                trace = trace_path(Path(folder), config, device).read_bytes()
+                looked.append(Looked(profile, trace))
+                job.keep(list(looked))
+                job.report(len(looked) / len(targets), targets[min(len(looked), len(targets) - 1)])
         return looked
 
     return work

@@ -1,0 +1,143 @@
+"""``python -m linecnn.bench.profile_worker``: "Inside one step" profiled in a process of its own.
+
+For the reason ``linecnn.bench.worker`` times sweeps apart from the server: a step profiled inside
+the Streamlit server shares the interpreter lock with every session's script runs, which would show
+as time "around the operators" that is not the lesson's. The parent writes one request line (the
+cells, the folder for the traces, the time cap) and keeps stdin open; at its end this process exits.
+Stdout carries one ``{"profile": ...}`` line per cell, then ``{"end": true}``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TextIO
+
+import linecnn
+from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
+from linecnn.bench.profile import profile_step
+from linecnn.bench.remote import end_worker
+from linecnn.bench.step_profile import StepProfile
+from linecnn.bench.timing import Watch
+from linecnn.stop import Stopped
+
+STARTUP_GRACE = 60.0  # past the time cap, how long the worker may still take before it is killed
+
+
+def trace_path(folder: Path, config: BenchConfig, device: str) -> Path:
+    """Where the worker writes the trace of ``config`` on ``device``."""
+    return folder / f"trace-{device.replace(':', '')}-{config.step_size}.json"
+
+
+def profile_in_worker(
+    targets: list[tuple[BenchConfig, str]],
+    folder: Path,
+    max_seconds: float | None,
+    check: Callable[[], None],
+) -> Iterator[StepProfile]:
+    """Profile ``targets`` in a worker process, yielding each profile as it ends; traces go to ``folder``.
+
+    ``check`` is called while waiting (a cancel raises from it); the worker is then killed, not waited for.
+    """
+    env = dict(os.environ)
+    root = str(Path(linecnn.__file__).resolve().parents[1])  # the worker runs this very copy of linecnn
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "linecnn.bench.profile_worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,  # torch.profiler's own log lines; an error ends the run with its status
+        text=True,
+        env=env,
+        start_new_session=True,  # its own process group: one signal ends it and anything it started
+    )
+    deadline = None if max_seconds is None else time.monotonic() + max_seconds + STARTUP_GRACE
+    request = {
+        "cells": [[c.to_flat(), d] for c, d in targets],
+        "folder": str(folder),
+        "max_seconds": max_seconds,
+    }
+    try:
+        process.stdin.write(json.dumps(request) + "\n")
+        process.stdin.flush()
+        for line in _lines(process, check, deadline, max_seconds):
+            message = json.loads(line)
+            if "end" in message:
+                return
+            if "capped" in message:
+                raise Stopped.time_cap(max_seconds)
+            if "error" in message:
+                raise ValueError(message["error"])
+            yield StepProfile.from_dict(message["profile"])
+        raise RuntimeError(f"The profiling process ended early (exit status {process.wait()}).")
+    finally:
+        end_worker(process)
+
+
+def _lines(
+    process: subprocess.Popen, check: Callable[[], None], deadline: float | None, cap: float | None
+) -> Iterator[str]:
+    """The worker's reply lines, read in a thread so that a cancel or the deadline lands within 0.1 s."""
+    got: list[str] = []
+    done = threading.Event()
+
+    def read() -> None:
+        for line in process.stdout:
+            got.append(line)
+        done.set()
+
+    threading.Thread(target=read, name="linecnn-profile-reader", daemon=True).start()
+    while got or not done.is_set():
+        check()
+        if deadline is not None and time.monotonic() > deadline:
+            raise Stopped.time_cap(cap)
+        if got:
+            yield got.pop(0)
+        else:
+            done.wait(0.1)
+
+
+def _exit_when_orphaned() -> None:
+    """Exit at once when stdin ends: the parent cancelled, or the server that started us is gone."""
+    sys.stdin.read()
+    os._exit(0)
+
+
+def _reply(out: TextIO, message: dict) -> None:
+    """One reply line, flushed at once (the page shows each cell as it ends)."""
+    out.write(json.dumps(message) + "\n")
+    out.flush()
+
+
+def main() -> int:
+    """Read the request, profile each cell, reply line by line."""
+    request = json.loads(sys.stdin.readline())
+    out = os.fdopen(os.dup(1), "w")  # the replies' channel; fd 1 itself now points at stderr
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    threading.Thread(target=_exit_when_orphaned, name="linecnn-profile-stdin", daemon=True).start()
+    watch = Watch(max_seconds=request["max_seconds"])
+    for flat, device in request["cells"]:
+        config = BenchConfig.from_flat(**{key: flat[key] for key in (*RUN_KEYS, *TIMING_KEYS)})
+        trace = trace_path(Path(request["folder"]), config, device)
+        try:
+            profile = profile_step(config, device, trace=trace, check=watch.check)
+        except Stopped:
+            _reply(out, {"capped": True})
+            return 1
+        except ValueError as error:
+            _reply(out, {"error": str(error)})
+            return 1
+        _reply(out, {"profile": profile.to_dict()})
+    _reply(out, {"end": True})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
