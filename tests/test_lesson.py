@@ -1,5 +1,8 @@
 """The lesson's snippets: each really runs on the CPU, prints its real output, and is shown as it runs."""
 
+import ast
+import re
+
 import pytest
 import torch
 
@@ -19,7 +22,7 @@ ON_CPU = {
     "mismatch.fix": ["logits on cpu with shape (4, 3)"],
     "evaluate": ["validation images: 180 on cpu", "gradients tracked: False"],
     "portable": ["the sidebar picked: cpu", "epoch 10: loss", "epoch 30: loss"],
-    "speed": ["   100 images:", "10,000 images:"],
+    "speed": ["   100 images:", " 10000 images:", "µs per step"],
 }
 
 
@@ -42,8 +45,8 @@ def test_every_snippet_runs_on_the_cpu_and_returns_what_it_printed(snippet, caps
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.key)
-def test_translations_differ_only_in_their_comments(snippet):
-    """Each language shows the same code: the tokens match once comments are dropped."""
+def test_translations_differ_only_in_their_comments_and_printed_texts(snippet):
+    """Each language shows the same code: the tokens match once comments and string texts are dropped."""
     english, spanish = snippet.text("en"), snippet.text("es")
     assert lesson.code_tokens(english) == lesson.code_tokens(spanish)
     assert english != spanish, "the Spanish snippet has Spanish comments"
@@ -63,6 +66,34 @@ def test_each_snippet_is_stored_once_with_a_translation_for_every_comment():
     assert all(isinstance(snippet.code, str) for snippet in SNIPPETS)
     written = {comment for snippet in SNIPPETS for comment in comments(snippet.code)}
     assert set(lesson.COMMENTS["es"]) == written
+
+
+def printed_literals(code: str) -> set[str]:
+    """The source text of every string literal passed to ``print`` in ``code``."""
+    return {
+        ast.get_source_segment(code, arg)
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"
+        for arg in node.args
+        if isinstance(arg, ast.Constant | ast.JoinedStr) and not isinstance(getattr(arg, "value", ""), int)
+    }
+
+
+def test_every_printed_text_has_a_spanish_entry_and_none_is_left_over():
+    """Each string a snippet prints is in the Spanish table, which holds nothing else."""
+    written = {literal for snippet in SNIPPETS for literal in printed_literals(snippet.code)}
+    assert set(lesson.PRINTS["es"]) == written
+
+
+@pytest.mark.parametrize("snippet", [s for s in SNIPPETS if not s.expects_error], ids=lambda s: s.key)
+def test_a_spanish_snippet_prints_spanish_words_and_no_thousands_comma(snippet):
+    """Run in Spanish, no English label of the snippet's prints shows, and no number reads '25,288'."""
+    output = run(snippet.text("es"), torch.device("cpu")).output
+    labels = " ".join(re.sub(r"\{[^}]*\}", " ", literal) for literal in printed_literals(snippet.code))
+    english = set(re.findall(r"[a-z]{3,}", labels))
+    shared = {"cuda", "pytorch", "logits", "device"}  # names, the same in Spanish
+    assert not {word for word in re.findall(r"[a-z]{3,}", output)} & (english - shared), output
+    assert not re.search(r"\d,\d{3}\b", output), output
 
 
 def test_a_comment_is_translated_in_place_and_nothing_else_changes():
@@ -130,4 +161,4 @@ def test_on_a_gpu_the_mistake_raises_the_real_mismatch_error_and_the_fix_runs():
     assert outcome.error is not None and outcome.error.startswith("RuntimeError: ")
     assert "cuda" in outcome.error.lower()
     fixed = run(lesson.snippet("mismatch.fix").text("es"), torch.device("cuda:0"))
-    assert fixed.error is None and "logits on cuda:0" in fixed.output
+    assert fixed.error is None and "logits en cuda:0" in fixed.output
