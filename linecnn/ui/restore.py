@@ -25,7 +25,7 @@ from linecnn.checkpoint.history import (
 )
 from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
 from linecnn.ui import draw, state
-from linecnn.ui.i18n import number, say, t
+from linecnn.ui.i18n import count, say, t
 
 VERSION = "restore.version"  # bumped after each upload, so the uploaders come back empty
 MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the next render
@@ -137,7 +137,7 @@ def restore_files(files: Sequence[File]) -> str:
         )
     )
     how = (
-        t("restore.with_curves", epochs=number(len(curves.history)))
+        t("restore.with_curves", epochs=count(len(curves.history)))
         if curves
         else t("restore.without_curves")
     )

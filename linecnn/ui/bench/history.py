@@ -10,7 +10,7 @@ from linecnn.bench.store import History, RunSummary
 from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import number, t
+from linecnn.ui.i18n import count, number, t
 
 
 def run_label(summary: RunSummary) -> str:
@@ -42,7 +42,7 @@ def render_history() -> None:
         key=SHOWN,
         persist_state="session",
     )
-    st.caption(t("bench.history.count", count=number(len(summaries)), path=escape_markdown(store.path)))
+    st.caption(t("bench.history.count", count=count(len(summaries)), path=escape_markdown(store.path)))
     _delete_control(store, summaries)
 
 

@@ -9,7 +9,7 @@ from linecnn.bench.document import BenchEnv
 from linecnn.ui.bench.data import HIDDEN, ShownRun
 from linecnn.ui.bench.words import factor_title, notes_text, significant, status_text
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import number, size, t
+from linecnn.ui.i18n import count, number, size, t
 
 TEXT_COLUMNS = (
     "run",
@@ -99,8 +99,8 @@ def render_environment(runs: list[ShownRun]) -> None:
                     source=t(f"bench.source.{run.source}"),
                     date=value("date"),
                     cpu=value("cpu_model"),
-                    count=value("cpu_count"),
-                    threads=value("torch_threads"),
+                    count=count(env.cpu_count),
+                    threads=count(env.torch_threads),
                     gpus=", ".join(gpus) or t("bench.env.no_gpu"),
                     torch=value("torch_version"),
                     cuda=value("cuda_version", t("bench.env.none")),
