@@ -8,7 +8,9 @@ import torch
 
 from linecnn.device import PORTABLE_PATTERN, cuda_available
 from linecnn.lesson import snippets as lesson
+from linecnn.lesson.comments import COMMENTS, PRINTS
 from linecnn.lesson.run import run
+from linecnn.lesson.translate import code_tokens, translate_comments
 from linecnn.train.config import RunConfig
 
 SNIPPETS = [snippet for section in lesson.SECTIONS for snippet in section.snippets]
@@ -48,7 +50,7 @@ def test_every_snippet_runs_on_the_cpu_and_returns_what_it_printed(snippet, caps
 def test_translations_differ_only_in_their_comments_and_printed_texts(snippet):
     """Each language shows the same code: the tokens match once comments and string texts are dropped."""
     english, spanish = snippet.text("en"), snippet.text("es")
-    assert lesson.code_tokens(english) == lesson.code_tokens(spanish)
+    assert code_tokens(english) == code_tokens(spanish)
     assert english != spanish, "the Spanish snippet has Spanish comments"
     assert not set(comments(english)) & set(comments(spanish)), "no comment is left in English"
     assert english.splitlines()[0] == spanish.splitlines()[0] and len(english.splitlines()) == len(
@@ -65,7 +67,7 @@ def test_each_snippet_is_stored_once_with_a_translation_for_every_comment():
     """One code text per snippet; the Spanish table holds exactly the comments the snippets have."""
     assert all(isinstance(snippet.code, str) for snippet in SNIPPETS)
     written = {comment for snippet in SNIPPETS for comment in comments(snippet.code)}
-    assert set(lesson.COMMENTS["es"]) == written
+    assert set(COMMENTS["es"]) == written
 
 
 def printed_literals(code: str) -> set[str]:
@@ -82,7 +84,7 @@ def printed_literals(code: str) -> set[str]:
 def test_every_printed_text_has_a_spanish_entry_and_none_is_left_over():
     """Each string a snippet prints is in the Spanish table, which holds nothing else."""
     written = {literal for snippet in SNIPPETS for literal in printed_literals(snippet.code)}
-    assert set(lesson.PRINTS["es"]) == written
+    assert set(PRINTS["es"]) == written
 
 
 @pytest.mark.parametrize("snippet", [s for s in SNIPPETS if not s.expects_error], ids=lambda s: s.key)
@@ -99,7 +101,7 @@ def test_a_spanish_snippet_prints_spanish_words_and_no_thousands_comma(snippet):
 def test_a_comment_is_translated_in_place_and_nothing_else_changes():
     """Only the comment's words change: a '#' inside a string and the code around it stay."""
     code = 'print("# not a comment")  # a comment\nx = 1\n'
-    assert lesson.translate_comments(code, {"a comment": "un comentario"}) == (
+    assert translate_comments(code, {"a comment": "un comentario"}) == (
         'print("# not a comment")  # un comentario\nx = 1\n'
     )
 

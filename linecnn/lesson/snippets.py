@@ -8,13 +8,11 @@ shows is exactly the text :func:`linecnn.lesson.run.run` executes.
 
 from __future__ import annotations
 
-import io
-import tokenize
-from collections.abc import Mapping
 from dataclasses import dataclass
 from string import Template
 
 from linecnn.lesson.comments import COMMENTS, PRINTS
+from linecnn.lesson.translate import translate_comments, translate_prints
 from linecnn.train.config import RunConfig
 
 LANGUAGES = ("en", "es")  # every snippet reads in each: the code once, its comments and prints translated
@@ -41,36 +39,6 @@ class Section:
 
     key: str  # catalog key and page anchor, e.g. "mismatch"
     snippets: tuple[Snippet, ...]
-
-
-def translate_comments(code: str, comments: Mapping[str, str]) -> str:
-    """``code`` with each comment replaced by its entry in ``comments`` (kept when it has none)."""
-    lines = code.splitlines(keepends=True)
-    for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if token.type == tokenize.COMMENT:
-            english = token.string.removeprefix("#").strip()
-            (row, start), (_, end) = token.start, token.end
-            line = lines[row - 1]
-            lines[row - 1] = f"{line[:start]}# {comments.get(english, english)}{line[end:]}"
-    return "".join(lines)
-
-
-def translate_prints(code: str, texts: Mapping[str, str]) -> str:
-    """``code`` with each string literal keyed in ``texts`` (quotes included) replaced by its entry."""
-    for english, translated in texts.items():
-        code = code.replace(english, translated)
-    return code
-
-
-def code_tokens(code: str) -> list[tuple[int, str]]:
-    """The code's tokens without its comments and string texts: equal for two translations of one snippet."""
-    skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
-    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
-    return [
-        (token.type, "" if token.type == tokenize.STRING else token.string)
-        for token in tokens
-        if token.type not in skip
-    ]
 
 
 def snippet(key: str) -> Snippet:
