@@ -137,9 +137,7 @@ def restore_files(files: Sequence[File]) -> str:
         )
     )
     how = (
-        t("restore.with_curves", epochs=count(len(curves.history)))
-        if curves
-        else t("restore.without_curves")
+        t("restore.with_curves", epochs=count(len(curves.history))) if curves else t("restore.without_curves")
     )
     return t("restore.restored", run=record.label, name=record.restored_from, how=how)
 

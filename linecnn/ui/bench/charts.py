@@ -118,7 +118,7 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
     ``points`` holds the 'ok' cells with columns series, kind, x, steps, images, median_ms; ``fits``
     maps a series to its fit. Where the dotted fixed part meets the line, fixed costs are the epoch.
     """
-    fig = go.Figure()
+    fig = go.Figure(layout={"separators": plotly_separators()})
     colors = series_colors(points)
     for series, fit in fits.items():
         rows = points[points["series"] == series].sort_values("x")
@@ -157,7 +157,6 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
     fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True, **y_ticks)
     fig.update_layout(
         height=420,
-        separators=plotly_separators(),
         margin={"l": 10, "r": 10, "t": 30, "b": 10},
         legend={"orientation": "h", "yanchor": "top", "y": -0.16, "xanchor": "left", "x": 0.0},
         hovermode="closest",
