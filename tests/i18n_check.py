@@ -106,7 +106,9 @@ _NOT_A_NUMBER = re.compile(
 
 
 def is_english_number(number: str) -> bool:
-    """True for '0.01', '3.0', '25,288' and '1,234.5'; False for '0,01', '25.288' and '1.234,5'."""
+    """True for '0.01', '3.0', '25,288' and '1,234.5'; False for '0,01', '25.288', '1.234,5' and '2.13.0'."""
+    if number.count(".") > 1 and not _GROUPED.fullmatch(number):
+        return False  # a version, e.g. PyTorch's 2.13.0
     if "," in number and "." in number:
         return number.rfind(".") > number.rfind(",")
     if "," in number:

@@ -13,7 +13,7 @@ from tests.test_pages import click
 @pytest.mark.parametrize(
     ("number", "english"),
     [("0.01", True), ("3.0", True), ("25,288", True), ("1,234.5", True), ("0.00000005", True)]
-    + [("0,01", False), ("25.288", False), ("1.234,5", False), ("12.345.678", False)],
+    + [("0,01", False), ("25.288", False), ("1.234,5", False), ("12.345.678", False), ("2.13.0", False)],
 )
 def test_the_check_tells_the_two_ways_apart(number, english):
     """A decimal point or a thousands comma is English; a decimal comma or thousands point is Spanish."""

@@ -2,13 +2,14 @@
 
 Some words on a page come from the widgets' own code, in English, with no option to set them:
 the file uploader's button, its size limit and its refusals ("Upload", "8MB per file"), the
-screen-reader name of every help icon ("Help for Seed"), and the canvas toolbar's tooltips
-("Undo", "Reset canvas & history"). A small script finds each by its English words and writes
-the catalog's sentence in its place: a text node's value, or a ``title`` / ``aria-label``
-attribute, never an element of the widget's own, so uploads and drawing work as before. It
-keeps each original and puts it back on an English page. Should a Streamlit upgrade change an
-English text, nothing breaks: that text stays English, and the browser test that looks for
-these texts on Spanish pages fails.
+screen-reader name of every help icon ("Help for Seed") and of other controls ("Collapse
+sidebar", "Increment"), Plotly's toolbar, and the canvas toolbar's tooltips ("Undo", "Reset
+canvas & history"). A small script finds each by its English words and writes the catalog's
+sentence in its place: a text node's value, or a ``title``, ``aria-label`` or ``data-title``
+(Plotly's tooltips) attribute, never an element of the widget's own, so uploads and drawing
+work as before. It keeps each original and puts it back on an English page. Should a Streamlit
+upgrade change an English text, nothing breaks: that text stays English, and the browser test
+that compares each page's texts in both languages fails.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ import streamlit as st
 from linecnn.ui.i18n import DEFAULT, current, translate
 
 # (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
-# "text": a text node inside a file uploader; "attr": a title or aria-label anywhere, canvas included.
+# "text": a text node inside a file uploader or the skip link; "attr": an attribute (see _JS)
+# anywhere, canvas included.
 # A named group fills the catalog field of the same name.
 RULES = (
     ("text", r"^Upload$", "builtin.upload"),
@@ -33,6 +35,7 @@ RULES = (
     ("text", r"^File size is too small\.$", "builtin.too_small"),
     ("text", r"^Unexpected error\. Please try again\.$", "builtin.unexpected"),
     ("text", r"^Upload failed$", "builtin.failed"),
+    ("text", r"^Skip to main content$", "builtin.skip"),
     ("text", r"^(?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_size"),
     ("attr", r"^(?<name>.+), (?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_chip"),
     ("attr", r"^Remove (?<name>.+)$", "builtin.remove"),
@@ -49,6 +52,32 @@ RULES = (
     ("attr", r"^Send backward$", "builtin.backward"),
     ("attr", r"^Delete selected$", "builtin.delete_selected"),
     ("attr", r"^Reset canvas & history$", "builtin.reset"),
+    # Streamlit's and Plotly's other screen-reader names and tooltips.
+    ("attr", r"^Collapse sidebar$", "builtin.collapse_sidebar"),
+    ("attr", r"^Expand sidebar$", "builtin.expand_sidebar"),
+    ("attr", r"^Sidebar$", "builtin.sidebar"),
+    ("attr", r"^Increment$", "builtin.increment"),
+    ("attr", r"^Decrement$", "builtin.decrement"),
+    ("attr", r"^Fullscreen$", "builtin.fullscreen"),
+    ("attr", r"^Close fullscreen$", "builtin.close_fullscreen"),
+    ("attr", r"^Link to heading$", "builtin.heading_link"),
+    ("attr", r"^Open$", "builtin.open"),
+    ("attr", r"^Close$", "builtin.close"),
+    ("attr", r"^file upload$", "builtin.file_upload"),
+    ("attr", r"^progress$", "builtin.progress"),
+    ("attr", r"^Copy to clipboard$", "builtin.copy"),
+    ("attr", r"^Download as CSV$", "builtin.download_csv"),
+    ("attr", r"^Search$", "builtin.search"),
+    ("attr", r"^Show/hide columns$", "builtin.columns"),
+    ("attr", r"^Clear all$", "builtin.clear_all"),
+    ("attr", r"^Selected values$", "builtin.selected"),
+    ("attr", r"^Download plot as a PNG$", "builtin.plot_png"),
+    ("attr", r"^Zoom$", "builtin.zoom"),
+    ("attr", r"^Pan$", "builtin.pan"),
+    ("attr", r"^Zoom in$", "builtin.zoom_in"),
+    ("attr", r"^Zoom out$", "builtin.zoom_out"),
+    ("attr", r"^Autoscale$", "builtin.autoscale"),
+    ("attr", r"^Reset axes$", "builtin.reset_axes"),
 )
 
 _JS = """
@@ -80,15 +109,16 @@ export default function ({ data }) {
   };
   const patch = () => {
     for (const root of roots()) {
-      for (const element of root.querySelectorAll("[title], [aria-label]")) {
-        for (const name of ["title", "aria-label"]) {
+      for (const element of root.querySelectorAll("[title], [aria-label], [data-title]")) {
+        for (const name of ["title", "aria-label", "data-title"]) {
           const value = element.getAttribute(name);
           if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));
         }
       }
     }
-    for (const uploader of document.querySelectorAll('[data-testid="stFileUploader"]')) {
-      const walker = document.createTreeWalker(uploader, NodeFilter.SHOW_TEXT);
+    const scopes = '[data-testid="stFileUploader"], [data-testid="stSkipToContent"]';
+    for (const scope of document.querySelectorAll(scopes)) {
+      const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
         const value = node.nodeValue.trim();
         if (value) rewrite(node, "text", "text", value, (v) => { node.nodeValue = v; });
@@ -101,7 +131,7 @@ export default function ({ data }) {
   });
   const watched = new WeakSet();
   const options = { childList: true, subtree: true, characterData: true, attributes: true,
-                    attributeFilter: ["title", "aria-label"] };
+                    attributeFilter: ["title", "aria-label", "data-title"] };
   const watch = () => {
     for (const root of roots()) {
       if (!watched.has(root)) { watched.add(root); observer.observe(root, options); }
