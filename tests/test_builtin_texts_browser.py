@@ -40,11 +40,11 @@ _READ_PAGE = """() => {
     }
   }
   // Code, and icons: a Material icon is a word ("upload") its font draws as a picture.
-  const skipped = 'pre, code, [data-testid="stCode"], [data-testid="stIconMaterial"], script, noscript';
+  const skipped = ['pre, code, [data-testid="stCode"], [data-testid*="Icon"]', 'script, style, noscript'];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const value = node.nodeValue.trim();
-    if (value && !node.parentElement.closest(skipped)) {
+    if (value && !node.parentElement.closest(skipped.join(', '))) {
       texts.push(value);
     }
   }
