@@ -21,6 +21,7 @@ from tests.i18n_check import english_numbers_in, is_untranslated
 pytestmark = pytest.mark.browser
 
 PYTHON_ERROR = re.compile(r"\w+Error: ")  # PyTorch's own words, quoted as it says them
+CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*")  # a name from the code, e.g. the lesson's `device`
 WAIT_MS = 120_000  # the first Draw page of a server trains the default model
 # Streamlit's and the canvas's English, as the patterns linecnn.ui.builtin_texts looks for.
 BUILTIN_ENGLISH = [re.compile(pattern.replace("(?<", "(?P<")) for _, pattern, _ in RULES]
@@ -64,7 +65,7 @@ def english_on(english: tuple[list[str], list[str]], spanish: tuple[list[str], l
     texts, labels = spanish
     found = [f"widget: {text!r}" for text in texts + labels if is_builtin_english(text)]
     same = set(english[0] + english[1]) & set(texts + labels)
-    same = {text for text in same if not PYTHON_ERROR.match(text)}
+    same = {text for text in same if not PYTHON_ERROR.match(text) and not CODE_NAME.fullmatch(text)}
     found += [f"untranslated: {text!r}" for text in sorted(same) if is_untranslated(text, text)]
     found += [f"number: {n!r} in {text[:60]!r}" for text in texts for n in english_numbers_in(text)]
     return found
