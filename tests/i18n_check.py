@@ -111,8 +111,8 @@ def is_english_number(number: str) -> bool:
         return False  # a version, e.g. PyTorch's 2.13.0
     if "," in number and "." in number:
         return number.rfind(".") > number.rfind(",")
-    if "," in number:
-        return bool(_GROUPED.fullmatch(number))
+    if "," in number:  # '1,115' is a Spanish loss of four significant digits; '25,288' reads as thousands
+        return bool(_GROUPED.fullmatch(number)) and (number.count(",") > 1 or number.index(",") > 1)
     return not _GROUPED.fullmatch(number)
 
 
