@@ -63,7 +63,8 @@ def test_run_shows_the_real_output_of_the_code_shown(monkeypatch):
     assert not at.exception
     assert len(seen) == 1 and seen[0].strip() in shown
     assert "# los datos al dispositivo" in seen[0]
-    assert re.search(r"Salida real de la última ejecución, en CPU[^,]*, en \d+(,\d)? (ms|s):", texts(at.caption))
+    ran = r"Salida real de la última ejecución, en CPU[^,]*, en \d+(,\d)? (ms|s):"  # a duration
+    assert re.search(ran, texts(at.caption))
     assert "después: cpu cpu cpu" in texts(at.code) and "after:" not in texts(at.code)
 
 
