@@ -3,12 +3,16 @@
 import streamlit as st
 
 from linecnn.ui.bench import state, sweep_view
+from linecnn.ui.bench.board import render_board
 from linecnn.ui.bench.controls import render_form, start_sweep
 from linecnn.ui.bench.explain import reference_runs, render_references
 from linecnn.ui.bench.history import render_history
+from linecnn.ui.bench.inside import render as render_inside
 from linecnn.ui.bench.ranks import render as render_ranks
+from linecnn.ui.bench.ranks import running as ranks_running
 from linecnn.ui.bench.results import render_results
 from linecnn.ui.i18n import t
+from linecnn.ui.roles import reserved_notice
 from linecnn.ui.sidebar import setup_bench_page
 
 setup_bench_page("benchmark", ":material/speed:")
@@ -17,6 +21,7 @@ state.init_shown()
 
 st.title(t("bench.title"))
 st.markdown(t("bench.intro"))
+reserved_notice()
 
 caps = state.server_caps()
 sweep = render_form(caps)
@@ -28,9 +33,13 @@ sweep_view.render_job()
 results = st.container()  # filled last, so it shows the references and history picks of this run
 st.divider()
 render_references()
-render_history()
+stored = render_history()
+render_board(stored)  # every device measured here or imported, side by side: read-only for everyone
 with results:
     render_results(state.shown_runs() + reference_runs())
+
+st.divider()
+render_inside(caps, busy=sweep_view.running() or ranks_running())  # torch.profiler's view of one step
 
 st.divider()
 render_ranks(caps)  # the Processes / GPUs factor: data-parallel runs through torchrun

@@ -57,6 +57,8 @@ def fake_result(device: str, config: BenchConfig, median_ms: float, env: dict) -
         "compile_ms": None,
         "peak_memory_bytes": 10_000_000 + 300 * values["images"],
         "notes": [],
+        "load_average": None,
+        "disturbed": [],
         "factor": "data",
         "x": float(values["images"]),
         "env": env,

@@ -12,10 +12,11 @@ import urllib.request
 from tests.helpers import ROOT, free_port, stop_process
 
 PROVIDER_DIR = ROOT / "tests" / "oidc"
-# The static client and account that provider.js defines.
+# The static client and accounts that provider.js defines.
 CLIENT_ID = "linecnn-test"
 CLIENT_SECRET = "linecnn-test-secret"
 ACCOUNT = {"login": "ada", "name": "Ada Lovelace", "email": "ada@example.org"}
+STUDENT = {"login": "grace", "name": "Grace Hopper", "email": "grace@example.org"}
 START_TIMEOUT = 30.0
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 
 from linecnn.bench.config import AMP_MODES, FASTER_PATHS, BenchConfig
@@ -14,6 +14,10 @@ from linecnn.train.lines import DATA_MODES
 MAX_EPOCH_MS = 86_400_000.0  # a day: any epoch time above it in an imported file is a typo or a forgery
 MIN_EPOCH_MS = 1e-6  # a nanosecond: below it a speed-up (a ratio of medians) would not stay finite
 COSTS = ("first_epoch_ms", "context_ms", "setup_ms", "autotune_ms", "compile_ms")  # one-time costs, ms
+WIDE_SPREAD = 1.5  # p75 above 1.5 × p25: the slow half of the epochs ran half as slow again as the fast half
+# Why a timed cell is not to be trusted, as JSON writes it (``linecnn.bench.noise`` decides):
+# its spread is too wide, the load average was above the core count, a Train run held a slot.
+DISTURBANCES = ("spread", "load", "training")
 
 
 class CellStatus(Enum):
@@ -51,11 +55,18 @@ class CellResult:
     compile_ms: float | None = None  # first compiled step per batch shape; None when not compiling
     peak_memory_bytes: int | None = None  # GPU: peak tensor memory; CPU: the process's peak RSS so far
     notes: tuple[str, ...] = field(default_factory=tuple)  # options dropped on this device, and why
+    load_average: float | None = None  # highest 1-minute load average seen while it ran; None: not known
+    disturbed: tuple[str, ...] = ()  # DISTURBANCES that make its timing doubtful; () = none seen
 
     @property
     def ok(self) -> bool:
         """True when the cell has timings."""
         return self.status is CellStatus.OK
+
+    @property
+    def wide_spread(self) -> bool:
+        """True when the cell was timed and its p75 is above WIDE_SPREAD × its p25."""
+        return self.ok and self.p75_ms > WIDE_SPREAD * self.p25_ms
 
     @property
     def kind(self) -> str:
@@ -77,6 +88,7 @@ class CellResult:
             "status": self.status_text,
             "times_ms": list(self.times_ms),
             "notes": list(self.notes),
+            "disturbed": list(self.disturbed),
             "factor": factor.name,
             "x": factor.x(self.config),
         }
@@ -98,9 +110,21 @@ class CellResult:
             **{key: fields.number(key) for key in ("median_ms", "p25_ms", "p75_ms", "samples_per_s", *COSTS)},
             peak_memory_bytes=fields.whole("peak_memory_bytes"),
             notes=fields.texts("notes"),
+            load_average=fields.number("load_average"),
         )
         check_timings(result, place(fields.path))
-        return result
+        return replace(result, disturbed=read_disturbed(fields, result))
+
+
+def read_disturbed(fields: Fields, result: CellResult) -> tuple[str, ...]:
+    """A cell's reasons to be distrusted; its spread is judged from its quartiles whatever the file says
+    (a file from before the reasons were kept has none)."""
+    reasons = fields.texts("disturbed") + (("spread",) if result.wide_spread else ())
+    for number, reason in enumerate(reasons):
+        if reason not in DISTURBANCES:
+            where = place((*fields.path, "disturbed", number))
+            raise ValueError(f"{where} is {echo(reason)}, not one of {', '.join(DISTURBANCES)}")
+    return tuple(reason for reason in DISTURBANCES if reason in reasons and result.ok)
 
 
 def read_status(fields: Fields) -> tuple[CellStatus, str]:

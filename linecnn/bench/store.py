@@ -7,6 +7,7 @@ per-user data directory, or under $LINECNN_DATA_DIR (see ``linecnn.serve.paths``
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import sqlite3
 from collections.abc import Iterator
@@ -38,10 +39,20 @@ CREATE TABLE IF NOT EXISTS runs (
     machine TEXT NOT NULL,         -- e.g. 'AMD EPYC 7B13 · NVIDIA H200'
     cells INTEGER NOT NULL,        -- results in the document
     digest TEXT NOT NULL UNIQUE,   -- sha256 of the document: importing a file twice keeps one copy
-    document TEXT NOT NULL         -- the JSON document itself
+    document TEXT NOT NULL,        -- the JSON document itself
+    owner TEXT NOT NULL DEFAULT '',      -- who ran or imported it when signed in (e-mail), else ''
+    owner_name TEXT NOT NULL DEFAULT ''  -- that person's name as the class sees it, else ''
 )
 """
-COLUMNS = ("id", "created", "saved", "source", "sweep", "devices", "machine", "cells", "digest", "document")
+OLD_COLUMNS = ("id", "created", "saved", "source", "sweep", "devices", "machine", "cells", "digest")
+OLD_COLUMNS += ("document",)
+COLUMNS = (*OLD_COLUMNS, "owner", "owner_name")
+LISTED = "id, created, source, sweep, devices, machine, cells, owner, owner_name"  # a RunSummary's fields
+# A history made before runs had owners gains the two columns on first open, its rows owned by nobody.
+ADD_OWNERS = (
+    "ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''",
+    "ALTER TABLE runs ADD COLUMN owner_name TEXT NOT NULL DEFAULT ''",
+)
 
 
 @dataclass(frozen=True)
@@ -55,6 +66,12 @@ class RunSummary:
     devices: str  # e.g. 'cpu, cuda:0'
     machine: str  # CPU model and GPU names
     cells: int  # results in the run
+    owner: str = ""  # who ran or imported it when signed in (e-mail), else ''
+    owner_name: str = ""  # that person's name as the class sees it, else ''
+
+    def user_owns(self, user: str) -> bool:
+        """True when ``user`` (a signed-in e-mail) ran or imported this run."""
+        return bool(user) and self.owner == user
 
     @property
     def label(self) -> str:
@@ -63,6 +80,14 @@ class RunSummary:
         sweep = "single cell" if self.sweep == SINGLE.name else f"{self.sweep} sweep"
         origin = " · imported" if self.source == "import" else ""
         return f"#{self.id} · {when} · {sweep} · {self.devices}{origin}"
+
+
+class HistoryError(ValueError):
+    """The history file cannot be used: the sentence names the file, ``detail`` says why without it."""
+
+    def __init__(self, sentence: str, detail: str) -> None:
+        super().__init__(sentence)
+        self.detail = detail  # what went wrong, for a page that must not show the server's paths
 
 
 class History:
@@ -78,14 +103,18 @@ class History:
             connection = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT)
             connection.execute(SCHEMA)
             columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
+            if columns == OLD_COLUMNS:
+                columns = _add_owners(connection)
         except (OSError, sqlite3.Error) as error:
-            raise ValueError(f"Cannot open the benchmark history at {self.path}: {error}.") from None
+            # An OSError's own text names the path; its strerror alone does not.
+            detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
+            raise HistoryError(f"{self._cannot('open')}: {error}.", detail) from None
         if columns != COLUMNS:
             connection.close()
-            raise ValueError(
-                f"Cannot open the benchmark history at {self.path}: its runs table has other columns "
-                f"({', '.join(columns)}), so it is not a linecnn history. Move the file away."
+            detail = (
+                f"its runs table has other columns ({', '.join(columns)}), so it is not a linecnn history"
             )
+            raise HistoryError(f"{self._cannot('open')}: {detail}. Move the file away.", detail)
         return connection
 
     @contextmanager
@@ -95,14 +124,19 @@ class History:
             with closing(self._connect()) as connection, connection:
                 yield connection
         except sqlite3.Error as error:  # a corrupt, full, read-only or locked file
-            raise ValueError(f"Cannot {doing} the benchmark history at {self.path}: {error}.") from None
+            raise HistoryError(f"{self._cannot(doing)}: {error}.", str(error)) from None
 
-    def save(self, document: BenchDocument, source: str) -> int:
-        """Store a run and return its id; a document already stored keeps its first id."""
+    def _cannot(self, doing: str) -> str:
+        """'Cannot read the benchmark history at PATH': the start of a sentence for the CLI and the log."""
+        return f"Cannot {doing} the benchmark history at {self.path}"
+
+    def save(self, document: BenchDocument, source: str, owner: str = "", owner_name: str = "") -> int:
+        """Store a run (``owner``: who ran or imported it) and return its id; a document already stored
+        keeps its first id and owner."""
         if source not in SOURCES:
             raise ValueError(f"Source must be one of {', '.join(SOURCES)}; got {source!r}.")
         text = document.to_json()
-        digest = hashlib.sha256(text.encode()).hexdigest()
+        digest = _digest(text)
         devices = ", ".join(dict.fromkeys(result.device for result in document.results))
         row = (
             document.created or _now(),
@@ -114,6 +148,8 @@ class History:
             len(document.results),
             digest,
             text,
+            owner,
+            owner_name,
         )
         with self._open("save to") as connection:
             found = connection.execute("SELECT id FROM runs WHERE digest = ?", (digest,)).fetchone()
@@ -127,22 +163,25 @@ class History:
                         "delete one under History to import another."
                     )
             cursor = connection.execute(
-                "INSERT INTO runs (created, saved, source, sweep, devices, machine, cells, digest,"
-                " document) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                f"INSERT INTO runs ({', '.join(COLUMNS[1:])}) VALUES ({', '.join('?' * len(row))})",
                 row,
             )
             return cursor.lastrowid
 
-    def import_json(self, text: str | bytes) -> int:
+    def import_json(self, text: str | bytes, owner: str = "", owner_name: str = "") -> int:
         """Validate a CLI JSON file's text and store it as an imported run."""
-        return self.save(BenchDocument.from_json(text), "import")
+        return self.save(BenchDocument.from_json(text), "import", owner, owner_name)
+
+    def stored(self, document: BenchDocument) -> RunSummary | None:
+        """The run this very document already is in the history (the same file imported twice), or None."""
+        query = f"SELECT {LISTED} FROM runs WHERE digest = ?"
+        with self._open("read") as connection:
+            row = connection.execute(query, (_digest(document.to_json()),)).fetchone()
+        return None if row is None else RunSummary(*row)
 
     def runs(self, limit: int = MAX_LISTED) -> list[RunSummary]:
         """Stored runs, newest first: the newest ``limit`` made here and every import (MAX_IMPORTS)."""
-        query = (
-            "SELECT id, created, source, sweep, devices, machine, cells FROM runs"
-            " WHERE (source = 'import') = ? ORDER BY id DESC LIMIT ?"
-        )
+        query = f"SELECT {LISTED} FROM runs WHERE (source = 'import') = ? ORDER BY id DESC LIMIT ?"
         with self._open("read") as connection:
             rows = connection.execute(query, (False, limit)).fetchall()
             rows += connection.execute(query, (True, MAX_IMPORTS)).fetchall()
@@ -163,6 +202,25 @@ class History:
         """Forget one run."""
         with self._open("delete from") as connection:
             connection.execute("DELETE FROM runs WHERE id = ?", (run_id,))
+
+    def clear(self) -> int:
+        """Forget every run; returns how many there were."""
+        with self._open("clear") as connection:
+            return connection.execute("DELETE FROM runs").rowcount
+
+
+def _add_owners(connection: sqlite3.Connection) -> tuple[str, ...]:
+    """Give a history made before owners its two columns, and return its columns now."""
+    # Another process may add them first: its "duplicate column" error is no problem.
+    with contextlib.suppress(sqlite3.OperationalError), connection:
+        for statement in ADD_OWNERS:
+            connection.execute(statement)
+    return tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
+
+
+def _digest(text: str) -> str:
+    """The key that recognises a document stored twice: sha256 of its canonical JSON."""
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _now() -> str:

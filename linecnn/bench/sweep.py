@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 import torch
@@ -19,6 +19,7 @@ import torch
 from linecnn.bench.cell import bench
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument, BenchEnv
+from linecnn.bench.noise import highest, load_average, mark
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.timing import Watch
@@ -57,16 +58,18 @@ def run_sweep(
     """Run the plan's cells in order, yielding one result per cell.
 
     An out-of-memory cell is recorded and the sweep goes on. At the time cap the running cell
-    is recorded as stopped and the cells left as skipped. Setting ``cancel`` ends the sweep
-    within one optimizer step by raising ``Stopped`` (cancelled). ``progress`` is called at each
-    phase and after each epoch, never inside a timed epoch. The size and step-memory caps
-    apply when planning (``plan_sweep``).
+    is recorded as stopped and the cells left as skipped. Each timed cell carries the highest load
+    average seen around it and its reasons to be distrusted (``noise.mark``). Setting ``cancel``
+    ends the sweep within one optimizer step by raising ``Stopped`` (cancelled). ``progress`` is
+    called at each phase and after each epoch, never inside a timed epoch. The size and
+    step-memory caps apply when planning (``plan_sweep``).
     """
     cells = plan.cells()
     watch = Watch(cancel, (caps or Caps()).max_seconds, clock)
     for index, (config, device) in enumerate(cells, start=1):
         where = partial(CellProgress, index, len(cells), device, config)
         report = None if progress is None else _reporter(progress, where)
+        before = load_average()
         try:
             result = bench(config, device, report, watch)
         except Stopped as stop:
@@ -76,7 +79,7 @@ def run_sweep(
             for config_left, device_left in cells[index:]:
                 yield not_run(config_left, device_left, CellStatus.SKIPPED, TIME_CAP)
             return
-        yield result
+        yield mark(result, highest(before, load_average()))
 
 
 def _reporter(
@@ -104,3 +107,15 @@ def make_document(plan: SweepPlan, results: Sequence[CellResult], env: BenchEnv)
         notes=plan.notes,
         created=env.date,
     )
+
+
+def retimed(base: BenchDocument, results: Sequence[CellResult], env: BenchEnv) -> BenchDocument:
+    """``base`` with each cell timed again in ``results`` put in its place (same device, variant and x)."""
+
+    def cell(result: CellResult) -> tuple:
+        """Where a result sits: its device, variant and swept value."""
+        return result.device, result.config.variant, base.x(result)
+
+    again = {cell(result): result for result in results}
+    merged = [again.pop(cell(result), result) for result in base.results]
+    return replace(base, results=(*merged, *again.values()), env=env, created=env.date)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
 import sys
@@ -75,6 +76,8 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
         help="leave out cells whose training step would keep more activations than this, as the page "
         "does (default 2**30, 1 GiB; 'none' for no cap: a far bigger CPU step meets the OOM killer)",
     )
+    add("--profile", action="store_true", help="after timing, look inside one step with torch.profiler")
+    add("--trace", default=None, help="write the profile's Chrome trace to this file (implies --profile)")
     add("--json", action="store_true", help="print the JSON document instead of a table")
     add("--out", default=None, help="also write the JSON document to this file")
     add("--no-save", action="store_true", help="do not add the run to the history")
@@ -103,12 +106,21 @@ def bench_command(args: argparse.Namespace) -> int:
         return ranks_command(args)
     plan, caps = plan_from(args)
     document = run_plan(plan, caps, quiet=args.json)
-    text = document.to_json(indent=1)
+    profiles = []
+    if args.profile or args.trace:
+        from linecnn.cli.profile import run_profiles  # torch.profiler only when asked
+
+        profiles = run_profiles(bench_config_from(args), plan, args.trace, args.max_seconds)
+    text = json_text(document, profiles)
     # Results first, then the files: a history that cannot be opened must not swallow a measurement.
     if args.json:
         print(text, flush=True)
     else:
         print_results(document, plan)
+        if profiles:
+            from linecnn.cli.profile import profile_text
+
+            print("\n" + profile_text(profiles, args.trace))
     if not args.no_save:
         save_to_history(document, quiet=args.json)
     if args.out:
@@ -127,8 +139,9 @@ def plan_from(args: argparse.Namespace) -> tuple[SweepPlan, Caps]:
     devices = devices_arg(args.devices)
     if args.max_seconds is not None and not (math.isfinite(args.max_seconds) and args.max_seconds > 0):
         raise ValueError(f"--max-seconds must be a number of seconds above 0; got {args.max_seconds}.")
-    if args.out:
-        check_writable(args.out)  # now, not after a sweep that may take minutes
+    for path in (args.out, args.trace):
+        if path:
+            check_writable(path)  # now, not after a sweep that may take minutes
     caps = Caps(max_seconds=args.max_seconds, max_step_bytes=args.max_step_bytes, name="the CLI's cap")
     try:
         request = SweepRequest(base, FACTORS[args.sweep], tuple(devices), args.up_to, not args.no_eager)
@@ -138,6 +151,15 @@ def plan_from(args: argparse.Namespace) -> tuple[SweepPlan, Caps]:
     for note in plan.notes:
         print(f"linecnn bench: note: {note}", file=sys.stderr, flush=True)
     return plan, caps
+
+
+def json_text(document: BenchDocument, profiles: list) -> str:
+    """The document's JSON; with a profile, its figures under "profile" (the page's import ignores them)."""
+    if not profiles:
+        return document.to_json(indent=1)
+    data = document.to_dict()
+    data["profile"] = [profile.to_dict() for profile in profiles]
+    return json.dumps(data, indent=1, sort_keys=True)
 
 
 def run_plan(plan: SweepPlan, caps: Caps, quiet: bool) -> BenchDocument:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import logging
 import math
 import os
+import re
 
 _LOG = logging.getLogger(__name__)
 UNCAPPED = ("inf", "none")  # what a host writes to lift a cap
+YES = ("1", "true", "yes", "on")  # what a host writes to turn a switch on
+NO = ("0", "false", "no", "off")  # and off
 
 
 def env_number(name: str, default: float, minimum: float) -> float:
@@ -35,3 +38,16 @@ def env_number(name: str, default: float, minimum: float) -> float:
 def env_uncapped(name: str) -> bool:
     """True when the host lifted the cap $name ('inf' or 'none')."""
     return os.environ.get(name, "").strip().lower() in UNCAPPED
+
+
+def env_flag(name: str, default: bool) -> bool:
+    """$name as a switch (1/true/yes/on or 0/false/no/off); missing or anything else: ``default``."""
+    raw = os.environ.get(name, "").strip().lower()
+    if raw and raw not in YES + NO:
+        _LOG.warning("Ignoring %s=%r: write 1 or 0; using %s.", name, raw, int(default))
+    return True if raw in YES else False if raw in NO else default
+
+
+def env_words(name: str) -> tuple[str, ...]:
+    """$name as a list of words separated by commas, semicolons or spaces (e-mails, domains)."""
+    return tuple(word for word in re.split(r"[\s,;]+", os.environ.get(name, "")) if word)

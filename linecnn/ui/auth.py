@@ -8,6 +8,7 @@ from typing import Any
 import streamlit as st
 from streamlit.errors import StreamlitAuthError
 
+from linecnn.serve.roles import email_matches
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
 
@@ -30,21 +31,7 @@ def provider_names(auth: Mapping[str, Any]) -> list[str | None]:
 def email_allowed(email: object, allowed: Iterable[str]) -> bool:
     """True when the allow-list is empty or names this address or its domain ("school.edu", "@school.edu")."""
     allowed = list(allowed)
-    if not allowed:
-        return True
-    # A blank entry matches nobody: a half-filled setting keeps the class closed rather than open.
-    entries = [entry.strip().lower() for entry in allowed if entry.strip()]
-    if not isinstance(email, str) or "@" not in email:
-        return False
-    address = email.strip().lower()
-    domain = address.rsplit("@", 1)[1]
-    return any(_entry_matches(entry, address, domain) for entry in entries)
-
-
-def _entry_matches(entry: str, address: str, domain: str) -> bool:
-    """One allow-list entry: a whole address ("ada@school.edu") or a domain ("school.edu", "@school.edu")."""
-    bare = entry.removeprefix("@")
-    return address == bare if "@" in bare else domain == bare
+    return not allowed or email_matches(email, allowed)
 
 
 def user_allowed(user: Mapping[str, Any], allowed: Iterable[str]) -> bool:

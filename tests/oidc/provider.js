@@ -16,11 +16,12 @@ if (!Number.isInteger(port) || port <= 0 || !values['app-url']) {
 }
 const callbacks = values['app-url'].map((url) => `${url.replace(/\/$/, '')}/oauth2callback`);
 
-// The client and the account the tests sign in with; the built-in login form accepts any
-// password, so the login name alone picks the account.
+// The client and the accounts the tests sign in with (Ada, the teacher of the roles tests, and
+// Grace, a student); the built-in login form accepts any password, so the login name picks the account.
 const CLIENT = { id: 'linecnn-test', secret: 'linecnn-test-secret' };
 const ACCOUNTS = {
   ada: { sub: 'ada', name: 'Ada Lovelace', email: 'ada@example.org', email_verified: true },
+  grace: { sub: 'grace', name: 'Grace Hopper', email: 'grace@example.org', email_verified: true },
 };
 
 const issuer = `http://127.0.0.1:${port}`;

@@ -10,13 +10,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from linecnn.bench.command import cli_line
 from linecnn.device import cuda_unavailable_reason, list_devices
 from linecnn.ui.bench.compare import baseline_series
+from linecnn.ui.bench.state import REQUEST, server_caps
 from linecnn.ui.bench.words import ms_text, notes_text, ratio_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, say, t
 
-WIDE_SPREAD = 1.5  # a cell whose p75 exceeds its p25 by more than this factor was disturbed while timed
 SAME_SPEED = 0.05  # speed-ups within 5 % of 1x are shown as "about the same", not as a win or a loss
 
 
@@ -50,8 +51,17 @@ def render_absent_cuda() -> None:
     text = cuda_absent_text()
     if text is not None:
         with st.container(border=True):
-            st.markdown("**CUDA**")
-            st.info(text, icon=":material/block:")
+            _absent_card(text)
+
+
+def _absent_card(text: str) -> None:
+    """The CUDA card without CUDA: why, and the one command that times the form's sweep on a GPU machine."""
+    st.markdown("**CUDA**")
+    st.info(text, icon=":material/block:")
+    request = st.session_state.get(REQUEST)
+    if request is not None:
+        st.code(cli_line(request, server_caps()), language="bash", wrap_lines=True)
+        st.caption(t("bench.cards.command_caption"))
 
 
 def device_columns(group: pd.DataFrame, timed: pd.DataFrame, x: float | None) -> None:
@@ -65,8 +75,7 @@ def device_columns(group: pd.DataFrame, timed: pd.DataFrame, x: float | None) ->
     for index, name in enumerate(names):
         with columns[index % len(columns)].container(border=True):
             if name is None:
-                st.markdown("**CUDA**")
-                st.info(absent, icon=":material/block:")
+                _absent_card(absent)
             else:
                 _card(name, group, timed, x)
 
@@ -97,8 +106,8 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
                 variant=escape_markdown(row["variant"]),
             )
         )
-    if row["p75_ms"] > WIDE_SPREAD * row["p25_ms"]:
-        st.warning(t("bench.cards.wide_spread"), icon=":material/ssid_chart:")
+    if row["disturbed"]:
+        st.warning(t("bench.cards.disturbed", reasons=row["disturbed"]), icon=":material/ssid_chart:")
     st.markdown(_spread_text(row))
     st.caption(t("bench.cards.one_time", costs=" · ".join(_one_time_costs(name, group, row))))
     if row["notes"]:

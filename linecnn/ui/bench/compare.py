@@ -116,6 +116,27 @@ def incomparable(frame: pd.DataFrame, factor: str) -> dict[str, str]:
     return found
 
 
+def unmatched(frame: pd.DataFrame, factor: str) -> dict[str, tuple[list[float], list[float]]]:
+    """Series sharing some cells with the baseline CPU's but not all: series -> (x only it timed, x only
+    the baseline timed). A series sharing none is ``incomparable``'s."""
+    group = frame[(frame["factor"] == factor) & frame["ok"]]
+    base = baseline_series(group)
+    if base is None:
+        return {}
+    base_rows = group[group["series"] == base]
+    base_keys = dict(zip(_settings(base_rows), base_rows["x"], strict=True))
+    found = {}
+    for series, rows in group[group["series"] != base].groupby("series", sort=False):
+        keys = dict(zip(_settings(rows), rows["x"], strict=True))
+        if not set(keys) & set(base_keys):
+            continue
+        only_here = sorted(x for key, x in keys.items() if key not in base_keys)
+        only_base = sorted(x for key, x in base_keys.items() if key not in keys)
+        if only_here or only_base:
+            found[series] = (only_here, only_base)
+    return found
+
+
 def _setting(name: str) -> str:
     """A setting's name in a sentence: 'batch size', 'width'."""
     label = t(f"bench.column.{name}")

@@ -15,8 +15,11 @@ from linecnn.bench.plan import Caps, SweepRequest
 from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
 from linecnn.train.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
 from linecnn.ui.bench import sweep_view
+from linecnn.ui.bench.fair import queue_text, share_text
+from linecnn.ui.bench.state import REQUEST
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.i18n import duration, number, say, size, t
+from linecnn.ui.roles import reserved_refusal, session_rights
 
 DEFAULTS = BenchConfig()  # the form's starting timing options, as the CLI's
 LESSON = DEFAULT_FLAT  # the form's starting cell: RunConfig()'s flat values, the lesson's
@@ -50,16 +53,21 @@ def render_form(caps: Caps) -> SweepRequest | None:
         submitted = st.form_submit_button(
             t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=sweep_view.running()
         )
-    if not submitted:
-        return None
     base = BenchConfig.from_flat(**held, **runs, **faster)
-    return SweepRequest(base, factor, tuple(devices), up_to, compare)
+    request = SweepRequest(base, factor, tuple(devices), up_to, compare)
+    st.session_state[REQUEST] = request  # the CUDA card's command times exactly this sweep
+    return request if submitted else None
 
 
 def start_sweep(request: SweepRequest, caps: Caps) -> None:
-    """Plan the sweep and start it; a plan the server refuses says why on screen."""
+    """Plan the sweep and start it; a plan the server refuses, or a reservation, says why on screen."""
+    refusal = reserved_refusal()  # while a teacher holds the benchmark, only teachers may run it
+    if refusal is not None:
+        st.error(refusal, icon=":material/lock_clock:")
+        return
+    session = session_rights()
     try:
-        sweep_view.start_benchmark(request.plan(caps), caps)
+        sweep_view.start_benchmark(request.plan(caps), caps, owner=(session.user, session.name))
     except ValueError as error:
         st.error(say(error), icon=":material/error:")
 
@@ -182,4 +190,8 @@ def _notes(caps: Caps, no_cuda: bool, compile_model: bool) -> str:
     notes.append(
         t("bench.form.caps", images=number(caps.max_images), bytes=size(caps.max_step_bytes), time=time_cap)
     )
+    notes.append(share_text())
+    queue = queue_text()
+    if queue is not None:
+        notes.append(queue)
     return " ".join(notes)

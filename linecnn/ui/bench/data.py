@@ -12,6 +12,7 @@ import pandas as pd
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.results import COSTS, CellResult
 from linecnn.ui.bench.compare import speedups, vs_eager
+from linecnn.ui.bench.words import disturbed_text
 from linecnn.ui.i18n import t
 
 # Columns of the results table, in the order shown and downloaded as CSV.
@@ -29,6 +30,7 @@ COLUMNS = (
     "width",
     "conv_layers",
     "status",
+    "disturbed",
     "median_ms",
     "p25_ms",
     "p75_ms",
@@ -149,4 +151,5 @@ def _origin(run: ShownRun, result: CellResult) -> dict:
         "cuda": env.cuda_version or "",
         "date": env.date or run.document.created or "",
         "notes": " ".join(result.notes),
+        "disturbed": disturbed_text(result, env.cpu_count),
     }

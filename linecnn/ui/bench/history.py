@@ -1,16 +1,26 @@
-"""The Benchmark page's History: pick stored runs to show, import a JSON from elsewhere, delete a run."""
+"""The Benchmark page's History: pick stored runs to show, import a JSON from elsewhere, delete a run.
+
+What a session may do follows its rights (``linecnn.serve.roles``): a student lists their own runs,
+only those allowed see Delete, and no sentence names where the history lives on the server.
+"""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import FACTORS
 from linecnn.bench.jsonfields import MAX_FILE_BYTES
-from linecnn.bench.store import History, RunSummary
-from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
+from linecnn.bench.store import SOURCES, History, RunSummary
+from linecnn.serve.roles import Rights
+from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history, history_problem, visible_runs
+from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, t
+from linecnn.ui.roles import session_rights
+
+IMPORT_MESSAGE = "bench.import.message"  # (kind, text) about the last upload, shown under the uploader
 
 
 def run_label(summary: RunSummary) -> str:
@@ -18,22 +28,28 @@ def run_label(summary: RunSummary) -> str:
     when = summary.created.replace("T", " ")[:16]
     sweep = factor_words(summary.sweep, "sweep") if summary.sweep in FACTORS else summary.sweep
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
-    return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}"
+    who = f" · {escape_markdown(summary.owner_name)}" if summary.owner_name else ""
+    return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}{who}"
 
 
-def render_history() -> None:
-    """Pick stored runs to compare, import a JSON made by the CLI on another machine, delete a run."""
+def render_history() -> list[RunSummary] | None:
+    """Pick stored runs to compare, import a JSON made by the CLI on another machine, delete a run.
+
+    Returns every stored run (the class board lists them too), or None when the history cannot be read.
+    """
     st.subheader(t("bench.history.title"))
-    store = history()
+    store, session = history(), session_rights()
     try:
-        summaries: dict[int, RunSummary] = {r.id: r for r in store.runs()}
+        everyone = store.runs()
     except ValueError as error:
-        st.error(t("bench.history.unreadable", error=escape_markdown(error)), icon=":material/error:")
-        return
-    _import(store)
+        st.error(t("bench.history.unreadable", error=history_problem(error)), icon=":material/error:")
+        return None
+    summaries: dict[int, RunSummary] = {r.id: r for r in visible_runs(everyone, session)}
+    _import(store, session)
     if not summaries:
-        st.caption(t("bench.history.empty", path=escape_markdown(store.path)))
-        return
+        st.caption(t("bench.history.empty" if session.sees_all else "bench.history.empty_own"))
+        render_teacher_tools(store, session)
+        return everyone
     st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i in summaries]
     st.multiselect(
         t("bench.history.shown"),
@@ -42,11 +58,15 @@ def render_history() -> None:
         key=SHOWN,
         persist_state="session",
     )
-    st.caption(t("bench.history.count", count=count(len(summaries)), path=escape_markdown(store.path)))
-    _delete_control(store, summaries)
+    runs = count(len(summaries))
+    st.caption(t("bench.history.count" if session.sees_all else "bench.history.count_own", count=runs))
+    if session.delete:
+        _delete_control(store, summaries)
+    render_teacher_tools(store, session)
+    return everyone
 
 
-def _import(store: History) -> None:
+def _import(store: History, session: Rights) -> None:
     """The upload of a CLI JSON: stored and shown, or refused with the reason."""
     upload = st.file_uploader(
         t("bench.import.label"),
@@ -56,6 +76,9 @@ def _import(store: History) -> None:
         help=t("bench.import.help"),
     )
     if upload is None or upload.file_id in st.session_state.setdefault(IMPORTED, []):
+        said = st.session_state.get(IMPORT_MESSAGE) if upload is not None else None
+        if said is not None:  # kept while the file stays in the uploader
+            (st.success if said[0] == "success" else st.info)(said[1], icon=":material/upload_file:")
         return
     st.session_state[IMPORTED].append(upload.file_id)
     try:
@@ -67,12 +90,26 @@ def _import(store: History) -> None:
                     limit=number(MAX_FILE_BYTES / 1e6),
                 )
             )
-        run_id = store.import_json(upload.getvalue())
+        document = BenchDocument.from_json(upload.getvalue())
+        twin = store.stored(document)
+        run_id = store.save(document, "import", session.user, session.name) if twin is None else twin.id
     except ValueError as error:
-        st.error(t("bench.import.refused", error=escape_markdown(error)), icon=":material/error:")
-    else:
+        st.error(t("bench.import.refused", error=history_problem(error)), icon=":material/error:")
+        return
+    if twin is None or session.sees_all or twin.user_owns(session.user):
         st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
-        st.rerun()
+    # Said under the uploader while the file stays there: a new run, or the run this file already is.
+    st.session_state[IMPORT_MESSAGE] = _imported(run_id, twin)
+    st.rerun()  # the picker lists a new run only in a run that reads the history again
+
+
+def _imported(run_id: int, found: RunSummary | None) -> tuple[str, str]:
+    """The message after an upload: imported as a new run, or already in the history (and where from)."""
+    if found is None:
+        return "success", t("bench.import.done", run=run_id)
+    source = t(f"bench.source.{found.source}") if found.source in SOURCES else found.source
+    when = escape_markdown(found.created.replace("T", " ")[:16])
+    return "info", t("bench.import.already", run=run_id, source=source, when=when)
 
 
 def _delete_control(store: History, summaries: dict[int, RunSummary]) -> None:
@@ -102,7 +139,7 @@ def _delete(store: History, run_id: int) -> None:
     try:
         store.delete(run_id)
     except ValueError as error:
-        st.session_state[MESSAGE] = ("error", escape_markdown(error))
+        st.session_state[MESSAGE] = ("error", history_problem(error))
     else:
         st.session_state[MESSAGE] = ("info", t("bench.delete.done", run=run_id))
     st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i != run_id]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from linecnn.bench.lock import BENCH_LOCK
+from linecnn.serve.allowance import LEDGER
 from linecnn.stop import Stopped, StopReason
 
 _LOG = logging.getLogger(__name__)
@@ -76,7 +77,11 @@ class Job(Generic[Result, Step]):
         try:
             with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS):
                 self.waited, self.locked = None, True
-                self.keep(self.work(self))
+                taken = time.monotonic()
+                try:
+                    self.keep(self.work(self))
+                finally:
+                    LEDGER.record(self.who, time.monotonic() - taken)  # the session's share of the benchmark
         except Stopped as stop:
             self.cancelled = stop.reason is StopReason.CANCELLED
             self.error = None if self.cancelled else str(stop)

@@ -6,23 +6,25 @@ session key of their own and say things in their own words (a catalog prefix); t
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Callable
 
 import streamlit as st
 
+from linecnn.ui.bench.fair import may_benchmark, queue_text, session_name
 from linecnn.ui.bench.job import Job
 from linecnn.ui.i18n import number, t
-
-SESSION = "bench.session"  # a short name for this session in the benchmark queue
 
 
 def start_job(key: str, work: Callable[[Job], object], name: str, result: object = None) -> Job:
     """Start ``work`` as this session's job under ``key`` (a thread called ``name``-<session>).
 
     ``result``, if given, is what the job holds from the start (a sweep's plan, before any cell).
+    Raises ValueError, saying why, when this session may not benchmark now (``fair.may_benchmark``).
     """
-    who = st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
+    refusal = may_benchmark()
+    if refusal is not None:
+        raise ValueError(refusal)
+    who = session_name()
     job = Job(who, work, result)
     st.session_state[key] = job
     job.start(f"{name}-{who}")
@@ -53,6 +55,9 @@ def job_controls(job: Job, words: str, cancel_key: str, label: str, cancel_help:
         st.rerun()
     if job.waited is not None:
         st.info(t(f"{words}.queued", seconds=number(job.waited)), icon=":material/hourglass_top:")
+        queue = queue_text()
+        if queue is not None:
+            st.caption(queue)
     if job.cancel.is_set():
         st.caption(t(f"{words}.cancelling"))
     else:

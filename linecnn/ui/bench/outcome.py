@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from linecnn.bench.factors import Factor
 from linecnn.bench.results import CellResult, CellStatus
-from linecnn.ui.bench.cards import WIDE_SPREAD
 from linecnn.ui.bench.job import Job
+from linecnn.ui.bench.state import history_problem
 from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
@@ -33,7 +33,7 @@ def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
         kind, text = _summary(run, job.seconds)
     if run.save_error is not None:
         kind = "error" if kind == "error" else "warning"
-        text += " " + t("bench.done.not_saved", error=escape_markdown(run.save_error))
+        text += " " + t("bench.done.not_saved", error=history_problem(run.save_error))
     return kind, text
 
 
@@ -52,10 +52,10 @@ def _summary(run: SweepRun, seconds: float) -> tuple[str, str]:
     if oom:
         kind = "warning"
         text += " " + t("bench.done.oom", oom=count(oom))
-    noisy = sum(r.ok and r.p75_ms > WIDE_SPREAD * r.p25_ms for r in results)
+    noisy = sum(bool(r.disturbed) for r in results)
     if noisy:
         kind = "warning"
-        text += " " + t("bench.done.noisy", noisy=count(noisy), factor=number(WIDE_SPREAD, 1))
+        text += " " + t("bench.done.noisy", noisy=count(noisy))
     if failed:
         kind = "warning"
         first = failed[0].rstrip(".")

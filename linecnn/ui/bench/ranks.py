@@ -19,6 +19,7 @@ from linecnn.ui.bench.ranks_job import RanksJob, ranks_work
 from linecnn.ui.bench.ranks_results import render_series
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, duration, say, t
+from linecnn.ui.roles import reserved_refusal
 
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
 CANCEL = "ddp.cancel"  # key of the Cancel button
@@ -40,7 +41,10 @@ def render(caps: Caps) -> None:
     message = st.session_state.get(MESSAGE)
     if message is not None:
         getattr(st, message[0])(message[1])
-    if submitted:
+    refusal = reserved_refusal() if submitted else None  # a teacher holds the benchmark: teachers only
+    if refusal is not None:
+        st.error(refusal, icon=":material/lock_clock:")
+    elif submitted:
         try:
             _start(config(), counts, caps)
         except ValueError as error:

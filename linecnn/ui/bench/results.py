@@ -7,11 +7,11 @@ import streamlit as st
 from linecnn.bench.factors import FACTORS, SINGLE
 from linecnn.ui.bench.cards import device_columns, pick_x, render_absent_cuda
 from linecnn.ui.bench.charts import sweep_figure
-from linecnn.ui.bench.compare import baseline_series, crossings, incomparable
+from linecnn.ui.bench.compare import baseline_series, crossings, incomparable, unmatched
 from linecnn.ui.bench.data import ShownRun, results_frame
 from linecnn.ui.bench.explain import render_where_time_goes
 from linecnn.ui.bench.table import render_environment, render_table
-from linecnn.ui.bench.words import factor_title
+from linecnn.ui.bench.words import factor_title, factor_words, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
 
@@ -40,15 +40,44 @@ def render_results(runs: list[ShownRun]) -> None:
             ),
             icon=":material/compare_arrows:",
         )
+    _unmatched(frame, factor, timed)
+    _other_factors(runs, factor)
     x = pick_x(timed, factor, key="bench.at." + "-".join(str(run.id) for run in runs))
     device_columns(group, timed, x)
-    render_where_time_goes(timed, factor)
+    render_where_time_goes(timed, factor, runs)
     if len(timed["x"].unique()) > 1 or FACTORS[factor].values:
         _sweep_chart(timed, group, factor, found)
     if len(frame["factor"].unique()) > 1:
         st.caption(t("bench.results.several_factors"))
     render_table(frame, runs)
     render_environment(runs)
+
+
+def _unmatched(frame, factor: str, timed) -> None:  # noqa: ANN001 - frames
+    """Say which cells of a series have no counterpart in the baseline CPU line, and the reverse."""
+    for series, (only_here, only_base) in unmatched(frame, factor).items():
+        sizes = lambda xs: ", ".join(x_text(factor, x, exact=True) for x in xs) or "-"  # noqa: E731
+        text = t(
+            "bench.results.unmatched",
+            series=escape_markdown(series),
+            base=escape_markdown(baseline_series(timed)),
+            here=sizes(only_here),
+            there=sizes(only_base),
+        )
+        st.info(text, icon=":material/compare_arrows:")
+
+
+def _other_factors(runs: list[ShownRun], factor: str) -> None:
+    """Name each shown run that sweeps another factor: it is in the table only, not in the cards or charts."""
+    for run in runs:
+        if run.document.factor.name != factor:
+            text = t(
+                "bench.results.other_factor",
+                run=escape_markdown(run.name),
+                its=factor_words(run.document.factor.name, "sweep"),
+                shown=factor_words(factor, "sweep"),
+            )
+            st.warning(text, icon=":material/compare_arrows:")
 
 
 def _sweep_chart(timed, group, factor: str, found: dict) -> None:  # noqa: ANN001 - frames

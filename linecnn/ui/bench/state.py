@@ -12,18 +12,21 @@ import streamlit as st
 
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.plan import MAX_IMAGES, MAX_STEP_BYTES, Caps
-from linecnn.bench.store import History
+from linecnn.bench.store import History, HistoryError, RunSummary
+from linecnn.serve.roles import Rights
 from linecnn.serve.settings import env_number, env_uncapped
 from linecnn.train.config import RunConfig
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
+from linecnn.ui.roles import session_rights
 
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
 UNSAVED = "bench.unsaved"  # documents of runs the history could not store, newest first, shown from memory
 MESSAGE = "bench.message"  # (kind, text) about the last run, shown until the next one starts
 IMPORTED = "bench.imported"  # ids of uploaded files already imported, so a rerun does not import again
 DELETE = "bench.delete"  # keys of the delete control: the run picked, the confirmation, the button
+REQUEST = "bench.request"  # the SweepRequest the form holds now (its last submitted values), each run
 
 MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's wall time (default 300 s)
 MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
@@ -36,6 +39,18 @@ MAX_UNSAVED = 3  # runs kept in memory per session while the history cannot save
 def history() -> History:
     """The benchmark history (the SQLite file under the data directory)."""
     return History()
+
+
+def visible_runs(runs: list[RunSummary], session: Rights) -> list[RunSummary]:
+    """Of the stored ``runs``, those this session's History lists: every run, or a student's own."""
+    return runs if session.sees_all else [run for run in runs if run.user_owns(session.user)]
+
+
+def history_problem(error: ValueError) -> str:
+    """Why the history failed, for the page: "this server's history", never the file's path on disk."""
+    if isinstance(error, HistoryError):
+        return t("bench.history.broken", detail=escape_markdown(error.detail))
+    return escape_markdown(error)
 
 
 def server_caps() -> Caps:
@@ -57,7 +72,7 @@ def init_shown() -> None:
     if SHOWN in st.session_state:
         return
     with contextlib.suppress(ValueError):  # the history cannot be opened: render_history says why
-        runs = history().runs()
+        runs = visible_runs(history().runs(), session_rights())
         st.session_state[SHOWN] = [runs[0].id] if runs else []
 
 
@@ -75,7 +90,7 @@ def shown_runs() -> list[ShownRun]:
         try:
             runs.append(ShownRun(run_id, sources.get(run_id, "page"), store.load(run_id)))
         except ValueError as error:  # a row an older linecnn stored before imports were checked
-            why = escape_markdown(error)
+            why = history_problem(error)
             st.warning(t("bench.run.left_out", run=run_id, why=why), icon=":material/warning:")
     return unsaved + runs
 

@@ -9,8 +9,10 @@ import contextlib
 
 import streamlit as st
 
+from linecnn.bench.document import BenchDocument
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.ui.bench import job_view
+from linecnn.ui.bench.fair import session_caps
 from linecnn.ui.bench.job import POLL_SECONDS, Job
 from linecnn.ui.bench.outcome import cell_line, outcome
 from linecnn.ui.bench.state import MESSAGE, keep_unsaved, show_run
@@ -22,12 +24,18 @@ RUNNING = "bench.running"  # this session's Job, from Run benchmark until the pa
 CANCEL = "bench.cancel"  # key of the Cancel button
 
 
-def start_benchmark(plan: SweepPlan, caps: Caps) -> None:
-    """Start ``plan`` in a background thread (it queues for the server-wide lock); the page polls it."""
+def start_benchmark(
+    plan: SweepPlan, caps: Caps, base: BenchDocument | None = None, owner: tuple[str, str] = ("", "")
+) -> None:
+    """Start ``plan`` in a background thread (it queues for the server-wide lock); the page polls it.
+
+    With ``base``, the plan re-times some of that run's cells, and the run is saved with them replaced.
+    ``owner``: who started it (e-mail and name) when signed in, kept with the run in the history.
+    """
     if running():
         raise ValueError(t("bench.job.still_running"))
     st.session_state.pop(MESSAGE, None)
-    run = SweepRun(plan, caps)
+    run = SweepRun(plan, session_caps(caps), base=base, owner=owner)
     job_view.start_job(RUNNING, run.work, "linecnn-bench", result=run)
 
 
@@ -50,7 +58,7 @@ def _job_fragment() -> None:
         return
     # On its end the whole page reruns, where finish_job shows the run: the history's multiselect
     # takes its new value only in a run that sets it before drawing it, which a fragment run cannot.
-    label = progress_label(job.step)
+    label = t("bench.job.starting") if job.locked and job.step is None else progress_label(job.step)
     job_view.job_controls(job, "bench.job", CANCEL, label, cancel_help=t("bench.job.cancel_help"))
     run: SweepRun = job.result
     if run.results:

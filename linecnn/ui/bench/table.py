@@ -24,6 +24,7 @@ TEXT_COLUMNS = (
     "cuda",
     "date",
     "notes",
+    "disturbed",
 )
 COUNTS = ("images", "batch", "steps", "width", "conv_layers", "repeats")  # whole numbers, with separators
 

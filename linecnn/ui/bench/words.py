@@ -10,7 +10,7 @@ import re
 
 from linecnn.bench.crossover import Crossover
 from linecnn.bench.factors import FACTORS
-from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
+from linecnn.bench.results import TIME_CAP, WIDE_SPREAD, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress
 from linecnn.errors import recognise
 from linecnn.ui.i18n import number, say, t
@@ -66,6 +66,17 @@ def status_text(result: CellResult) -> str:
         return t("bench.status.failed", error=reason)
     simple = {CellStatus.OK: "bench.status.ok", CellStatus.OUT_OF_MEMORY: "bench.status.oom"}
     return t(simple[status]) if status in simple else result.status_text
+
+
+def disturbed_text(result: CellResult, cores: int | None) -> str:
+    """Why a cell's timing is doubtful, in words ('' when it is not): its spread, the load, a Train run."""
+    load = "-" if result.load_average is None else number(result.load_average, 1)
+    words = {
+        "spread": t("bench.disturbed.spread", factor=number(WIDE_SPREAD, 1)),
+        "load": t("bench.disturbed.load", load=load, cores="?" if cores is None else number(cores)),
+        "training": t("bench.disturbed.training"),
+    }
+    return "; ".join(words[reason] for reason in result.disturbed)
 
 
 def notes_text(result: CellResult) -> str:

@@ -1,0 +1,186 @@
+"""A sweep timed in a worker process (``linecnn.bench.worker``), read as if it ran here: the page's path.
+
+``run_in_worker`` has ``run_sweep``'s shape (a plan in, one CellResult per cell out, progress, a
+cancel event, the time cap) so the page's background job calls one or the other alike. The worker
+runs in a process group of its own: a cancel, a time cap or an error ends the whole group and reaps
+it, so no process is left behind. While a CUDA cell may run, this server's Train runs stay off the
+GPUs (``gpu_alone``); a Train run that holds a CPU slot while a cell runs marks it disturbed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import IO
+
+import torch
+
+import linecnn
+from linecnn.bench.document import BenchEnv
+from linecnn.bench.jsonfields import Fields
+from linecnn.bench.lock import gpu_alone
+from linecnn.bench.noise import add_reason
+from linecnn.bench.plan import Caps, SweepPlan
+from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
+from linecnn.bench.sweep import CellProgress, not_run
+from linecnn.bench.worker import request
+from linecnn.serve.sharing import training_queue
+from linecnn.stop import Stopped, StopReason
+
+POLL_SECONDS = 0.1  # how often the reader checks for a cancel while no line comes
+STARTUP_GRACE = 60.0  # past the time cap, how long the worker may still take before it is killed
+STOP_GRACE = 2.0  # after SIGTERM, how long the worker may take to exit before SIGKILL
+STDERR_LINES = 20  # lines of the worker's stderr kept to explain a crash
+
+
+def training_busy(device: str) -> bool:
+    """True while a Train run of this server holds a slot on the CPU or on ``device``."""
+    keys = dict.fromkeys(["cpu", str(torch.device(device))])
+    return any(training_queue(key).training > 0 for key in keys)
+
+
+def run_in_worker(
+    plan: SweepPlan,
+    *,
+    caps: Caps | None = None,
+    progress: Callable[[CellProgress], None] | None = None,
+    cancel: threading.Event | None = None,
+    on_env: Callable[[BenchEnv], None] | None = None,
+    busy: Callable[[str], bool] = training_busy,
+) -> Iterator[CellResult]:
+    """Run the plan's cells in a worker process, yielding one result per cell as ``run_sweep`` does.
+
+    ``on_env`` receives the worker's environment (its thread count is the one the cells ran on).
+    A cancel raises Stopped (cancelled) within POLL_SECONDS; the worker is killed, not waited for.
+    """
+    caps, cancel, cells = caps or Caps(), cancel or threading.Event(), plan.cells()
+    cuda = any(torch.device(device).type == "cuda" for device in plan.devices)
+    deadline = None if caps.max_seconds is None else time.monotonic() + caps.max_seconds + STARTUP_GRACE
+    with gpu_alone(torch.device("cuda" if cuda else "cpu")), _worker(plan, caps) as (process, lines, errors):
+        done, disturbed = 0, False
+        while True:
+            message = _next(lines, cancel, deadline)
+            if message is None:  # past the time cap and its grace: the cells left are skipped
+                yield from _capped(cells[done:], caps)
+                return
+            if "end" in message:
+                return
+            if "env" in message:
+                if on_env is not None:
+                    on_env(BenchEnv.from_dict(Fields(message["env"])))
+            elif "progress" in message:
+                index, phase, count, total = message["progress"]
+                config, device = cells[index - 1]
+                disturbed = disturbed or busy(device)
+                if progress is not None:
+                    progress(CellProgress(index, len(cells), device, config, phase, count, total))
+            elif "result" in message:
+                result = CellResult.from_dict(Fields(message["result"]))
+                done, disturbed = done + 1, False
+                yield add_reason(result, "training") if disturbed or busy(result.device) else result
+            elif message.get("eof"):
+                raise RuntimeError(_crash(process, errors))
+
+
+@contextlib.contextmanager
+def _worker(plan: SweepPlan, caps: Caps) -> Iterator[tuple[subprocess.Popen, queue.Queue, deque[str]]]:
+    """The worker process with its request sent, its reply lines read by a thread; ended on the way out."""
+    env = dict(os.environ)
+    root = str(Path(linecnn.__file__).resolve().parents[1])  # the worker runs this very copy of linecnn
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    process = subprocess.Popen(
+        [sys.executable, "-m", "linecnn.bench.worker"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+        start_new_session=True,  # its own process group: one signal reaches it and anything it started
+    )
+    lines: queue.Queue = queue.Queue()
+    errors: deque[str] = deque(maxlen=STDERR_LINES)
+    try:
+        process.stdin.write(request(plan, caps.max_seconds) + "\n")
+        process.stdin.flush()
+        _pump(process.stdout, lambda line: lines.put(_parse(line)), lambda: lines.put({"eof": True}))
+        _pump(process.stderr, errors.append)
+        yield process, lines, errors
+    finally:
+        end_worker(process)
+
+
+def _parse(line: str) -> dict:
+    """One reply line; a line that is not ours (a library printing on the protocol's fd) is ignored."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return {}
+    return message if isinstance(message, dict) else {}
+
+
+def _pump(stream: IO[str], each: Callable[[str], object], at_end: Callable[[], object] = lambda: 0) -> None:
+    """Read ``stream`` line by line in a daemon thread (a pipe left unread would block the worker)."""
+
+    def read() -> None:
+        with stream:
+            for line in stream:
+                each(line)
+        at_end()
+
+    threading.Thread(target=read, name="linecnn-worker-reader", daemon=True).start()
+
+
+def _next(lines: queue.Queue, cancel: threading.Event, deadline: float | None) -> dict | None:
+    """The next reply; Stopped (cancelled) on a cancel; None once the deadline has passed."""
+    while True:
+        if cancel.is_set():
+            raise Stopped(StopReason.CANCELLED)
+        if deadline is not None and time.monotonic() > deadline:
+            return None
+        with contextlib.suppress(queue.Empty):
+            return lines.get(timeout=POLL_SECONDS)
+
+
+def _capped(cells: list, caps: Caps) -> Iterator[CellResult]:
+    """The cells a killed worker never finished: the running one stopped, the rest skipped."""
+    for number, (config, device) in enumerate(cells):
+        if number == 0:
+            yield not_run(config, device, CellStatus.STOPPED, str(Stopped.time_cap(caps.max_seconds)))
+        else:
+            yield not_run(config, device, CellStatus.SKIPPED, TIME_CAP)
+
+
+def _crash(process: subprocess.Popen, errors: deque[str]) -> str:
+    """Why the worker ended without its last line: its exit status and the end of its stderr."""
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        process.wait(timeout=STOP_GRACE)
+    last = next((line.strip() for line in reversed(errors) if line.strip()), "no message")
+    return f"The benchmark worker process ended early (exit status {process.returncode}): {last}"
+
+
+def end_worker(process: subprocess.Popen) -> None:
+    """End the worker's whole process group: close its stdin (it exits), SIGTERM, then SIGKILL; reap it."""
+    with contextlib.suppress(OSError):
+        process.stdin.close()
+    if process.poll() is None:
+        _signal_group(process.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            process.wait(timeout=STOP_GRACE)
+    _signal_group(process.pid, signal.SIGKILL)  # anything the worker started that outlived it
+    process.wait()
+
+
+def _signal_group(pgid: int, signal_number: int) -> None:
+    """Signal every process of the group, if any is left."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, signal_number)

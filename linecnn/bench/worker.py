@@ -1,0 +1,89 @@
+"""``python -m linecnn.bench.worker``: one sweep timed in a process of its own, for the Benchmark page.
+
+A timing thread inside the Streamlit server shares the interpreter lock with every session's script
+runs, so an epoch the CLI times in a few ms could read a second there. The page therefore runs each
+benchmark here, in a fresh process that runs exactly the CLI's code (``run_sweep``) on torch's
+start-up thread count, as the CLI does. ``linecnn.bench.remote`` starts it and reads it.
+
+The protocol is JSON lines. The parent writes one request line on stdin (``request``) and keeps
+stdin open: at its end of file (a cancel, the server gone) this process exits at once. Stdout carries
+only the replies: ``{"env": ...}`` first, then ``{"progress": [cell, phase, done, total]}`` between
+epochs, ``{"result": ...}`` per cell, and ``{"end": true}``; anything else printed goes to stderr.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+import time
+from typing import IO
+
+from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
+from linecnn.bench.document import BenchEnv
+from linecnn.bench.factors import factor
+from linecnn.bench.plan import Caps, SweepPlan
+from linecnn.bench.sweep import CellProgress, run_sweep
+
+
+def request(plan: SweepPlan, max_seconds: float | None) -> str:
+    """The request line for ``plan``: its cells, and the time cap counted from now (wall clock)."""
+    return json.dumps(
+        {
+            "factor": plan.factor.name,
+            "configs": [config.to_flat() for config in plan.configs],
+            "devices": list(plan.devices),
+            "compare_eager": plan.compare_eager,
+            "max_seconds": max_seconds,
+            "sent": time.time(),  # the cap counts the worker's start-up too, as the page's time cap did
+        }
+    )
+
+
+def read_request(line: str) -> tuple[SweepPlan, Caps]:
+    """The plan and caps a request line holds (only a parent of this server writes one)."""
+    data = json.loads(line)
+    configs = tuple(
+        BenchConfig.from_flat(**{key: flat[key] for key in (*RUN_KEYS, *TIMING_KEYS)})
+        for flat in data["configs"]
+    )
+    plan = SweepPlan(factor(data["factor"]), configs, tuple(data["devices"]), bool(data["compare_eager"]))
+    cap = data["max_seconds"]
+    left = None if cap is None else max(0.001, cap - (time.time() - data["sent"]))
+    return plan, Caps(max_seconds=left)
+
+
+def _exit_when_orphaned() -> None:
+    """Exit at once when stdin ends: the parent cancelled, or the server that started us is gone."""
+    sys.stdin.read()
+    os._exit(0)
+
+
+def _send(out: IO[str], message: dict) -> None:
+    """One reply line, flushed at once (the page shows progress as it comes)."""
+    out.write(json.dumps(message) + "\n")
+    out.flush()
+
+
+def main() -> int:
+    """Read the request, time its cells, reply line by line."""
+    plan, caps = read_request(sys.stdin.readline())
+    out = os.fdopen(os.dup(1), "w")  # the replies' channel; fd 1 itself now points at stderr
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    threading.Thread(target=_exit_when_orphaned, name="linecnn-worker-stdin", daemon=True).start()
+
+    _send(out, {"env": BenchEnv.here().to_dict()})
+
+    def progress(cell: CellProgress) -> None:
+        _send(out, {"progress": [cell.cell, cell.phase, cell.done, cell.total]})
+
+    for result in run_sweep(plan, caps=caps, progress=progress):
+        _send(out, {"result": result.to_dict(plan.factor)})
+    _send(out, {"end": True})
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,126 @@
+"""The Benchmark page's class board: every device measured on this server or imported, side by side.
+
+Read-only for everyone, students included: who measured what, on which machine and when, at the
+lesson's size and at the largest size each device timed, and where a GPU overtakes its CPU.
+"""
+
+from __future__ import annotations
+
+import math
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from linecnn.bench.board import LESSON_IMAGES, BoardRow, board_rows
+from linecnn.bench.document import BenchDocument
+from linecnn.bench.results import CellResult
+from linecnn.bench.store import History, RunSummary
+from linecnn.ui.bench.charts import plotly_text
+from linecnn.ui.bench.state import history
+from linecnn.ui.bench.words import ms_text, verdict
+from linecnn.ui.i18n import number, t
+
+BOARD_RUNS = 60  # the newest stored runs the board reads (made here and imported alike)
+LABEL_CHARS = 20  # a name in a bar's label is cut to this: long labels crowd a phone
+CPU_COLOR, GPU_COLOR = "#6c7a89", "#2f6690"  # the theme's grey and ink blue
+
+
+def render_board(summaries: list[RunSummary] | None) -> None:
+    """The board's heading, what it compares, and one row per device of the stored runs ``summaries``
+    (newest first; None when the history cannot be read, which the History section says)."""
+    st.subheader(t("bench.board.title"))
+    st.markdown(t("bench.board.intro"))
+    if summaries is None:
+        return
+    store = history()
+    newest = summaries[:BOARD_RUNS]
+    rows = board_rows((summary, document) for summary in newest if (document := _load(store, summary)))
+    if not rows:
+        st.caption(t("bench.board.empty"))
+        return
+    figure = _figure(rows)
+    if figure is not None:
+        st.plotly_chart(figure, config={"displayModeBar": False}, key="bench.board_chart")
+    st.dataframe([_row(row) for row in rows], hide_index=True, width="stretch")
+    st.caption(t("bench.board.note", images=number(LESSON_IMAGES)))
+
+
+def _figure(rows: list[BoardRow]) -> go.Figure | None:
+    """Images per second at the lesson's size, a bar per device, fastest on top; None when none was timed."""
+    timed = sorted(
+        (row for row in rows if row.lesson is not None and row.lesson.samples_per_s),
+        key=lambda row: row.lesson.samples_per_s,
+    )
+    if not timed:
+        return None
+    # Short labels (who, which device, which run): the table below has the full names, and on a
+    # phone a long label would leave the bars no room.
+    labels = [
+        plotly_text(f"{_who(row)[:LABEL_CHARS]} · {row.device.upper()} · #{row.run.id}") for row in timed
+    ]
+    rates = [row.lesson.samples_per_s for row in timed]
+    bars = go.Bar(
+        x=rates,
+        y=labels,
+        orientation="h",
+        marker_color=[CPU_COLOR if row.kind == "cpu" else GPU_COLOR for row in timed],
+        hovertemplate="%{x:,.0f}<extra></extra>",
+    )
+    figure = go.Figure(bars)
+    figure.update_layout(
+        height=min(90 + 30 * len(timed), 700),
+        margin={"l": 10, "r": 10, "t": 10, "b": 50},
+        # From a decade below the slowest: on a log axis the slowest bar keeps a visible length.
+        xaxis={
+            "title": {"text": t("bench.board.lesson_rate")},
+            "type": "log",
+            "range": [math.log10(min(rates)) - 1, math.log10(max(rates)) + 0.05],
+            "nticks": 4,
+        },
+        yaxis={"automargin": True, "type": "category"},
+    )
+    return figure
+
+
+def _who(row: BoardRow) -> str:
+    """Who measured a row: the owner's name when signed in, else this server or 'imported'."""
+    run = row.run
+    return run.owner_name or t(f"bench.board.by_{'import' if run.source == 'import' else 'server'}")
+
+
+@st.cache_resource(max_entries=4 * BOARD_RUNS, show_spinner=False)
+def _document(path: str, run_id: int, created: str) -> BenchDocument | None:
+    """A stored run's document, read once per server (a run's id and date never change)."""
+    try:
+        return History(path).load(run_id)
+    except ValueError:
+        return None  # a row that cannot be read is left off the board; History warns when it is shown
+
+
+def _load(store: History, summary: RunSummary) -> BenchDocument | None:
+    """The run's document from the cache, keyed by the history file, the run and its date."""
+    return _document(str(store.path), summary.id, summary.created)
+
+
+def _row(row: BoardRow) -> dict[str, str]:
+    """One board row in the reader's language: who, what, when, the two sizes, the crossover."""
+    run, largest = row.run, row.largest
+    # The numbers first: on a phone the columns after them are a scroll away.
+    return {
+        t("bench.board.who"): _who(row),
+        t("bench.board.device"): row.device_name,
+        t("bench.board.lesson_ms"): ms_text(row.lesson.median_ms if row.lesson else None),
+        t("bench.board.lesson_rate"): _rate(row.lesson),
+        t("bench.board.largest"): number(largest.config.images) if largest else "-",
+        t("bench.board.largest_ms"): ms_text(largest.median_ms if largest else None),
+        t("bench.board.largest_rate"): _rate(largest),
+        t("bench.board.crossover"): verdict(row.crossover, "data", "GPU") if row.crossover else "-",
+        t("bench.board.cpu"): row.cpu_model,
+        t("bench.board.when"): run.created.replace("T", " ")[:16],
+        t("bench.board.run"): f"#{run.id} · {t('bench.source.' + run.source)}",
+    }
+
+
+def _rate(cell: CellResult | None) -> str:
+    """Training images per second, e.g. '12,345'; '-' when the cell was not timed."""
+    return "-" if cell is None or cell.samples_per_s is None else number(cell.samples_per_s)

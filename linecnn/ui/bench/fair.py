@@ -1,0 +1,87 @@
+"""Whether this session may benchmark now, its share of the server's benchmark time, and the queue in words.
+
+``may_benchmark`` is the one question every benchmark start asks (``job_view.start_job``): a host's
+other rules about who may benchmark (a teacher reserving it, say) belong there too.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import replace
+
+import streamlit as st
+
+from linecnn.bench.lock import BENCH_LOCK
+from linecnn.bench.plan import Caps
+from linecnn.serve.allowance import LEDGER, MIN_RUN_SECONDS, Allowance
+from linecnn.ui.i18n import duration, number, t
+from linecnn.ui.roles import reserved_refusal
+
+SESSION = "bench.session"  # a short name for this session in the benchmark queue
+
+
+def session_name() -> str:
+    """This session's short name in the benchmark queue (made on first use)."""
+    return st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
+
+
+def may_benchmark() -> str | None:
+    """None when this session may start a benchmark now; else why not, in the reader's language."""
+    reserved = reserved_refusal()  # a teacher holds the benchmark: teachers only
+    if reserved is not None:
+        return reserved
+    allowance = Allowance.from_env()
+    left = LEDGER.left(session_name(), allowance)
+    if left is None or left >= MIN_RUN_SECONDS:
+        return None
+    return t(
+        "bench.fair.used_up",
+        share=duration(allowance.seconds),
+        window=_window(allowance.window),
+        wait=duration(LEDGER.ready_in(session_name(), allowance)),
+    )
+
+
+def session_caps(caps: Caps) -> Caps:
+    """The server's caps with the time cap cut to what this session has left of its share."""
+    left = LEDGER.left(session_name(), Allowance.from_env())
+    if left is None or (caps.max_seconds is not None and caps.max_seconds <= left):
+        return caps
+    return replace(caps, max_seconds=left)
+
+
+def share_text() -> str:
+    """The form's note on this session's share: how much per window, how much is left."""
+    allowance = Allowance.from_env()
+    left = LEDGER.left(session_name(), allowance)
+    if left is None:
+        return t("bench.fair.no_share")
+    return t(
+        "bench.fair.share",
+        share=duration(allowance.seconds),
+        window=_window(allowance.window),
+        left=duration(left),
+    )
+
+
+def _window(seconds: float) -> str:
+    """The share's window: 'hour', '2 hours', or a duration when not whole hours."""
+    hours = seconds / 3600
+    if hours == 1:
+        return t("bench.fair.hour")
+    return t("bench.fair.hours", n=number(hours)) if hours.is_integer() else duration(seconds)
+
+
+def queue_text() -> str | None:
+    """Who runs the benchmark now and who waits, each with their time; None when nobody does."""
+    holder, waiting = BENCH_LOCK.queue()
+    if holder is None and not waiting:
+        return None
+    me = session_name()
+
+    def name(who: str) -> str:
+        return t("bench.fair.you") if who == me else who
+
+    running = t("bench.fair.nobody") if holder is None else f"{name(holder.who)} ({duration(holder.seconds)})"
+    queued = ", ".join(f"{name(w.who)} ({duration(w.seconds)})" for w in waiting) or t("bench.fair.nobody")
+    return t("bench.fair.queue", running=running, waiting=queued)

@@ -1,0 +1,133 @@
+"""What "Inside one step" shows: a stacked bar per device and cell, the figures, a sentence each,
+the busiest operators by phase and the traces to download.
+
+Every sentence is built from the measured figures; nothing here is canned per device.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from linecnn.bench.peaks import peak_gflops
+from linecnn.bench.profile import PROFILED_STEPS, WARMUP_STEPS
+from linecnn.bench.step_profile import StepProfile
+from linecnn.device import describe
+from linecnn.ui.bench.inside_job import Looked
+from linecnn.ui.i18n import number, percent, plotly_separators, t
+
+WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
+
+
+def label(profile: StepProfile) -> str:
+    """A cell's short name on the chart and the tabs, e.g. 'CPU · 360 images'."""
+    return t("inside.cell", device=profile.device.upper(), images=number(profile.images))
+
+
+def render_looked(looked: list[Looked]) -> None:
+    """The chart, the figures table, one sentence per cell, then a tab per cell with its operators."""
+    profiles = [item.profile for item in looked]
+    st.plotly_chart(split_figure(profiles), key="inside.split")
+    st.dataframe(figures_frame(profiles), hide_index=True, key="inside.figures")
+    for profile in profiles:
+        st.markdown(f"**{label(profile)}**: {verdict(profile)}")
+    overhead = max(profile.overhead for profile in profiles)
+    st.caption(
+        t(
+            "inside.honest",
+            steps=PROFILED_STEPS,
+            warmup=WARMUP_STEPS,
+            overhead=percent(max(overhead - 1, 0.0)),
+        )
+    )
+    for tab, item in zip(st.tabs([label(p) for p in profiles]), looked, strict=True):
+        with tab:
+            st.dataframe(operators_frame(item.profile), hide_index=True)
+            st.download_button(
+                t("inside.download"),
+                item.trace,
+                file_name=f"linecnn-trace-{item.profile.device.replace(':', '')}-{item.profile.images}.json",
+                mime="application/json",
+                icon=":material/download:",
+                key=f"inside.trace.{item.profile.device}.{item.profile.images}",
+            )
+            st.caption(t("inside.trace_help"))
+
+
+def split_figure(profiles: list[StepProfile]) -> go.Figure:
+    """Per cell, one bar of a step's milliseconds: the operators' work, then everything around it."""
+    names = [label(p) for p in profiles]
+    fig = go.Figure()
+    fig.add_bar(
+        y=names,
+        x=[p.work_ms for p in profiles],
+        name=t("inside.work"),
+        orientation="h",
+        marker_color=WORK_COLOR,
+    )
+    fig.add_bar(
+        y=names,
+        x=[p.around_ms for p in profiles],
+        name=t("inside.around"),
+        orientation="h",
+        marker_color=AROUND_COLOR,
+    )
+    fig.update_layout(
+        barmode="stack",
+        height=120 + 48 * len(profiles),
+        margin={"l": 10, "r": 10, "t": 30, "b": 10},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.0, "traceorder": "normal"},
+        xaxis_title=t("inside.ms_axis"),
+        yaxis={"autorange": "reversed"},
+        separators=plotly_separators(),
+    )
+    return fig
+
+
+def figures_frame(profiles: list[StepProfile]) -> pd.DataFrame:
+    """One row per cell: step times, counts, the split and the floating-point work."""
+    rows = []
+    for p in profiles:
+        peak = peak_gflops(describe(p.device)) if p.device.startswith("cuda") else None
+        rows.append(
+            {
+                t("inside.col.cell"): label(p),
+                t("inside.col.step"): number(p.plain_ms, 3),
+                t("inside.col.profiled"): number(p.profiled_ms, 3),
+                t("inside.col.calls"): number(p.operator_calls),
+                t("inside.col.kernels"): "–" if p.kernels is None else number(p.kernels),
+                t("inside.col.work"): f"{number(p.work_ms, 3)} ({percent(p.work_share)})",
+                t("inside.col.around"): number(p.around_ms, 3),
+                t("inside.col.mflop"): number(p.flops / 1e6, 1),
+                t("inside.col.rate"): number(p.gflops_per_s, 1),
+                t("inside.col.peak"): "–" if peak is None else t("inside.peak", gflops=number(peak)),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def operators_frame(profile: StepProfile) -> pd.DataFrame:
+    """The busiest operators of one step, by phase: calls, own host time and GPU time."""
+    rows = [
+        {
+            t("inside.col.phase"): t(f"inside.phase.{op.phase}"),
+            t("inside.col.operator"): op.name,
+            t("inside.col.op_calls"): number(op.calls),
+            t("inside.col.own"): number(op.self_ms, 3),
+            t("inside.col.gpu"): number(op.device_ms, 3) if profile.kernels is not None else "–",
+        }
+        for op in profile.operators
+    ]
+    return pd.DataFrame(rows)
+
+
+def verdict(p: StepProfile) -> str:
+    """One plain sentence about the step, from its measured figures."""
+    if p.kernels:
+        key = "inside.verdict.gpu_launching" if p.mostly_around else "inside.verdict.gpu_computing"
+        return t(
+            key, kernels=number(p.kernels), us=number(p.kernel_us or 0.0, 1), share=percent(p.work_share)
+        )
+    key = "inside.verdict.cpu_around" if p.mostly_around else "inside.verdict.cpu_work"
+    return t(key, calls=number(p.operator_calls), us=number(p.operator_us, 1), share=percent(p.work_share))

@@ -1,0 +1,48 @@
+"""This session's rights on a shared server (linecnn.serve.roles); the benchmark's reservation in words."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from linecnn.serve import reservation
+from linecnn.serve.reservation import Reservation
+from linecnn.serve.roles import Rights, Role, RoleSettings, benchmark_refusal, rights
+from linecnn.ui.auth import auth_configured
+from linecnn.ui.format import escape_markdown
+from linecnn.ui.i18n import t
+
+# The hosting profile is the config that hides tracebacks from everyone: a server shared with a class.
+HOSTING_MARK = ("client.showErrorDetails", "none")
+
+
+def session_rights() -> Rights:
+    """What this session may do: from the signed-in user when sign-in is on, else from the host's settings."""
+    option, value = HOSTING_MARK
+    settings = RoleSettings.from_env(profile_hosted=str(st.get_option(option)).lower() == value)
+    if not auth_configured():
+        return rights(None, settings)
+    user = st.user.to_dict()
+    if not user.get("is_logged_in"):
+        return Rights(Role.STUDENT, sees_all=False)  # never drawn: the sign-in screen stops the page first
+    return rights(user, settings)
+
+
+def until_text(held: Reservation) -> str:
+    """When a reservation ends, e.g. '14:05 UTC'."""
+    return held.until.strftime("%H:%M UTC")
+
+
+def reserved_refusal() -> str | None:
+    """Why this session may not benchmark now (a teacher reserved it, until when), or None when it may."""
+    held = benchmark_refusal(session_rights(), reservation.current())
+    if held is None:
+        return None
+    return t("bench.reserve.refused", teacher=escape_markdown(held.by), until=until_text(held))
+
+
+def reserved_notice() -> None:
+    """A line above the benchmark's forms while a teacher holds it, so nobody presses Run in vain."""
+    held = reservation.current()
+    if held is not None:
+        words = {"teacher": escape_markdown(held.by), "until": until_text(held)}
+        st.info(t("bench.reserve.notice", **words), icon=":material/lock_clock:")

@@ -1,0 +1,192 @@
+"""Inside one step: torch.profiler's counts, split and FLOPs of a training step, the CLI and the page."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from linecnn.bench.config import BenchConfig
+from linecnn.bench.document import BenchDocument
+from linecnn.bench.peaks import peak_gflops
+from linecnn.bench.profile import profile_step
+from linecnn.bench.step_profile import STEP_RANGE, phase_of, summarize_events
+from linecnn.ui import i18n
+from tests.helpers import app_test
+
+LESSON = BenchConfig()  # the lesson's cell: 360 images in one full batch
+
+
+def lesson_flops(batch: int) -> int:
+    """Conv and linear FLOPs of one training step of the lesson's CNN, counted by hand.
+
+    A multiply-add is two FLOPs. Forward: conv1 8 filters of 1x3x3 over 8x8, conv2 16 of 8x3x3 over
+    4x4, fc1 64->16, fc2 16->3. Backward computes each layer's weight gradient (as much work as its
+    forward) and, except for conv1 (the images need no gradient), its input gradient (as much again).
+    """
+    conv1 = 2 * 8 * 1 * 9 * 8 * 8
+    conv2 = 2 * 16 * 8 * 9 * 4 * 4
+    fc1, fc2 = 2 * 64 * 16, 2 * 16 * 3
+    return batch * (2 * conv1 + 3 * (conv2 + fc1 + fc2))
+
+
+@pytest.fixture(scope="module")
+def lesson_profile():
+    """The lesson's cell on the CPU, profiled once for the tests that read it."""
+    return profile_step(LESSON, "cpu", steps=3)
+
+
+def test_the_flops_of_a_step_match_a_hand_count(lesson_profile):
+    """FLOPs per step equal the hand count for the lesson's CNN at its batch of 360."""
+    assert lesson_profile.images == 360
+    assert lesson_profile.flops == lesson_flops(360)
+
+
+def test_the_split_adds_up_to_the_profiled_step(lesson_profile):
+    """Operators' work plus everything around it is the median profiled step; the CPU has no kernels."""
+    p = lesson_profile
+    assert p.kernels is None
+    assert 0 < p.work_ms <= p.profiled_ms
+    assert p.work_ms + p.around_ms == pytest.approx(p.profiled_ms)
+    assert 0 < p.work_share <= 1
+    assert p.gflops_per_s == pytest.approx(p.flops / (p.plain_ms / 1000) / 1e9)
+
+
+def test_the_counts_and_top_operators_are_the_lessons_step(lesson_profile):
+    """Each phase shows the operators a conv net's step runs, and the calls are those of one step."""
+    ops = {(op.phase, op.name): op for op in lesson_profile.operators}
+    assert ("forward", "aten::addmm") in ops and ops["forward", "aten::addmm"].calls == 2  # fc1, fc2
+    assert ops["backward", "aten::convolution_backward"].calls == 2  # conv1, conv2
+    assert ops["optimizer", "aten::_fused_adam_"].calls == 1
+    # One step of this net dispatches some hundreds of aten operators, not thousands (three steps).
+    assert 50 < lesson_profile.operator_calls < 1000
+
+
+def fake_op(name, start, self_us=10.0, parent=None, kernels=()):
+    """An aten event as the profiler gives it, with only what the summary reads."""
+    return SimpleNamespace(
+        name=name,
+        is_async=False,
+        time_range=SimpleNamespace(start=start, end=start + 1),
+        self_cpu_time_total=self_us,
+        cpu_parent=parent,
+        kernels=[SimpleNamespace(name=k, duration=d) for k, d in kernels],
+    )
+
+
+def fake_step(start, end):
+    """A STEP_RANGE event from ``start`` to ``end`` (µs)."""
+    return SimpleNamespace(name=STEP_RANGE, time_range=SimpleNamespace(start=start, end=end))
+
+
+def test_the_summary_reads_the_median_step_and_counts_kernels_not_copies():
+    """Figures come from the median step alone; memory copies are not kernel launches; phases by parent."""
+    engine = SimpleNamespace(name="autograd::engine::evaluate_function: AddmmBackward0", cpu_parent=None)
+    adam = SimpleNamespace(name="Optimizer.step#Adam.step", cpu_parent=None)
+    events = [
+        fake_step(0, 100),
+        fake_step(200, 300),
+        fake_step(400, 500),
+        fake_op("aten::addmm", 10, kernels=[("gemm", 3.0)]),  # step 1 (the slowest)
+        fake_op("aten::addmm", 210, kernels=[("gemm", 2.0), ("Memcpy HtoD", 5.0)]),  # step 2 (the median)
+        fake_op("aten::mm", 220, parent=engine, kernels=[("gemm_bw", 4.0)]),
+        fake_op("aten::_fused_adam_", 230, parent=adam, kernels=[("adam", 1.0)]),
+        fake_op("aten::addmm", 410),  # step 3 (the fastest)
+    ]
+    p = summarize_events(
+        events,
+        device="cuda:0",
+        images=4,
+        plain_seconds=[0.01] * 3,
+        profiled_seconds=[0.03, 0.02, 0.01],
+        flops=8.0,
+    )
+    assert (p.operator_calls, p.kernels, p.profiled_ms) == (3, 3, 20.0)
+    assert p.work_ms == pytest.approx((2 + 5 + 4 + 1) / 1000)  # kernel times, copies included
+    assert {op.name: op.phase for op in p.operators} == {
+        "aten::addmm": "forward",
+        "aten::mm": "backward",
+        "aten::_fused_adam_": "optimizer",
+    }
+    assert phase_of(fake_op("aten::relu", 0)) == "forward"
+
+
+def test_a_step_count_the_profiler_disagrees_with_is_refused():
+    """Summaries never guess which events belong to which step."""
+    with pytest.raises(ValueError, match="recorded 1 steps where 2 ran"):
+        summarize_events(
+            [fake_step(0, 1)], device="cpu", images=1, plain_seconds=[1, 1], profiled_seconds=[1, 1], flops=0
+        )
+
+
+def test_known_gpus_have_a_datasheet_peak_and_others_none():
+    """A100 and H100 variants are told apart; a CPU or an unknown board gets no peak at all."""
+    assert peak_gflops("CUDA:0 · NVIDIA A100-SXM4-80GB") == 19_500
+    assert peak_gflops("NVIDIA H100 PCIe") == 51_200
+    assert peak_gflops("NVIDIA H100 80GB HBM3") == 67_000
+    assert peak_gflops("CPU · AMD EPYC") is None
+
+
+def test_the_cli_prints_the_breakdown_writes_the_trace_and_the_json(tmp_path):
+    """--profile prints each cell's figures and sentence; --trace is a Chrome trace; --json carries them."""
+    trace = tmp_path / "step.json"
+    common = [sys.executable, "-m", "linecnn", "bench", "--devices", "cpu", "--warmup", "1", "--repeats", "1"]
+    shown = subprocess.run(
+        [*common, "--no-save", "--trace", str(trace)], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    assert "Inside one step" in shown and "operator calls of about" in shown
+    assert f"{lesson_flops(360) / 1e6:,.1f} MFLOP per step" in shown
+    assert "traceEvents" in json.loads(trace.read_text())
+    printed = subprocess.run(
+        [*common, "--no-save", "--json", "--profile"], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+    document = json.loads(printed)
+    assert document["profile"][0]["flops"] == lesson_flops(360)
+    assert BenchDocument.from_json(printed).results  # the page's import still reads it
+
+
+def test_the_page_looks_inside_and_offers_the_trace(tmp_path, monkeypatch):
+    """Look inside one step profiles each cell, shows the figures and a sentence, and keeps the trace."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    at = app_test("pages/2_Benchmark.py")
+    at.session_state["bench.up_to.data"] = 1_200  # as if the form had been run up to 1,200 images
+    at.run()
+    assert "steps of 1,200 images" in " ".join(m.value for m in at.markdown)
+    at.button(key="inside.run").click().run()
+    job = at.session_state["inside.running"]
+    assert job.done.wait(120), "the profile did not end in time"
+    at.run()
+    assert not at.exception
+    looked = at.session_state["inside.result"]
+    assert [item.profile.images for item in looked] == [360, 1_200]
+    assert all("traceEvents" in json.loads(item.trace) for item in looked)
+    text = " ".join(m.value for m in at.markdown)
+    assert "operator calls of about" in text
+    assert len(at.dataframe) >= 2
+
+
+def test_the_page_says_so_in_spanish(tmp_path, monkeypatch):
+    """The section's title and button follow the reader's language."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    at = app_test("pages/2_Benchmark.py")
+    at.session_state[i18n.LANGUAGE] = "es"
+    at.run()
+    assert at.button(key="inside.run").label == "Mirar dentro de un paso"
+    assert "Dentro de un paso" in [h.value for h in at.subheader]
+
+
+def test_a_trace_path_the_cli_cannot_write_is_refused_before_timing(tmp_path):
+    """A trace in a folder that does not exist is refused at once, with a sentence."""
+    result = subprocess.run(
+        [sys.executable, "-m", "linecnn", "bench", "--no-save", "--trace", str(tmp_path / "no" / "t.json")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode != 0
+    assert "does not exist" in result.stderr
+    assert not Path(tmp_path / "no").exists()

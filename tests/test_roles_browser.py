@@ -1,0 +1,89 @@
+"""Teacher and student in Chromium, signed in through the local OIDC provider as two users at once."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import expect
+
+from linecnn.bench.document import BenchDocument
+from linecnn.bench.store import History
+from tests.bench_fixture import fake_gpu_document
+from tests.helpers import ROOT, StreamlitServer, in_ci, wait_for_app
+from tests.oidc_provider import ACCOUNT, STUDENT, OidcProvider, node_missing_reason
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def class_app(tmp_path_factory) -> Iterator[StreamlitServer]:
+    """The app with Ada as the class's teacher and one GPU run in its history; not started yet."""
+    reason = node_missing_reason()
+    if reason is not None:
+        if in_ci():
+            pytest.fail(f"{reason}; the login tests are mandatory in CI")
+        pytest.skip(reason)
+    folder = tmp_path_factory.mktemp("class")
+    History(folder / "bench.sqlite3").save(BenchDocument.from_dict(fake_gpu_document(gpu_only=False)), "cli")
+    env = {
+        "LINECNN_DATA_DIR": str(folder),
+        "LINECNN_TEACHERS": ACCOUNT["email"],
+        "STREAMLIT_SECRETS_FILES": str(folder / "secrets.toml"),
+    }
+    app = StreamlitServer(env)
+    provider = OidcProvider([app.url]).start()
+    (folder / "secrets.toml").write_text(provider.secrets_toml(app.url))
+    yield app.start()
+    app.stop()
+    provider.stop()
+
+
+def sign_in(tab, app: StreamlitServer, login: str) -> None:
+    """Through the provider's login and consent forms as ``login``, back to the Benchmark page."""
+    tab.goto(f"{app.url}/Benchmark")
+    tab.get_by_role("button", name="Log in").click()
+    tab.locator("input[name=login]").fill(login)
+    tab.locator("input[name=password]").fill("any password")
+    tab.get_by_role("button", name="Sign-in").click()
+    tab.get_by_role("button", name="Continue").click()  # the provider's consent form
+    tab.wait_for_url(re.compile(re.escape(app.url)))
+    tab.goto(f"{app.url}/Benchmark")  # the provider returns to the app's home page
+    wait_for_app(tab)
+    tab.get_by_role("heading", name="Class board").wait_for()
+
+
+def test_a_student_cannot_delete_or_reserve_and_a_teachers_reservation_refuses_their_run(class_app, browser):
+    """Grace, a student, sees no Delete or Reserve; Ada, the teacher, reserves; Grace's Run is refused."""
+    contexts = [browser.new_context(viewport={"width": 1366, "height": 900}) for _ in range(2)]
+    student, teacher = (context.new_page() for context in contexts)
+    for tab in (student, teacher):
+        tab.set_default_timeout(90_000)
+    try:
+        sign_in(student, class_app, STUDENT["login"])
+        expect(student.get_by_text("Class board").first).to_be_visible()
+        assert student.get_by_text("Delete a run").count() == 0
+        assert student.get_by_text("Class controls").count() == 0
+        expect(student.get_by_text("You have no runs in this server's history yet")).to_be_visible()
+
+        sign_in(teacher, class_app, ACCOUNT["login"])
+        teacher.get_by_text("Class controls").click()
+        teacher.get_by_role("button", name="Reserve").click()
+        teacher.get_by_text("The benchmark is reserved until").wait_for()
+        _shot(teacher, "teacher-reserved")
+
+        student.reload()
+        wait_for_app(student)
+        student.get_by_text("Ada Lovelace has reserved the benchmark until").first.wait_for()
+        student.get_by_role("button", name="Run benchmark").click()
+        student.get_by_text("Run refused: Ada Lovelace has reserved the benchmark until").wait_for()
+        _shot(student, "student-refused")
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def _shot(tab, name: str) -> None:
+    """Keep a screenshot of each step under artifacts/, beside the servers' logs."""
+    tab.screenshot(path=str(ROOT / "artifacts" / f"roles-{name}.png"), full_page=True)
