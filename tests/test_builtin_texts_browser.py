@@ -55,6 +55,7 @@ _READ_PAGE = """() => {
 
 def read_page(tab) -> tuple[list[str], list[str]]:
     """(visible texts outside code, title / aria-label / data-title values) of the page as shown."""
+    tab.wait_for_timeout(1500)  # the translating script runs on the next animation frame after a change
     page = tab.evaluate(_READ_PAGE)
     return page["texts"], page["labels"]
 
