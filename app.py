@@ -3,7 +3,7 @@
 import streamlit as st
 
 from linecnn.device import PORTABLE_PATTERN, describe, environment
-from linecnn.ui.i18n import number, say, size, t
+from linecnn.ui.i18n import count, say, size, t
 from linecnn.ui.sidebar import PAGES, page_link, setup_page
 
 device = setup_page("home", ":material/home:")
@@ -24,8 +24,8 @@ with left:
         for info in env.devices
     ]
     st.dataframe(rows, hide_index=True, width="stretch")
-    threads = number(env.torch_threads)
-    cpu = t("home.cpu_facts", model=env.cpu_model, count=number(env.cpu_count), threads=threads)
+    threads = count(env.torch_threads)
+    cpu = t("home.cpu_facts", model=env.cpu_model, count=count(env.cpu_count), threads=threads)
     facts = {
         "PyTorch": env.torch_version,
         t("home.cuda_runtime"): env.cuda_version or t("home.no_cuda_build"),

@@ -25,7 +25,8 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
 # would shift the canvas below to a new place in the page, remounting it blank.
 hint = st.empty()
 if not restore.show_message(hint) and choice.data_mode == "lesson":
-    hint.info(t("draw.lesson_hint"), icon=":material/lightbulb:")
+    names = {"mode": t("train.mode.varied"), "setting": t("train.settings.data")}
+    hint.info(t("draw.lesson_hint", **names), icon=":material/lightbulb:")
 
 with st.container(horizontal=True, gap="small", key="draw-panels"):
     with st.container(width=PANEL_PX[0]):

@@ -4,12 +4,14 @@ A page is rendered twice (AppTest, ``?lang=en`` and ``?lang=es``) and its elemen
 order. A pair whose text is identical and holds a real word is untranslated, unless every word
 in it is one both languages share (names, units, code). Names the hardware reports (the CPU's and
 GPUs' model names) are nobody's to translate and differ from machine to machine, so they are left
-out before the words are read.
+out before the words are read. A Spanish page must also write its numbers the Spanish way:
+``english_numbers`` finds '0.01' and '25,288' in its texts and its tables' cells.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 
 # Words that read the same in both languages, or are names: never a sign of a missed translation.
@@ -89,3 +91,48 @@ def untranslated(english_at, spanish_at) -> list[str]:
     english, spanish = rendered_texts(english_at), rendered_texts(spanish_at)
     same = set(english) & set(spanish)
     return sorted(text for text in same if is_untranslated(text, text))
+
+
+# A number with separators: ('0.01', '25,288', '1.234,5'); which way it is written is told below.
+_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)+(?![\w.,]*\d)")
+_GROUPED = re.compile(r"[1-9]\d{0,2}([.,]\d{3})+")  # thousands marks only: '25.288' or '25,288'
+# Not numbers a reader computes with: versions ('PyTorch 2.5.1', 'CUDA 12.4'), code in backticks,
+# addresses and file names.
+_NOT_A_NUMBER = re.compile(
+    r"`[^`]*`|https?://\S+|\b[\w.-]+\.(safetensors|json|csv|py)\b"
+    r"|\b(PyTorch|torch|CUDA|cuDNN|Python|Streamlit|v)\s*[\d.+\w]+",
+    re.IGNORECASE,
+)
+
+
+def is_english_number(number: str) -> bool:
+    """True for '0.01', '3.0', '25,288' and '1,234.5'; False for '0,01', '25.288', '1.234,5' and '2.13.0'."""
+    if number.count(".") > 1 and not _GROUPED.fullmatch(number):
+        return False  # a version, e.g. PyTorch's 2.13.0
+    if "," in number and "." in number:
+        return number.rfind(".") > number.rfind(",")
+    if "," in number:  # '1,115' is a Spanish loss of four significant digits; '25,288' reads as thousands
+        return bool(_GROUPED.fullmatch(number)) and (number.count(",") > 1 or number.index(",") > 1)
+    return not _GROUPED.fullmatch(number)
+
+
+def english_numbers_in(text: str) -> list[str]:
+    """The numbers ``text`` writes with a decimal point or a thousands comma, versions and code aside."""
+    found = (match.group(0) for match in _NUMBER.finditer(_NOT_A_NUMBER.sub(" ", text)))
+    return [number for number in found if is_english_number(number)]
+
+
+def _table_cells(at) -> list[str]:
+    """Cells of the page's tables that Streamlit itself writes the English way: fractional numbers."""
+    cells = []
+    for table in at.dataframe:
+        for value in table.value.to_numpy().ravel():
+            if isinstance(value, float) and math.isfinite(value) and value != int(value):
+                cells.append(repr(value))
+    return cells
+
+
+def english_numbers(at) -> list[str]:
+    """Numbers a page shows the English way, in its texts or its tables (for a Spanish page: none)."""
+    found = [number for text in rendered_texts(at) for number in english_numbers_in(text)]
+    return found + _table_cells(at)

@@ -170,5 +170,5 @@ def test_a_sweeps_notes_on_cells_left_out_are_spanish(monkeypatch):
     assert "this server's cap of 8.0 MiB of activations were left out: width 2 (≈ 9.5 MiB)" in said
     texts = " ".join(rendered_texts(spanish))
     assert "Cells whose" not in texts and "were left out" not in texts
-    assert "el tope de este servidor, de 8,0 MiB: anchura 2 (≈ 9,5 MiB)" in texts
+    assert "el tope de este servidor, de 8,0 MiB: ancho 2 (≈ 9,5 MiB)" in texts
     assert untranslated(english, spanish) == []

@@ -90,7 +90,7 @@ def test_a_size_is_its_english_text_and_keeps_its_bytes_through_copies():
         assert isinstance(again, Size) and again.count == 3 << 30 and again == "3.0 GiB"
     message = Message("cell_size", cell=Message("cell.width", width=2), size=format_size(10 << 20))
     assert pickle.loads(pickle.dumps(message)) == "width 2 (≈ 10 MiB)"
-    assert say(message, "es") == "anchura 2 (≈ 10,0 MiB)"
+    assert say(message, "es") == "ancho 2 (≈ 10,0 MiB)"
 
 
 def test_a_stored_english_note_is_recognised_and_any_other_text_is_kept():

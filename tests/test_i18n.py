@@ -15,7 +15,7 @@ from linecnn.ui import i18n, state
 from linecnn.ui.format import format_bytes, format_seconds
 from linecnn.ui.sidebar import PAGES
 from tests.helpers import app_test
-from tests.i18n_check import is_untranslated, rendered_texts, untranslated
+from tests.i18n_check import english_numbers, is_untranslated, rendered_texts, untranslated
 
 
 def fields(text: str) -> set[str]:
@@ -78,10 +78,11 @@ TRANSLATED_PAGES: list[str | None] = [None if path == "app.py" else path for pat
 
 @pytest.mark.parametrize("page", TRANSLATED_PAGES)
 def test_pages_show_no_untranslated_text_in_spanish(page):
-    """Rendered in Spanish, a page shows no English sentence it also shows in English."""
+    """In Spanish, a page shows no English sentence it also shows in English, nor an English number."""
     english, spanish = page_in("en", page), page_in("es", page)
     assert not english.exception and not spanish.exception
     assert untranslated(english, spanish) == []
+    assert english_numbers(spanish) == []  # '0,01' and '25.288', never '0.01' or '25,288'
 
 
 def test_the_sidebar_is_translated():

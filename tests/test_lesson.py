@@ -1,11 +1,16 @@
 """The lesson's snippets: each really runs on the CPU, prints its real output, and is shown as it runs."""
 
+import ast
+import re
+
 import pytest
 import torch
 
 from linecnn.device import PORTABLE_PATTERN, cuda_available
 from linecnn.lesson import snippets as lesson
+from linecnn.lesson.comments import COMMENTS, PRINTS
 from linecnn.lesson.run import run
+from linecnn.lesson.translate import code_tokens, translate_comments
 from linecnn.train.config import RunConfig
 
 SNIPPETS = [snippet for section in lesson.SECTIONS for snippet in section.snippets]
@@ -19,7 +24,7 @@ ON_CPU = {
     "mismatch.fix": ["logits on cpu with shape (4, 3)"],
     "evaluate": ["validation images: 180 on cpu", "gradients tracked: False"],
     "portable": ["the sidebar picked: cpu", "epoch 10: loss", "epoch 30: loss"],
-    "speed": ["   100 images:", "10,000 images:"],
+    "speed": ["   100 images:", " 10000 images:", "µs per step"],
 }
 
 
@@ -42,10 +47,10 @@ def test_every_snippet_runs_on_the_cpu_and_returns_what_it_printed(snippet, caps
 
 
 @pytest.mark.parametrize("snippet", SNIPPETS, ids=lambda s: s.key)
-def test_translations_differ_only_in_their_comments(snippet):
-    """Each language shows the same code: the tokens match once comments are dropped."""
+def test_translations_differ_only_in_their_comments_and_printed_texts(snippet):
+    """Each language shows the same code: the tokens match once comments and string texts are dropped."""
     english, spanish = snippet.text("en"), snippet.text("es")
-    assert lesson.code_tokens(english) == lesson.code_tokens(spanish)
+    assert code_tokens(english) == code_tokens(spanish)
     assert english != spanish, "the Spanish snippet has Spanish comments"
     assert not set(comments(english)) & set(comments(spanish)), "no comment is left in English"
     assert english.splitlines()[0] == spanish.splitlines()[0] and len(english.splitlines()) == len(
@@ -62,13 +67,41 @@ def test_each_snippet_is_stored_once_with_a_translation_for_every_comment():
     """One code text per snippet; the Spanish table holds exactly the comments the snippets have."""
     assert all(isinstance(snippet.code, str) for snippet in SNIPPETS)
     written = {comment for snippet in SNIPPETS for comment in comments(snippet.code)}
-    assert set(lesson.COMMENTS["es"]) == written
+    assert set(COMMENTS["es"]) == written
+
+
+def printed_literals(code: str) -> set[str]:
+    """The source text of every string literal passed to ``print`` in ``code``."""
+    return {
+        ast.get_source_segment(code, arg)
+        for node in ast.walk(ast.parse(code))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "print"
+        for arg in node.args
+        if isinstance(arg, ast.Constant | ast.JoinedStr) and not isinstance(getattr(arg, "value", ""), int)
+    }
+
+
+def test_every_printed_text_has_a_spanish_entry_and_none_is_left_over():
+    """Each string a snippet prints is in the Spanish table, which holds nothing else."""
+    written = {literal for snippet in SNIPPETS for literal in printed_literals(snippet.code)}
+    assert set(PRINTS["es"]) == written
+
+
+@pytest.mark.parametrize("snippet", [s for s in SNIPPETS if not s.expects_error], ids=lambda s: s.key)
+def test_a_spanish_snippet_prints_spanish_words_and_no_thousands_comma(snippet):
+    """Run in Spanish, no English label of the snippet's prints shows, and no number reads '25,288'."""
+    output = run(snippet.text("es"), torch.device("cpu")).output
+    labels = " ".join(re.sub(r"\{[^}]*\}", " ", literal) for literal in printed_literals(snippet.code))
+    english = set(re.findall(r"[^\W\d_]{3,}", labels.lower()))
+    shared = {"cuda", "pytorch", "logits", "device", "gpu"}  # names, the same in Spanish
+    assert not set(re.findall(r"[^\W\d_]{3,}", output.lower())) & (english - shared), output
+    assert not re.search(r"\d,\d{3}\b", output), output
 
 
 def test_a_comment_is_translated_in_place_and_nothing_else_changes():
     """Only the comment's words change: a '#' inside a string and the code around it stay."""
     code = 'print("# not a comment")  # a comment\nx = 1\n'
-    assert lesson.translate_comments(code, {"a comment": "un comentario"}) == (
+    assert translate_comments(code, {"a comment": "un comentario"}) == (
         'print("# not a comment")  # un comentario\nx = 1\n'
     )
 
@@ -86,8 +119,12 @@ def test_the_snippets_show_the_lessons_settings_from_run_config():
 def test_the_code_run_is_the_text_given():
     """run() executes exactly the text it gets: the Spanish text of a snippet prints what its code says."""
     spanish = lesson.snippet("move").text("es")
-    assert run(spanish, "cpu").output == run(lesson.snippet("move").text("en"), "cpu").output
-    changed = spanish.replace('print("images:", tuple(X.shape))', 'print("labels:", tuple(y.shape))')
+    english = run(lesson.snippet("move").text("en"), "cpu").output
+    words = {"before:": "antes:", "after:": "después:", "images:": "imágenes:"}  # the same run, in Spanish
+    for word, palabra in words.items():
+        english = english.replace(word, palabra)
+    assert run(spanish, "cpu").output == english
+    changed = spanish.replace('print("imágenes:", tuple(X.shape))', 'print("labels:", tuple(y.shape))')
     assert "labels: (360,)" in run(changed, "cpu").output
 
 
@@ -130,4 +167,4 @@ def test_on_a_gpu_the_mistake_raises_the_real_mismatch_error_and_the_fix_runs():
     assert outcome.error is not None and outcome.error.startswith("RuntimeError: ")
     assert "cuda" in outcome.error.lower()
     fixed = run(lesson.snippet("mismatch.fix").text("es"), torch.device("cuda:0"))
-    assert fixed.error is None and "logits on cuda:0" in fixed.output
+    assert fixed.error is None and "logits en cuda:0" in fixed.output

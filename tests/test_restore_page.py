@@ -132,7 +132,7 @@ def test_a_run_restored_on_train_is_what_draw_classifies_with(files):
     assert not at.exception
     assert at.radio(key="draw.model").value == "run"
     assert "Run 2 · cpu · 3 ep · restored" in texts(at.caption)
-    detail = "Restored from run1.safetensors: varied data, 30 images per class, 3 epochs on cpu."
+    detail = "Restored from run1.safetensors: hand-drawn-like data, 30 images per class, 3 epochs on cpu."
     assert detail in texts(at.caption)
 
 

@@ -1,8 +1,11 @@
-"""The lesson snippets' comments in each language but English, the language they are written in.
+"""The lesson snippets' comments and printed texts in each language but English (they are written in it).
 
-Keyed by the English comment's text, so a snippet's code is stored once in ``linecnn.lesson.snippets``
-and only its comments change with the reader's language. A test checks that every comment
-of every snippet has an entry here, and that no entry is left over.
+Comments are keyed by the English comment's text, printed texts by the English string literal as
+written in the code (quotes and f-prefix included), so a snippet's code is stored once in
+``linecnn.lesson.snippets`` and only its words change with the reader's language. Numbers a
+snippet prints carry no thousands separator, so they read the same in both languages. A test
+checks that every comment and every printed literal of every snippet has an entry here, and that
+no entry is left over.
 """
 
 COMMENTS: dict[str, dict[str, str]] = {
@@ -30,9 +33,38 @@ COMMENTS: dict[str, dict[str, str]] = {
             "Desde aquí un solo nombre: el mismo código corre en cualquier dispositivo"
         ),
         "a tiny batch, then one a hundred times bigger": "un lote diminuto y luego uno cien veces mayor",
-        "warm-up: the first call pays one-time costs": "calentamiento: la primera llamada paga costos únicos",
+        "warm-up: the first call pays one-time costs": "calentamiento: la primera llamada paga costes únicos",
         "a GPU works in the background: wait before reading the clock": (
             "la GPU trabaja en segundo plano: esperarla antes de leer el reloj"
+        ),
+        "microseconds per step": "microsegundos por paso",
+    },
+}
+
+PRINTS: dict[str, dict[str, str]] = {
+    "es": {
+        '"x lives on:"': '"x está en:"',
+        '"after .to(device):"': '"tras .to(device):"',
+        '"kind of device:"': '"tipo de dispositivo:"',
+        '"CUDA available:"': '"CUDA disponible:"',
+        '"GPUs visible:"': '"GPU visibles:"',
+        '"GPU 0:"': '"GPU 0:"',
+        '"PyTorch"': '"PyTorch"',
+        '"built for CUDA"': '"compilado para CUDA"',
+        '"before:"': '"antes:"',
+        '"after:"': '"después:"',
+        '"images:"': '"imágenes:"',
+        '"logits on"': '"logits en"',
+        '"with shape"': '"con forma"',
+        '"validation images:"': '"imágenes de validación:"',
+        '"on"': '"en"',
+        'f"accuracy before training: {accuracy:.0%}"': 'f"exactitud antes de entrenar: {accuracy:.0%}"',
+        '"gradients tracked:"': '"gradientes registrados:"',
+        '"the pattern picks:"': '"el patrón elige:"',
+        '"| the sidebar picked:"': '"| la barra lateral eligió:"',
+        'f"epoch {epoch}: loss {loss.item():.4f}"': 'f"época {epoch}: pérdida {loss.item():.4f}"',
+        'f"{n:>6} images: {us:8.0f} µs per step, {n / us * 1e6:>11.0f} images/s"': (
+            'f"{n:>6} imágenes: {us:8.0f} µs por paso, {n / us * 1e6:>11.0f} imágenes/s"'
         ),
     },
 }

@@ -1,23 +1,21 @@
 """The GPU lesson's code, section by section, each snippet stored once.
 
-A snippet's code is written once, with English comments; the reader's language changes its
-comments only, from ``linecnn.lesson.comments``. The lesson's settings in the code (images per class,
-seed, learning rate) are filled in from ``RunConfig()``. What the Lesson page shows is exactly
-the text :func:`linecnn.lesson.run.run` executes.
+A snippet's code is written once, with English comments and printed texts; the reader's language
+changes those words only, from ``linecnn.lesson.comments``. The lesson's settings in the code
+(images per class, seed, learning rate) are filled in from ``RunConfig()``. What the Lesson page
+shows is exactly the text :func:`linecnn.lesson.run.run` executes.
 """
 
 from __future__ import annotations
 
-import io
-import tokenize
-from collections.abc import Mapping
 from dataclasses import dataclass
 from string import Template
 
-from linecnn.lesson.comments import COMMENTS
+from linecnn.lesson.comments import COMMENTS, PRINTS
+from linecnn.lesson.translate import translate_comments, translate_prints
 from linecnn.train.config import RunConfig
 
-LANGUAGES = ("en", "es")  # every snippet reads in each: the code once, its comments translated
+LANGUAGES = ("en", "es")  # every snippet reads in each: the code once, its comments and prints translated
 
 
 @dataclass(frozen=True)
@@ -25,13 +23,14 @@ class Snippet:
     """One runnable piece of code of a lesson section."""
 
     key: str  # unique name, e.g. "mismatch.mistake"
-    code: str  # the code as it runs, with English comments
+    code: str  # the code as it runs, with English comments and printed texts
     needs_accelerator: bool = False  # its point only shows with the model on a GPU (on the CPU it runs fine)
     expects_error: bool = False  # the mistake itself: the error it raises is its real output
 
     def text(self, language: str) -> str:
-        """The code shown (and run) for ``language``: the same code, its comments in that language."""
-        return translate_comments(self.code, COMMENTS.get(language, {}))
+        """The code shown (and run) for ``language``: the same code, its words in that language."""
+        code = translate_prints(self.code, PRINTS.get(language, {}))
+        return translate_comments(code, COMMENTS.get(language, {}))
 
 
 @dataclass(frozen=True)
@@ -40,25 +39,6 @@ class Section:
 
     key: str  # catalog key and page anchor, e.g. "mismatch"
     snippets: tuple[Snippet, ...]
-
-
-def translate_comments(code: str, comments: Mapping[str, str]) -> str:
-    """``code`` with each comment replaced by its entry in ``comments`` (kept when it has none)."""
-    lines = code.splitlines(keepends=True)
-    for token in tokenize.generate_tokens(io.StringIO(code).readline):
-        if token.type == tokenize.COMMENT:
-            english = token.string.removeprefix("#").strip()
-            (row, start), (_, end) = token.start, token.end
-            line = lines[row - 1]
-            lines[row - 1] = f"{line[:start]}# {comments.get(english, english)}{line[end:]}"
-    return "".join(lines)
-
-
-def code_tokens(code: str) -> list[tuple[int, str]]:
-    """The code's tokens without its comments: equal for two translations of one snippet."""
-    skip = (tokenize.COMMENT, tokenize.NL, tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT)
-    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
-    return [(token.type, token.string) for token in tokens if token.type not in skip]
 
 
 def snippet(key: str) -> Snippet:
@@ -177,7 +157,7 @@ with torch.no_grad():  # no gradients: less memory, less work
     logits = model(data.val_x)
 accuracy = (logits.argmax(dim=1) == data.val_y).float().mean().item()
 print("validation images:", len(data.val_y), "on", data.val_x.device)
-print("accuracy before training:", round(accuracy, 3))
+print(f"accuracy before training: {accuracy:.0%}")
 print("gradients tracked:", logits.requires_grad)
 """,
 )
@@ -228,8 +208,8 @@ for n in (100, 10_000):  # a tiny batch, then one a hundred times bigger
     for _ in range(3):
         model(x).sum().backward()
     synchronize(device)
-    ms = (time.perf_counter() - start) / 3 * 1000
-    print(f"{n:>6,} images: {ms:8.2f} ms per step, {n / ms * 1000:>11,.0f} images/s")
+    us = (time.perf_counter() - start) / 3 * 1e6  # microseconds per step
+    print(f"{n:>6} images: {us:8.0f} µs per step, {n / us * 1e6:>11.0f} images/s")
 """,
 )
 

@@ -143,6 +143,31 @@ def duration(seconds: float) -> str:
     return format_seconds(seconds, current())
 
 
+class Count:
+    """A count filled into a catalog string: ``{n}`` writes it, ``{n:run|runs}`` the noun that agrees with it.
+
+    The spec after the colon is the singular, a bar, then the plural, so each language's catalog
+    says '1 run' and '2 runs' ('1 ejecución', '2 ejecuciones') itself. An unknown count (None)
+    is written '?' and takes the plural.
+    """
+
+    def __init__(self, value: int | None, language: str) -> None:
+        self.value, self.language = value, language
+
+    def __format__(self, spec: str) -> str:
+        if not spec:
+            return "?" if self.value is None else _number(self.value, 0, self.language)
+        one, bar, other = spec.partition("|")
+        if not bar:
+            raise ValueError(f"A count's spec is 'singular|plural', not {spec!r}.")
+        return one if self.value == 1 else other
+
+
+def count(value: int | None) -> Count:
+    """``value`` for a catalog string that writes a count and the noun agreeing with it (see ``Count``)."""
+    return Count(value, current())
+
+
 def number(value: float, digits: int = 0) -> str:
     """``value`` with the language's separators and ``digits`` decimals, e.g. '12.345,7' in Spanish."""
     return _number(value, digits, current())

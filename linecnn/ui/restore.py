@@ -18,14 +18,14 @@ import streamlit as st
 from linecnn.checkpoint.history import (
     MAX_HISTORY_BYTES,
     SavedRun,
-    history_csv,
     history_json,
     load_history,
     matching_run,
 )
 from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
 from linecnn.ui import draw, state
-from linecnn.ui.i18n import number, say, t
+from linecnn.ui.i18n import count, current, say, t
+from linecnn.ui.spreadsheet import runs_csv
 
 VERSION = "restore.version"  # bumped after each upload, so the uploaders come back empty
 MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the next render
@@ -60,7 +60,7 @@ def download_buttons(run: state.RunRecord) -> None:
             "application/octet-stream",
         ),
         (t("restore.download_json"), history_json, [run], "json", "application/json"),
-        (t("restore.download_csv"), history_csv, [run], "csv", "text/csv"),
+        (t("restore.download_csv"), partial(runs_csv, language=current()), [run], "csv", "text/csv"),
     )
     with st.container(horizontal=True, gap="small"):
         for label, make, what, extension, mime in files:
@@ -137,9 +137,7 @@ def restore_files(files: Sequence[File]) -> str:
         )
     )
     how = (
-        t("restore.with_curves", epochs=number(len(curves.history)))
-        if curves
-        else t("restore.without_curves")
+        t("restore.with_curves", epochs=count(len(curves.history))) if curves else t("restore.without_curves")
     )
     return t("restore.restored", run=record.label, name=record.restored_from, how=how)
 

@@ -11,6 +11,7 @@ import torch
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
 from linecnn.ui.auth import require_login
+from linecnn.ui.builtin_texts import say_builtin_texts
 from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
 
@@ -49,6 +50,7 @@ def _frame(page: str, icon: str, device_part: Callable[[], T]) -> T:
         st.divider()
         device = device_part()
         language_toggle()
+        say_builtin_texts()
     apply_layout()
     return device
 

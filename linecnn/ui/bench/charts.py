@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 from linecnn.bench.costfit import CostFit
 from linecnn.bench.crossover import Crossover
 from linecnn.ui.bench.words import factor_words
-from linecnn.ui.i18n import t
+from linecnn.ui.i18n import plotly_separators, t
 
 CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")
 GPU_COLORS = ("#3a9d6e", "#d9822b", "#c0504d", "#b5a642")
@@ -54,6 +54,7 @@ def sweep_figure(
     fig.update_yaxes(type="log", title=t("bench.chart.y"), showgrid=True, **y_ticks)
     fig.update_layout(
         height=460,
+        separators=plotly_separators(),  # ticks and hover numbers with the language's marks
         margin={"l": 10, "r": 10, "t": 40 + 22 * max(0, len(crossings or {}) - 1), "b": 10},
         legend={"orientation": "h", "yanchor": "top", "y": -0.14, "xanchor": "left", "x": 0.0},
         hovermode="closest",
@@ -117,7 +118,7 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
     ``points`` holds the 'ok' cells with columns series, kind, x, steps, images, median_ms; ``fits``
     maps a series to its fit. Where the dotted fixed part meets the line, fixed costs are the epoch.
     """
-    fig = go.Figure()
+    fig = go.Figure(layout={"separators": plotly_separators()})
     colors = series_colors(points)
     for series, fit in fits.items():
         rows = points[points["series"] == series].sort_values("x")

@@ -17,7 +17,7 @@ from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history, hi
 from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import number, t
+from linecnn.ui.i18n import count, number, t
 from linecnn.ui.roles import session_rights
 
 IMPORT_MESSAGE = "bench.import.message"  # (kind, text) about the last upload, shown under the uploader
@@ -58,8 +58,8 @@ def render_history() -> list[RunSummary] | None:
         key=SHOWN,
         persist_state="session",
     )
-    count = number(len(summaries))
-    st.caption(t("bench.history.count" if session.sees_all else "bench.history.count_own", count=count))
+    runs = count(len(summaries))
+    st.caption(t("bench.history.count" if session.sees_all else "bench.history.count_own", count=runs))
     if session.delete:
         _delete_control(store, summaries)
     render_teacher_tools(store, session)

@@ -9,23 +9,24 @@ from linecnn.ui.bench.state import history_problem
 from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import duration, say, t
+from linecnn.ui.i18n import count, duration, number, say, t
 
 
 def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
     """(kind, markdown) saying how a finished benchmark ended: done, cancelled, capped, failed, not saved."""
     run = job.result
-    results, cells = run.results, len(run.plan.cells())
+    results, cells = run.results, count(len(run.plan.cells()))
+    done = number(len(results))
     where = (
         t("bench.done.where_run", run=run.run_id) if run.run_id is not None else t("bench.done.where_memory")
     )
     if job.cancelled:
         if not results:
             return "info", t("bench.done.cancelled_early")
-        kind, text = "info", t("bench.done.cancelled", done=len(results), cells=cells, where=where)
+        kind, text = "info", t("bench.done.cancelled", done=done, cells=cells, where=where)
     elif job.error is not None:
         kind = "error"
-        text = t("bench.done.error", done=len(results), cells=cells, error=say(job.error))
+        text = t("bench.done.error", done=done, cells=cells, error=say(job.error))
         if results:
             text += " " + t("bench.done.error_kept", where=where)
     else:
@@ -43,22 +44,22 @@ def _summary(run: SweepRun, seconds: float) -> tuple[str, str]:
     oom = sum(r.status is CellStatus.OUT_OF_MEMORY for r in results)
     failed = [r.reason for r in results if r.status is CellStatus.FAILED]
     name = t("bench.done.where_run", run=run.run_id) if run.run_id is not None else t("bench.done.unsaved")
-    text = t("bench.done.ok", seconds=duration(seconds), name=name, cells=len(results))
+    text = t("bench.done.ok", seconds=duration(seconds), name=name, cells=count(len(results)))
     kind = "success"
     if skipped:
         kind = "warning"
-        text += " " + t("bench.done.capped", cap=duration(caps.max_seconds or 0), skipped=skipped)
+        text += " " + t("bench.done.capped", cap=duration(caps.max_seconds or 0), skipped=count(skipped))
     if oom:
         kind = "warning"
-        text += " " + t("bench.done.oom", oom=oom)
+        text += " " + t("bench.done.oom", oom=count(oom))
     noisy = sum(bool(r.disturbed) for r in results)
     if noisy:
         kind = "warning"
-        text += " " + t("bench.done.noisy", noisy=noisy)
+        text += " " + t("bench.done.noisy", noisy=count(noisy))
     if failed:
         kind = "warning"
         first = failed[0].rstrip(".")
-        text += " " + t("bench.done.failed", failed=len(failed), first=escape_markdown(first))
+        text += " " + t("bench.done.failed", failed=count(len(failed)), first=escape_markdown(first))
     if plan.notes:
         kind = "warning"
         text += " " + " ".join(say(note) for note in plan.notes)

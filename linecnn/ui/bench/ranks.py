@@ -18,7 +18,7 @@ from linecnn.ui.bench.job import POLL_SECONDS
 from linecnn.ui.bench.ranks_form import form
 from linecnn.ui.bench.ranks_job import RanksJob, ranks_work
 from linecnn.ui.bench.ranks_results import render_series
-from linecnn.ui.i18n import duration, say, t
+from linecnn.ui.i18n import count, duration, say, t
 from linecnn.ui.roles import reserved_refusal
 
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
@@ -85,8 +85,8 @@ def _progress_text(job: RanksJob) -> str:
     if launch is None:
         return t("ddp.reference")
     if launch.done == 0:
-        return t("ddp.progress_start", ranks=launch.ranks)
-    return t("ddp.progress_epoch", ranks=launch.ranks, done=launch.done, total=launch.total)
+        return t("ddp.progress_start", ranks=count(launch.ranks))
+    return t("ddp.progress_epoch", ranks=count(launch.ranks), done=launch.done, total=launch.total)
 
 
 def _finish() -> None:
@@ -111,5 +111,5 @@ def _ending(job: RanksJob, series: Series | None) -> tuple[str, str]:
         counts = ", ".join(str(n) for n in series.mismatch)
         return "error", t("ddp.mismatch", counts=counts, tolerance=tolerance)
     if series is not None and series.stopped:
-        return "warning", t("ddp.stopped", runs=runs)
-    return "success", t("ddp.done", seconds=duration(job.seconds), runs=runs, tolerance=tolerance)
+        return "warning", t("ddp.stopped", runs=count(runs))
+    return "success", t("ddp.done", seconds=duration(job.seconds), runs=count(runs), tolerance=tolerance)

@@ -15,7 +15,7 @@ from linecnn.parallel.results import (
     Series,
     compute_shrank,
 )
-from linecnn.ui.i18n import number, percent, t
+from linecnn.ui.i18n import count, number, percent, t
 
 NONE = "—"  # a figure that needs a 1-process run the series did not have
 
@@ -43,7 +43,7 @@ def _card(row: RanksRow) -> None:
             images=number(row.samples_per_s),
             comm=number(row.comm_ms, 2),
             compute=number(row.compute_ms, 2),
-            threads=row.threads,
+            threads=count(row.threads),
             start=number(row.start_s, 1),
         )
     )
@@ -81,7 +81,7 @@ def _explain(series: Series) -> None:
         key = "ddp.why_cores"
     text = t(
         key,
-        threads=base.threads,
+        threads=count(base.threads),
         base=number(base.compute_ms, 2),
         ranks=worst.ranks,
         efficiency=percent(worst.efficiency),

@@ -9,7 +9,8 @@ from linecnn.bench.document import BenchEnv
 from linecnn.ui.bench.data import HIDDEN, ShownRun
 from linecnn.ui.bench.words import factor_title, notes_text, significant, status_text
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import number, size, t
+from linecnn.ui.i18n import count, current, number, size, t
+from linecnn.ui.spreadsheet import for_language
 
 TEXT_COLUMNS = (
     "run",
@@ -46,6 +47,10 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
     return shown.rename(columns={column: t(f"bench.column.{column}") for column in shown.columns})
 
 
+def _column_name(key: str) -> str:
+    return t(f"bench.column.{key}")
+
+
 def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     """The results as a table, with a CSV of the raw numbers and each run's JSON to download."""
     st.subheader(t("bench.table.title"))
@@ -55,7 +60,7 @@ def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     buttons = st.container(horizontal=True)
     buttons.download_button(
         t("bench.table.csv"),
-        frame.drop(columns=list(HIDDEN)).to_csv(index=False),
+        for_language(frame.drop(columns=list(HIDDEN)).to_csv(index=False), _column_name, current()),
         file_name=f"{stem}.csv",
         mime="text/csv",
         icon=":material/download:",
@@ -100,8 +105,8 @@ def render_environment(runs: list[ShownRun]) -> None:
                     source=t(f"bench.source.{run.source}"),
                     date=value("date"),
                     cpu=value("cpu_model"),
-                    count=value("cpu_count"),
-                    threads=value("torch_threads"),
+                    count=count(env.cpu_count),
+                    threads=count(env.torch_threads),
                     gpus=", ".join(gpus) or t("bench.env.no_gpu"),
                     torch=value("torch_version"),
                     cuda=value("cuda_version", t("bench.env.none")),

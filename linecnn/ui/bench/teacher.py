@@ -10,7 +10,8 @@ from linecnn.serve.reservation import MAX_MINUTES
 from linecnn.serve.roles import Rights
 from linecnn.ui.bench.state import MESSAGE, SHOWN, history_problem
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import number, t
+from linecnn.ui.i18n import count as counted
+from linecnn.ui.i18n import t
 from linecnn.ui.roles import until_text
 
 RESERVE = "bench.reserve"  # keys of the reservation's controls: its minutes, Reserve, Release
@@ -86,6 +87,6 @@ def _clear(store: History) -> None:
     except ValueError as error:
         st.session_state[MESSAGE] = ("error", history_problem(error))
     else:
-        st.session_state[MESSAGE] = ("info", t("bench.clear.done", count=number(count)))
+        st.session_state[MESSAGE] = ("info", t("bench.clear.done", count=counted(count)))
         st.session_state[SHOWN] = []
     st.session_state[CLEAR + ".sure"] = False

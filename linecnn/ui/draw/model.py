@@ -11,7 +11,7 @@ from torch import nn
 from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.ui import state
 from linecnn.ui.draw import MODEL
-from linecnn.ui.i18n import number, t
+from linecnn.ui.i18n import count, number, t
 
 
 @dataclass(frozen=True)
@@ -54,8 +54,8 @@ def _describe_config(record: state.RunRecord) -> str:
         "draw.run_detail",
         origin=origin,
         data=t(f"draw.data.{c.data.mode}"),
-        per_class=number(c.data.per_class),
-        epochs=number(record.epochs_done),
+        per_class=count(c.data.per_class),
+        epochs=count(record.epochs_done),
         device=record.device,
     )
 

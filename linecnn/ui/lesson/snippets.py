@@ -8,7 +8,7 @@ import torch
 from linecnn.device import describe, list_devices
 from linecnn.lesson.run import Outcome, run
 from linecnn.lesson.snippets import Snippet
-from linecnn.ui.i18n import current, number, t
+from linecnn.ui.i18n import current, duration, t
 
 RESULT = "lesson.result.{}"  # session key of a snippet's last Outcome, formatted with its key
 
@@ -47,7 +47,7 @@ def show_not_run() -> None:
 
 def show_outcome(snippet: Snippet, outcome: Outcome) -> None:
     """The real output of the last run: what it printed, or the error it raised."""
-    where = {"device": describe(outcome.device), "ms": number(outcome.seconds * 1000)}
+    where = {"device": describe(outcome.device), "time": duration(outcome.seconds)}
     if outcome.error is None:
         if snippet.expects_error:
             st.warning(t("lesson.no_error", **where), icon=":material/help:")

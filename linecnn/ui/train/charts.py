@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
-from linecnn.ui.i18n import t
+from linecnn.ui.i18n import plotly_separators, t
 from linecnn.ui.train.compare import ema
 
 TRAIN_COLOR = "#2f6690"
@@ -117,6 +117,7 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
         xaxis_title=x_title,
         yaxis_title=y_title,
         hovermode="x unified",
+        separators=plotly_separators(),  # ticks and hover numbers with the language's marks
     )
     return fig
 

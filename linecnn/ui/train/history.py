@@ -7,28 +7,31 @@ from functools import partial
 
 import streamlit as st
 
-from linecnn.checkpoint.history import history_csv
 from linecnn.ui import state
-from linecnn.ui.i18n import t
+from linecnn.ui.i18n import current, number, percent, t
+from linecnn.ui.spreadsheet import runs_csv
 from linecnn.ui.train import charts
-from linecnn.ui.train.compare import legend_labels, val_set_warning
+from linecnn.ui.train.compare import legend_labels, significant, val_set_warning
+from linecnn.ui.train.controls import batch_choice, batch_text
 
 # Widget keys; the values persist for the whole session, across pages.
 SMOOTHING, LOG_LOSS = "train.smoothing", "train.log_loss"
 METRIC, X_AXIS, CHOSEN = "train.overlay_metric", "train.overlay_x", "train.overlay_runs"
 MAX_SMOOTHING = 0.99  # TensorBoard's slider stops short of 1, where the curve would never move
+# The slider's stops, 0 to MAX_SMOOTHING by 0.01: a select slider, so its value is written the
+# language's way ('0,50'), where a plain slider only takes a printf format ('0.50').
+SMOOTHING_STOPS = tuple(round(step / 100, 2) for step in range(round(MAX_SMOOTHING * 100) + 1))
 OVERLAID_BY_DEFAULT = 4  # the most recent runs overlaid until the user picks
 
 
 def chart_options() -> charts.ChartStyle:
     """Smoothing and the loss scale, for the live charts and the overlay alike."""
     columns = st.columns([3, 2, 2], vertical_alignment="bottom")
-    smoothing = columns[0].slider(
+    smoothing = columns[0].select_slider(
         t("train.options.smoothing"),
-        0.0,
-        MAX_SMOOTHING,
-        charts.DEFAULT_STYLE.smoothing,
-        step=0.01,
+        SMOOTHING_STOPS,
+        value=charts.DEFAULT_STYLE.smoothing,
+        format_func=lambda weight: number(weight, 2),
         key=SMOOTHING,
         persist_state="session",
         help=t("train.options.smoothing_help"),
@@ -102,7 +105,7 @@ def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
     with st.container(horizontal=True, gap="small"):
         st.download_button(
             t("train.history.download"),
-            partial(history_csv, selected),
+            partial(runs_csv, selected, current()),
             file_name="linecnn-runs.csv",
             mime="text/csv",
             icon=":material/download:",
@@ -114,7 +117,11 @@ def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
 
 
 def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
-    """One row per run: settings, final metrics and speed, under the language's column names."""
+    """One row per run: settings, final metrics and speed, under the language's column names.
+
+    Numbers are written as text the language's way (Streamlit would write 0.01, 5e-8 and an
+    accuracy of 1 the English way on a Spanish page), one type per column for Arrow.
+    """
     rows = []
     for run in runs:
         last = run.history[-1]
@@ -122,17 +129,16 @@ def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
             "run": run.number,
             "device": run.device if run.threads is None else f"{run.device} ×{run.threads}",
             "epochs": f"{last.epoch}/{run.config.train.epochs}",
-            "images": run.config.data.train_size,
-            # one type per column for Arrow
-            "batch": str(run.config.train.batch_size or t("train.batch_full")),
+            "images": number(run.config.data.train_size),
+            "batch": batch_text(batch_choice(run.config)),
             "width": run.config.model.width,
-            "lr": run.config.train.lr,
+            "lr": significant(run.config.train.lr, 4),
             "seed": run.config.seed,
             "data": t(f"train.mode.{run.config.data.mode}"),
-            "val_acc": round(last.val_acc, 4),
-            "val_loss": float(f"{last.val_loss:.4g}"),
-            "seconds": round(last.elapsed_seconds, 3),
-            "ms_per_epoch": round(1000 * last.elapsed_seconds / last.epoch, 2),
+            "val_acc": percent(last.val_acc, 1),
+            "val_loss": significant(last.val_loss, 4),
+            "seconds": number(last.elapsed_seconds, 2),
+            "ms_per_epoch": number(1000 * last.elapsed_seconds / last.epoch, 2),
         }
         rows.append({t(f"train.table.{key}"): value for key, value in row.items()})
     return rows

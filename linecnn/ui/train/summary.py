@@ -35,7 +35,7 @@ def summary(record: state.RunRecord) -> None:
             t(
                 "train.summary.speed",
                 ms=i18n.number(1000 * last.elapsed_seconds / last.epoch, 2),
-                epochs=i18n.number(last.epoch),
+                epochs=i18n.count(last.epoch),
                 where=where(record),
                 images=i18n.number(record.config.data.train_size),
                 batch=batch_text(batch_choice(record.config)),
@@ -78,4 +78,4 @@ def where(record: state.RunRecord) -> str:
     if record.threads is None:
         return describe(record.device)
     key = "train.where.one_thread" if record.threads == 1 else "train.where.threads"
-    return t(key, device=describe(record.device), threads=record.threads)
+    return t(key, device=describe(record.device), threads=i18n.count(record.threads))

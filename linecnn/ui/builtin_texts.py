@@ -1,0 +1,163 @@
+"""Texts Streamlit and the drawing canvas write themselves, said in the reader's language.
+
+Some words on a page come from the widgets' own code, in English, with no option to set them:
+the file uploader's button, its size limit and its refusals ("Upload", "8MB per file"), the
+screen-reader name of every help icon ("Help for Seed") and of other controls ("Collapse
+sidebar", "Increment"), Plotly's toolbar, and the canvas toolbar's tooltips ("Undo", "Reset
+canvas & history"). A small script finds each by its English words and writes the catalog's
+sentence in its place: a text node's value, or a ``title``, ``aria-label`` or ``data-title``
+(Plotly's tooltips) attribute, never an element of the widget's own, so uploads and drawing
+work as before. It keeps each original and puts it back on an English page. Should a Streamlit
+upgrade change an English text, nothing breaks: that text stays English, and the browser test
+that compares each page's texts in both languages fails.
+"""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from linecnn.ui.i18n import DEFAULT, current, translate
+
+# (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
+# "text": a text node inside a file uploader or the skip link; "attr": an attribute (see _JS)
+# anywhere, canvas included.
+# A named group fills the catalog field of the same name.
+RULES = (
+    ("text", r"^Upload$", "builtin.upload"),
+    ("text", r"^Drag and drop a file here$", "builtin.drop_one"),
+    ("text", r"^Drag and drop files here$", "builtin.drop_many"),
+    ("text", r"^(?<size>\S+) per file$", "builtin.per_file"),
+    ("text", r"^File must be (?<size>.+) or smaller\.$", "builtin.too_large"),
+    ("text", r"^(?<type>.+) files are not allowed\.$", "builtin.wrong_type"),
+    ("text", r"^Only one file is allowed\.$", "builtin.only_one"),
+    ("text", r"^File size is too small\.$", "builtin.too_small"),
+    ("text", r"^Unexpected error\. Please try again\.$", "builtin.unexpected"),
+    ("text", r"^Upload failed$", "builtin.failed"),
+    ("text", r"^Skip to main content$", "builtin.skip"),
+    ("text", r"^(?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_size"),
+    ("attr", r"^(?<name>.+), (?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_chip"),
+    ("attr", r"^Remove (?<name>.+)$", "builtin.remove"),
+    ("attr", r"^Cancel upload of (?<name>.+)$", "builtin.cancel_upload"),
+    ("attr", r"^Click to retry upload$", "builtin.retry"),
+    ("attr", r"^Add files$", "builtin.add_files"),
+    ("attr", r"^Help$", "builtin.help"),
+    ("attr", r"^Help for (?<label>.+)$", "builtin.help_for"),
+    ("attr", r"^Update the app with this drawing$", "builtin.send"),
+    ("attr", r"^Undo$", "builtin.undo"),
+    ("attr", r"^Redo$", "builtin.redo"),
+    ("attr", r"^Edit$", "builtin.edit"),
+    ("attr", r"^Bring forward$", "builtin.forward"),
+    ("attr", r"^Send backward$", "builtin.backward"),
+    ("attr", r"^Delete selected$", "builtin.delete_selected"),
+    ("attr", r"^Reset canvas & history$", "builtin.reset"),
+    # Streamlit's and Plotly's other screen-reader names and tooltips.
+    ("attr", r"^Collapse sidebar$", "builtin.collapse_sidebar"),
+    ("attr", r"^Expand sidebar$", "builtin.expand_sidebar"),
+    ("attr", r"^Sidebar$", "builtin.sidebar"),
+    ("attr", r"^Increment$", "builtin.increment"),
+    ("attr", r"^Decrement$", "builtin.decrement"),
+    ("attr", r"^Fullscreen$", "builtin.fullscreen"),
+    ("attr", r"^Close fullscreen$", "builtin.close_fullscreen"),
+    ("attr", r"^Link to heading$", "builtin.heading_link"),
+    ("attr", r"^Open$", "builtin.open"),
+    ("attr", r"^Close$", "builtin.close"),
+    ("attr", r"^file upload$", "builtin.file_upload"),
+    ("attr", r"^progress$", "builtin.progress"),
+    ("attr", r"^Copy to clipboard$", "builtin.copy"),
+    ("attr", r"^Download as CSV$", "builtin.download_csv"),
+    ("attr", r"^Search$", "builtin.search"),
+    ("attr", r"^Show/hide columns$", "builtin.columns"),
+    ("attr", r"^Clear all$", "builtin.clear_all"),
+    ("attr", r"^Selected values$", "builtin.selected"),
+    ("attr", r"^Download plot as a PNG$", "builtin.plot_png"),
+    ("attr", r"^Zoom$", "builtin.zoom"),
+    ("attr", r"^Pan$", "builtin.pan"),
+    ("attr", r"^Zoom in$", "builtin.zoom_in"),
+    ("attr", r"^Zoom out$", "builtin.zoom_out"),
+    ("attr", r"^Autoscale$", "builtin.autoscale"),
+    ("attr", r"^Reset axes$", "builtin.reset_axes"),
+)
+
+_JS = """
+export default function ({ data }) {
+  const rules = (data && data.rules) || [];
+  const compiled = rules.map(([where, pattern, text]) => [where, new RegExp(pattern), text]);
+  // What this script wrote and what stood there before, kept across reruns and languages.
+  const memory = (window.linecnnBuiltinTexts = window.linecnnBuiltinTexts || new WeakMap());
+  const say = (where, value) => {
+    for (const [kind, pattern, text] of compiled) {
+      if (kind === where && pattern.test(value)) return value.replace(pattern, text);
+    }
+    return value;
+  };
+  // The English under a value: the original if the value is still what this script wrote.
+  const rewrite = (owner, slot, where, current, write) => {
+    const kept = memory.get(owner) || {};
+    const source = kept[slot] && kept[slot].written === current ? kept[slot].original : current;
+    const said = say(where, source);
+    if (said !== current) write(said);
+    if (said !== source) kept[slot] = { original: source, written: said };
+    else delete kept[slot];
+    memory.set(owner, kept);
+  };
+  const roots = () => {
+    const found = [document];
+    for (const host of document.querySelectorAll("div")) if (host.shadowRoot) found.push(host.shadowRoot);
+    return found;
+  };
+  const patch = () => {
+    for (const root of roots()) {
+      for (const element of root.querySelectorAll("[title], [aria-label], [data-title]")) {
+        for (const name of ["title", "aria-label", "data-title"]) {
+          const value = element.getAttribute(name);
+          if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));
+        }
+      }
+    }
+    const scopes = '[data-testid="stFileUploader"], [data-testid="stSkipToContent"]';
+    for (const scope of document.querySelectorAll(scopes)) {
+      const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const value = node.nodeValue.trim();
+        if (value) rewrite(node, "text", "text", value, (v) => { node.nodeValue = v; });
+      }
+    }
+  };
+  let frame = 0;
+  const observer = new MutationObserver(() => {
+    frame = frame || requestAnimationFrame(() => { frame = 0; patch(); watch(); });
+  });
+  const watched = new WeakSet();
+  const options = { childList: true, subtree: true, characterData: true, attributes: true,
+                    attributeFilter: ["title", "aria-label", "data-title"] };
+  const watch = () => {
+    for (const root of roots()) {
+      if (!watched.has(root)) { watched.add(root); observer.observe(root, options); }
+    }
+  };
+  watch();
+  patch();
+  return () => { observer.disconnect(); cancelAnimationFrame(frame); };
+}
+"""
+_builtin_texts = st.components.v2.component("linecnn_builtin_texts", js=_JS)
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+def rules(language: str) -> list[list[str]]:
+    """[where, English pattern, replacement] for ``language``; none for English, which keeps the originals."""
+    if language == DEFAULT:
+        return []
+    said = []
+    for where, pattern, key in RULES:
+        # A catalog {field} becomes the JavaScript replacement of the group of the same name.
+        text = _FIELD.sub(r"$<\1>", translate(language, key).replace("$", "$$"))
+        said.append([where, pattern, text])
+    return said
+
+
+def say_builtin_texts() -> None:
+    """Write the widgets' own English texts in the session's language (see the module's docstring)."""
+    _builtin_texts(key="builtin_texts", data={"rules": rules(current())})

@@ -1,0 +1,123 @@
+"""In Chromium, every page in Spanish: no English the widgets write themselves, no number the English way.
+
+The AppTest language check reads what our code gives Streamlit; this one reads the page as the
+browser shows it, so it also sees what Streamlit and the drawing canvas write on their own: the
+uploader's button and size limit, help icons' screen-reader names, the canvas toolbar's tooltips
+(``title`` and ``aria-label`` attributes, inside the canvas's shadow root too), slider values and
+table cells. Code blocks are left out: code is the same in both languages.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from linecnn.ui.builtin_texts import RULES
+from tests.helpers import wait_for_app
+from tests.i18n_check import english_numbers_in, is_untranslated
+
+pytestmark = pytest.mark.browser
+
+PYTHON_ERROR = re.compile(r"\w+Error: ")  # PyTorch's own words, quoted as it says them
+CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*")  # a name from the code, e.g. the lesson's `device`
+WAIT_MS = 120_000  # the first Draw page of a server trains the default model
+# Streamlit's and the canvas's English, as the patterns linecnn.ui.builtin_texts looks for.
+BUILTIN_ENGLISH = [re.compile(pattern.replace("(?<", "(?P<")) for _, pattern, _ in RULES]
+
+# Every visible text node outside code, and every title, aria-label and data-title (Plotly's
+# tooltips), shadow roots included.
+_READ_PAGE = """() => {
+  const roots = [document];
+  for (const host of document.querySelectorAll("div")) if (host.shadowRoot) roots.push(host.shadowRoot);
+  const texts = [], labels = [];
+  for (const root of roots) {
+    for (const element of root.querySelectorAll("[title], [aria-label], [data-title]")) {
+      for (const name of ["title", "aria-label", "data-title"]) {
+        const value = element.getAttribute(name);
+        if (value) labels.push(value.trim());
+      }
+    }
+  }
+  // Code, and icons: a Material icon is a word ("upload") its font draws as a picture.
+  const skipped = ['pre, code, [data-testid="stCode"], [data-testid*="Icon"]', 'script, style, noscript'];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const value = node.nodeValue.trim();
+    if (value && !node.parentElement.closest(skipped.join(', '))) {
+      texts.push(value);
+    }
+  }
+  return { texts, labels };
+}"""
+
+
+def read_page(tab) -> tuple[list[str], list[str]]:
+    """(visible texts outside code, title / aria-label / data-title values) of the page as shown."""
+    tab.wait_for_timeout(1500)  # the translating script runs on the next animation frame after a change
+    page = tab.evaluate(_READ_PAGE)
+    return page["texts"], page["labels"]
+
+
+def english_on(english: tuple[list[str], list[str]], spanish: tuple[list[str], list[str]]) -> list[str]:
+    """What a Spanish page shows in English: the widgets' known texts, texts and labels it shows
+    exactly as the English page does (words both languages share aside), and English numbers."""
+    texts, labels = spanish
+    found = [f"widget: {text!r}" for text in texts + labels if is_builtin_english(text)]
+    same = set(english[0] + english[1]) & set(texts + labels)
+    same = {text for text in same if not PYTHON_ERROR.match(text) and not CODE_NAME.fullmatch(text)}
+    found += [f"untranslated: {text!r}" for text in sorted(same) if is_untranslated(text, text)]
+    found += [f"number: {n!r} in {text[:60]!r}" for text in texts for n in english_numbers_in(text)]
+    return found
+
+
+def is_builtin_english(text: str) -> bool:
+    """True when ``text`` is one of Streamlit's or the canvas's own English texts."""
+    return any(pattern.fullmatch(text) for pattern in BUILTIN_ENGLISH)
+
+
+def test_the_checker_knows_the_widgets_english():
+    """The uploader's and the toolbar's English are recognised; the Spanish we write is not."""
+    assert is_builtin_english("Upload") and is_builtin_english("8MB per file")
+    assert is_builtin_english("Help for Imágenes por clase") and is_builtin_english("Reset canvas & history")
+    assert not is_builtin_english("Subir") and not is_builtin_english("Ayuda sobre Imágenes por clase")
+
+
+WORDS = {  # the Train page's buttons and a heading the finished run shows, in each language
+    "en": ("Step", "Resume", "Stop", "Compare runs"),
+    "es": ("Paso", "Reanudar", "Detener", "Comparar ejecuciones"),
+}
+
+
+def read_every_page(tab, url: str, language: str) -> dict[str, tuple[list[str], list[str]]]:
+    """Each page's texts and labels in ``language``: Train after a one-epoch run, Draw with its canvas."""
+    step, resume, stop, compare = WORDS[language]
+    tab.goto(f"{url}/Train?lang={language}")
+    wait_for_app(tab, WAIT_MS)
+    tab.get_by_role("button", name=step, exact=True).click()
+    expect(tab.get_by_role("button", name=resume, exact=True)).to_be_visible(timeout=WAIT_MS)
+    tab.get_by_role("button", name=stop, exact=True).click()
+    expect(tab.get_by_text(compare)).to_be_visible(timeout=WAIT_MS)
+    wait_for_app(tab, WAIT_MS)
+    pages = {"Train": read_page(tab)}
+    for name, path in (("Home", ""), ("Benchmark", "Benchmark"), ("Lesson", "Lesson"), ("Draw", "Draw")):
+        tab.goto(f"{url}/{path}?lang={language}")
+        wait_for_app(tab, WAIT_MS)
+        if name == "Draw":  # the canvas builds its toolbar in its shadow root after the page is drawn
+            tab.wait_for_function(_HAS_TOOLBAR, timeout=WAIT_MS)
+        pages[name] = read_page(tab)
+    return pages
+
+
+_HAS_TOOLBAR = """() => [...document.querySelectorAll("div")].some(
+    (host) => host.shadowRoot && host.shadowRoot.querySelector(".dc-toolbar-card button"))"""
+
+
+def test_spanish_pages_show_no_english_of_the_widgets_and_no_english_numbers(server, page):
+    """Every page (Train after a run) as the browser shows it in both languages: Spanish has no English."""
+    page.set_default_timeout(WAIT_MS)
+    english = read_every_page(page, server.url, "en")
+    spanish = read_every_page(page, server.url, "es")
+    problems = [f"{name}: {found}" for name in spanish for found in english_on(english[name], spanish[name])]
+    assert not problems, "\n".join(problems)

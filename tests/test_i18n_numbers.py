@@ -1,0 +1,52 @@
+"""Numbers the reader's way: a Spanish page writes '0,01' and '25.288', never '0.01' or '25,288'."""
+
+import re
+from dataclasses import replace
+
+import pytest
+
+from linecnn.device import cpu_threads
+from linecnn.train.config import RunConfig
+from linecnn.train.trainer import fit
+from linecnn.ui import state
+from tests.i18n_check import english_numbers, english_numbers_in, is_english_number
+from tests.test_draw_page import as_session_run
+
+
+@pytest.mark.parametrize(
+    ("number", "english"),
+    [("0.01", True), ("3.0", True), ("25,288", True), ("1,234.5", True), ("0.00000005", True)]
+    + [("0,01", False), ("25.288", False), ("1.234,5", False), ("12.345.678", False), ("2.13.0", False)]
+    + [("1,115", False)],
+)
+def test_the_check_tells_the_two_ways_apart(number, english):
+    """A decimal point or a thousands comma is English; a decimal comma or thousands point is Spanish."""
+    assert is_english_number(number) is english
+
+
+def test_versions_code_and_file_names_are_not_numbers():
+    """'PyTorch 2.5.1', 'CUDA 12.4', `lr=0.01` and run1.safetensors are left alone; 'lr 0.01' is not."""
+    assert english_numbers_in("PyTorch 2.5.1 · CUDA 12.4 · `lr=0.01` · run1.safetensors") == []
+    assert english_numbers_in("lr 0.01 · 25,288 imágenes/s") == ["0.01", "25,288"]
+
+
+def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
+    """Two runs: the summary, the compare table (lr, loss, accuracy, seconds) and the smoothing slider."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.helpers import ROOT
+
+    with cpu_threads("cpu", 1):
+        runs = [as_session_run(fit(RunConfig.from_flat(per_class=30, epochs=2, lr=r))) for r in (0.01, 5e-8)]
+    runs[1] = replace(runs[1], number=2)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+    at.query_params["lang"] = "es"
+    at.run()
+    at.session_state[state.RUNS] = runs
+    at.switch_page("pages/1_Train.py").run()  # one run only: AppTest cannot rerun a translated selectbox
+    assert not at.exception
+    assert english_numbers(at) == []
+    table = at.dataframe[-1].value
+    assert list(table["lr"]) == ["0,01", "5E-8"]
+    assert all(re.fullmatch(r"\d+,\d\s?%", cell) for cell in table["exactitud val"])
+    assert at.select_slider(key="train.smoothing").options[:3] == ["0,00", "0,01", "0,02"]
