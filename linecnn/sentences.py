@@ -140,8 +140,8 @@ ENGLISH: dict[str, str] = {
     ),
     # parallel/memory.py: a series whose largest run would not fit in this machine's free memory
     "ranks_over_memory": (
-        "{count} processes, each building the whole data set, need about {needed} of memory, more than this "
-        "machine has free ({available}). {advice}"
+        "Each process builds the whole data set: the largest run ({count} at once) needs about {needed} of "
+        "memory, more than this machine has free ({available}). {advice}"
     ),
     "choose_fewer_ranks": "Choose fewer processes.",
     # parallel/watchdog.py: a rank silent past the host's bound ($LINECNN_RANK_TIMEOUT) ends its run

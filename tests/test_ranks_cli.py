@@ -47,7 +47,7 @@ def test_a_series_too_big_for_free_memory_is_refused_before_anything_is_built(ca
     monkeypatch.setattr(memory, "available_bytes", lambda: 2 << 30)
     status = main(["bench", "--ranks", "1,2", "--per-class", "2000000", "--batch-size", "64", "--no-save"])
     err = capsys.readouterr().err
-    assert status == 2 and "2 processes, each building the whole data set" in err and "Choose at most" in err
+    assert status == 2 and "the largest run (2 at once) needs about" in err and "Choose at most" in err
     assert err.count("\n") == 1, err
 
 

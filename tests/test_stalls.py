@@ -168,7 +168,7 @@ def test_a_series_that_cannot_fit_in_free_memory_is_refused_with_a_setting_that_
         check_memory(config, [1, 2, 4], available=2 * one)
     text = str(refused.value)
     assert (
-        text.startswith("4 processes, each building the whole data set, need about")
+        text.startswith("Each process builds the whole data set: the largest run (4 at once) needs about")
         and "Choose at most" in text
     )
     fits = int(text.rsplit("at most ", 1)[1].split(" ")[0].replace(",", ""))
