@@ -7,12 +7,16 @@ import re
 
 import pytest
 
+import linecnn.device
+import linecnn.ui.format
+import linecnn.ui.sidebar
 from linecnn.checkpoint.history import history_json, load_history
 from linecnn.checkpoint.model_file import load_model, save_model
-from linecnn.device import cpu_threads
+from linecnn.device import DeviceInfo, cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import state
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import say
 from tests.helpers import app_test
 from tests.test_checkpoint import with_metadata
@@ -124,3 +128,16 @@ def test_a_history_of_tiny_objects_is_refused_before_parsing():
     assert not at.exception
     [error] = at.error
     assert "values; at most" in error.value
+
+
+def test_a_device_name_its_driver_reports_is_shown_inert(monkeypatch):
+    """A CPU or GPU name from the driver is escaped where a page names the device: the sidebar's
+    device switch and every sentence that says where a run ran."""
+    hostile = DeviceInfo("cpu", "cpu", CORPUS["image"] + " " + CORPUS["bold"], None)
+    for module in (linecnn.device, linecnn.ui.format, linecnn.ui.sidebar):
+        monkeypatch.setattr(module, "list_devices", lambda: (hostile,))
+    assert_inert(device_text("cpu"))
+    at = app_test(TRAIN)
+    assert not at.exception
+    for option in at.sidebar.radio(key="device").options:
+        assert_inert(option)

@@ -11,6 +11,7 @@ import torch
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
 from linecnn.ui.auth import require_login
+from linecnn.ui.format import device_label
 from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
 
@@ -66,7 +67,7 @@ def device_toggle() -> torch.device:
         t("sidebar.device"),
         list(devices),
         index=list(devices).index(default),
-        format_func=lambda key: devices[key].label,
+        format_func=lambda key: device_label(devices[key]),
         key=state.DEVICE,
         persist_state="session",
         help=t("sidebar.device_help"),

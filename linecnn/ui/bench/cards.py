@@ -141,7 +141,7 @@ def _comparison(column, row: pd.Series, base: str | None, lone: bool) -> None:  
         column.metric(t("bench.cards.rate"), number(row["samples_per_s"]))
         return
     is_cpu = row["kind"] == "cpu"
-    label = t("bench.cards.vs_base", base=base) if is_cpu else t("bench.cards.speedup")
+    label = t("bench.cards.vs_base", base=escape_markdown(base)) if is_cpu else t("bench.cards.speedup")
     if row["series"] == base:
         column.metric(t("bench.cards.baseline"), "1×", help=t("bench.cards.baseline_help"))
     elif pd.isna(speedup):
