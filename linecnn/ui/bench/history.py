@@ -11,14 +11,19 @@ from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, t
+from linecnn.untrusted import plain_text
 
 
 def run_label(summary: RunSummary) -> str:
-    """'#7 · 2026-06-01 14:03 · data sweep · cpu, cuda:0 · imported · AMD EPYC'."""
+    """'#7 · 2026-06-01 14:03 · data sweep · cpu, cuda:0 · imported · AMD EPYC'.
+
+    A picker shows its options as plain text, so the names an imported file gave its machine and
+    devices are only cut and made visible (``plain_text``), not escaped for Markdown.
+    """
     when = summary.created.replace("T", " ")[:16]
     sweep = factor_words(summary.sweep, "sweep") if summary.sweep in FACTORS else summary.sweep
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
-    return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}"
+    return plain_text(f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}")
 
 
 def render_history() -> None:
