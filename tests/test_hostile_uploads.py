@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 
 import pytest
 
 import linecnn.device
 import linecnn.ui.format
 import linecnn.ui.sidebar
-from linecnn.checkpoint.history import history_json, load_history
-from linecnn.checkpoint.model_file import load_model, save_model
+from linecnn.checkpoint.history import MAX_HISTORY_BYTES, history_json, load_history
+from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
 from linecnn.device import DeviceInfo, cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import state
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import say
-from tests.helpers import app_test
+from tests.helpers import ROOT, app_test
 from tests.test_checkpoint import with_metadata
-from tests.test_draw_page import as_session_run
+from tests.test_draw_page import TIMEOUT, as_session_run
 from tests.test_restore_page import BINARY, DRAW, JSON, TRAIN, upload
 
 CORPUS = {  # what an attacker writes into a field, by what it would do if rendered
@@ -141,3 +142,36 @@ def test_a_device_name_its_driver_reports_is_shown_inert(monkeypatch):
     assert not at.exception
     for option in at.sidebar.radio(key="device").options:
         assert_inert(option)
+
+
+def test_an_upload_over_its_own_limit_is_refused_before_its_bytes_are_read(monkeypatch):
+    """Streamlit's server takes any file up to its one maxUploadSize, whatever the browser checked: a model
+    over 3 MB on Draw, or a history over 8 MB on Train, is refused from its size alone."""
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    def unread(file: UploadedFile) -> bytes:
+        raise AssertionError(f"{file.name} was read")
+
+    monkeypatch.setattr(UploadedFile, "getvalue", unread)
+    model, history = b"\0" * (MAX_MODEL_BYTES + 1), b" " * (MAX_HISTORY_BYTES + 1)
+    for page, name, data, limit in ((DRAW, "m.safetensors", model, "3.0"), (TRAIN, "h.json", history, "8.0")):
+        at = upload(app_test(page), (name, data, BINARY))
+        assert not at.exception, at.exception
+        [error] = at.error
+        assert f"at most {limit} MB is accepted" in error.value
+
+
+def test_each_uploader_gives_the_browser_the_limit_the_app_checks():
+    """A browser refuses what the app would: each uploader's limit, in MB of 10**6 bytes as browsers count
+    them, is its files' own limit; the server's maxUploadSize, in MiB, holds the largest."""
+    from linecnn.bench.jsonfields import MAX_FILE_BYTES
+
+    def browser_limit(page: str, timeout: float = 30) -> int:
+        [uploader] = app_test(page, timeout).get("file_uploader")
+        return uploader.proto.max_upload_size_mb * 10**6
+
+    assert browser_limit(TRAIN) == max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES)  # one uploader takes both
+    assert browser_limit(DRAW, TIMEOUT) == MAX_MODEL_BYTES
+    assert browser_limit("pages/2_Benchmark.py") == MAX_FILE_BYTES
+    server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    assert server * 2**20 >= max(MAX_HISTORY_BYTES, MAX_MODEL_BYTES, MAX_FILE_BYTES)
