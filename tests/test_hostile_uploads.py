@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+import tracemalloc
 
 import pytest
 
 import linecnn.device
 import linecnn.ui.format
 import linecnn.ui.sidebar
-from linecnn.checkpoint.history import MAX_HISTORY_BYTES, history_json, load_history
+from linecnn.checkpoint.history import MAX_HISTORY_BYTES, MAX_HISTORY_VALUES, history_json, load_history
 from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
 from linecnn.device import DeviceInfo, cpu_threads
 from linecnn.train.config import RunConfig
@@ -19,6 +20,7 @@ from linecnn.train.trainer import fit
 from linecnn.ui import state
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import say
+from linecnn.untrusted import value_bound
 from tests.helpers import ROOT, app_test
 from tests.test_checkpoint import with_metadata
 from tests.test_draw_page import TIMEOUT, as_session_run
@@ -175,3 +177,41 @@ def test_each_uploader_gives_the_browser_the_limit_the_app_checks():
     assert browser_limit("pages/2_Benchmark.py") == MAX_FILE_BYTES
     server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
     assert server * 2**20 >= max(MAX_HISTORY_BYTES, MAX_MODEL_BYTES, MAX_FILE_BYTES)
+
+
+def test_a_history_with_text_other_than_ascii_is_refused_before_parsing(files):
+    """linecnn writes histories in ASCII; other text would cost Python up to four bytes a character."""
+    _, history = files
+    accented = json.dumps({**history, "created": "2026-01-01T00:00:00+00:00 é"}, ensure_ascii=False)
+    with pytest.raises(ValueError, match="other than ASCII"):
+        load_history(accented.encode())
+    assert load_history(json.dumps(history).encode())  # what linecnn writes still loads
+
+
+def peak_bytes(read, data: bytes) -> int:  # noqa: ANN001 - read: a reader that may refuse
+    """Python's peak allocation while ``read`` takes or refuses ``data``."""
+    tracemalloc.start()
+    try:
+        read(data)
+    except ValueError:
+        pass
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def test_parsing_a_file_within_its_limits_costs_a_bounded_multiple_of_the_limit():
+    """The costliest shapes a file can take within its value count (one-key objects, short strings) cost
+    at most a few times the upload's size limit to parse (a 7.5 MB history of tiny objects once cost
+    about 190 MB)."""
+    from linecnn.bench.document import BenchDocument
+    from linecnn.bench.jsonfields import MAX_FILE_BYTES, MAX_VALUES
+
+    def within(values: int, item: bytes) -> bytes:
+        return b'{"runs": [' + b",".join([item] * ((values - 2) // value_bound(item + b","))) + b"]}"
+
+    history_strings = b'{"runs": [' + b",".join(b'"%05d"' % n for n in range(MAX_HISTORY_VALUES - 2)) + b"]}"
+    assert peak_bytes(load_history, within(MAX_HISTORY_VALUES, b'{"a":1}')) < 3 * MAX_HISTORY_BYTES
+    assert peak_bytes(load_history, history_strings) < 3 * MAX_HISTORY_BYTES
+    assert peak_bytes(BenchDocument.from_json, within(MAX_VALUES, b'{"a":1}')) < 5 * MAX_FILE_BYTES
