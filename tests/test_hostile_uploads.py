@@ -163,10 +163,12 @@ def test_an_upload_over_its_own_limit_is_refused_before_its_bytes_are_read(monke
         assert f"at most {limit} MB is accepted" in error.value
 
 
-def test_each_uploader_gives_the_browser_the_limit_the_app_checks():
+def test_each_uploader_gives_the_browser_the_limit_the_app_checks(tmp_path, monkeypatch):
     """A browser refuses what the app would: each uploader's limit, in MB of 10**6 bytes as browsers count
     them, is its files' own limit; the server's maxUploadSize, in MiB, holds the largest."""
     from linecnn.bench.jsonfields import MAX_FILE_BYTES
+
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))  # a benchmark history of its own, readable
 
     def browser_limit(page: str, timeout: float = 30) -> int:
         [uploader] = app_test(page, timeout).get("file_uploader")
