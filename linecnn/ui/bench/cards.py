@@ -102,7 +102,7 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
     st.markdown(_spread_text(row))
     st.caption(t("bench.cards.one_time", costs=" · ".join(_one_time_costs(name, group, row))))
     if row["notes"]:
-        st.caption(escape_markdown(notes_text(row["result"])))
+        st.caption(notes_text(row["result"]))  # each note said through say(), which escapes it once
 
 
 def _spread_text(row: pd.Series) -> str:

@@ -170,7 +170,7 @@ def plotly_text(text: str) -> str:
     Series names come from imported files, so a name like ``<a href=...>`` must not become a link, and
     is cut and shown with its invisible characters as escapes (``linecnn.untrusted.plain_text``).
     """
-    return html.escape(plain_text(text)).replace("%", "&#37;")
+    return html.escape(plain_text(text), quote=False).replace("%", "&#37;")  # Plotly shows &quot; as is
 
 
 def _decades(values: pd.Series, label) -> dict:  # noqa: ANN001 - label: float -> str
