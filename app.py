@@ -6,7 +6,7 @@ from linecnn.device import PORTABLE_PATTERN, describe, environment
 from linecnn.ui.i18n import count, say, size, t
 from linecnn.ui.sidebar import PAGES, page_link, setup_page
 
-device = setup_page("home", ":material/home:")
+device = setup_page("home")
 
 st.title("linecnn")
 st.markdown(t("home.intro"))

@@ -72,6 +72,7 @@ ENGLISH: dict[str, str] = {
     "history_version": "The history file has format version {version}; this app reads version {expected}.",
     "history_runs": "A history file holds 1 to {limit} runs.",
     "history_too_long": "The history file holds {epochs} epochs; at most {limit} are accepted.",
+    "history_not_ascii": "The history file holds characters other than ASCII, which linecnn never writes.",
     # bench/config.py: a faster path a device cannot take, noted on the cell timed without it
     "note_amp_cuda_only": "AMP runs on CUDA only; timed in fp32.",
     "note_no_bf16": "This GPU has no bf16; timed in fp32.",

@@ -8,7 +8,7 @@ from linecnn.ui.sidebar import setup_page
 from linecnn.ui.train import buttons, controls, history, live
 from linecnn.ui.train.summary import summary
 
-device = setup_page("train", ":material/model_training:")
+device = setup_page("train")
 st.title(t("train.title"))
 st.caption(t("train.intro"))
 

@@ -15,7 +15,7 @@ from linecnn.ui.i18n import t
 from linecnn.ui.roles import reserved_notice
 from linecnn.ui.sidebar import setup_bench_page
 
-setup_bench_page("benchmark", ":material/speed:")
+setup_bench_page("benchmark")
 sweep_view.finish_job()
 state.init_shown()
 

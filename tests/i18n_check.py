@@ -71,10 +71,13 @@ def rendered_texts(at) -> list[str]:
 
 
 def hardware_names() -> set[str]:
-    """The model names this machine's devices report (e.g. "Intel(R) Xeon(R) Processor")."""
+    """The model names this machine's devices report (e.g. "Intel(R) Xeon(R) Processor"), as they are
+    and as Markdown quotes them (escaped: "Intel\\(R\\) Xeon\\(R\\) Processor")."""
     from linecnn import device
+    from linecnn.ui.format import escape_markdown
 
-    return {device.cpu_model()} | {info.name for info in device.list_devices()}
+    names = {device.cpu_model()} | {info.name for info in device.list_devices()}
+    return names | {escape_markdown(name) for name in names}
 
 
 def is_untranslated(english: str, spanish: str) -> bool:

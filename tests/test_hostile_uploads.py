@@ -4,19 +4,26 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
+import tracemalloc
 
 import pytest
 
-from linecnn.checkpoint.history import history_json, load_history
-from linecnn.checkpoint.model_file import load_model, save_model
-from linecnn.device import cpu_threads
+import linecnn.device
+import linecnn.ui.format
+import linecnn.ui.sidebar
+from linecnn.checkpoint.history import MAX_HISTORY_BYTES, MAX_HISTORY_VALUES, history_json, load_history
+from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
+from linecnn.device import DeviceInfo, cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import state
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import say
-from tests.helpers import app_test
+from linecnn.untrusted import value_bound
+from tests.helpers import ROOT, app_test
 from tests.test_checkpoint import with_metadata
-from tests.test_draw_page import as_session_run
+from tests.test_draw_page import TIMEOUT, as_session_run
 from tests.test_restore_page import BINARY, DRAW, JSON, TRAIN, upload
 
 CORPUS = {  # what an attacker writes into a field, by what it would do if rendered
@@ -124,3 +131,89 @@ def test_a_history_of_tiny_objects_is_refused_before_parsing():
     assert not at.exception
     [error] = at.error
     assert "values; at most" in error.value
+
+
+def test_a_device_name_its_driver_reports_is_shown_inert(monkeypatch):
+    """A CPU or GPU name from the driver is escaped where a page names the device: the sidebar's
+    device switch and every sentence that says where a run ran."""
+    hostile = DeviceInfo("cpu", "cpu", CORPUS["image"] + " " + CORPUS["bold"], None)
+    for module in (linecnn.device, linecnn.ui.format, linecnn.ui.sidebar):
+        monkeypatch.setattr(module, "list_devices", lambda: (hostile,))
+    assert_inert(device_text("cpu"))
+    at = app_test(TRAIN)
+    assert not at.exception
+    for option in at.sidebar.radio(key="device").options:
+        assert_inert(option)
+
+
+def test_an_upload_over_its_own_limit_is_refused_before_its_bytes_are_read(monkeypatch):
+    """Streamlit's server takes any file up to its one maxUploadSize, whatever the browser checked: a model
+    over 3 MB on Draw, or a history over 8 MB on Train, is refused from its size alone."""
+    from streamlit.runtime.uploaded_file_manager import UploadedFile
+
+    def unread(file: UploadedFile) -> bytes:
+        raise AssertionError(f"{file.name} was read")
+
+    monkeypatch.setattr(UploadedFile, "getvalue", unread)
+    model, history = b"\0" * (MAX_MODEL_BYTES + 1), b" " * (MAX_HISTORY_BYTES + 1)
+    for page, name, data, limit in ((DRAW, "m.safetensors", model, "3.0"), (TRAIN, "h.json", history, "8.0")):
+        at = upload(app_test(page), (name, data, BINARY))
+        assert not at.exception, at.exception
+        [error] = at.error
+        assert f"at most {limit} MB is accepted" in error.value
+
+
+def test_each_uploader_gives_the_browser_the_limit_the_app_checks(tmp_path, monkeypatch):
+    """A browser refuses what the app would: each uploader's limit, in MB of 10**6 bytes as browsers count
+    them, is its files' own limit; the server's maxUploadSize, in MiB, holds the largest."""
+    from linecnn.bench.jsonfields import MAX_FILE_BYTES
+
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))  # a benchmark history of its own, readable
+
+    def browser_limit(page: str, timeout: float = 30) -> int:
+        [uploader] = app_test(page, timeout).get("file_uploader")
+        return uploader.proto.max_upload_size_mb * 10**6
+
+    assert browser_limit(TRAIN) == max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES)  # one uploader takes both
+    assert browser_limit(DRAW, TIMEOUT) == MAX_MODEL_BYTES
+    assert browser_limit("pages/2_Benchmark.py") == MAX_FILE_BYTES
+    server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["server"]["maxUploadSize"]
+    assert server * 2**20 >= max(MAX_HISTORY_BYTES, MAX_MODEL_BYTES, MAX_FILE_BYTES)
+
+
+def test_a_history_with_text_other_than_ascii_is_refused_before_parsing(files):
+    """linecnn writes histories in ASCII; other text would cost Python up to four bytes a character."""
+    _, history = files
+    accented = json.dumps({**history, "created": "2026-01-01T00:00:00+00:00 é"}, ensure_ascii=False)
+    with pytest.raises(ValueError, match="other than ASCII"):
+        load_history(accented.encode())
+    assert load_history(json.dumps(history).encode())  # what linecnn writes still loads
+
+
+def peak_bytes(read, data: bytes) -> int:  # noqa: ANN001 - read: a reader that may refuse
+    """Python's peak allocation while ``read`` takes or refuses ``data``."""
+    tracemalloc.start()
+    try:
+        read(data)
+    except ValueError:
+        pass
+    finally:
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+    return peak
+
+
+def test_parsing_a_file_within_its_limits_costs_a_bounded_multiple_of_the_limit():
+    """The costliest shapes a file can take within its value count (one-key objects, short strings) cost
+    at most a few times the upload's size limit to parse (a 7.5 MB history of tiny objects once cost
+    about 190 MB)."""
+    from linecnn.bench.document import BenchDocument
+    from linecnn.bench.jsonfields import MAX_FILE_BYTES, MAX_VALUES
+
+    def within(values: int, item: bytes) -> bytes:
+        return b'{"runs": [' + b",".join([item] * ((values - 2) // value_bound(item + b","))) + b"]}"
+
+    history_strings = b'{"runs": [' + b",".join(b'"%05d"' % n for n in range(MAX_HISTORY_VALUES - 2)) + b"]}"
+    assert peak_bytes(load_history, within(MAX_HISTORY_VALUES, b'{"a":1}')) < 3 * MAX_HISTORY_BYTES
+    assert peak_bytes(load_history, history_strings) < 3 * MAX_HISTORY_BYTES
+    assert peak_bytes(BenchDocument.from_json, within(MAX_VALUES, b'{"a":1}')) < 5 * MAX_FILE_BYTES

@@ -12,6 +12,7 @@ from linecnn.device import cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import state
+from linecnn.ui.format import escape_markdown
 from tests.draw_helpers import synthetic_canvas
 from tests.helpers import app_test
 from tests.test_draw_page import TIMEOUT, as_session_run, draw, texts, verdict
@@ -91,7 +92,7 @@ def test_a_bad_upload_shows_an_error_and_the_page_keeps_working(name, data, frag
     at = upload(app_test(TRAIN), (name, data, BINARY))
     assert not at.exception
     [error] = at.error
-    assert error.value.startswith(name) and fragment in error.value
+    assert error.value.startswith(escape_markdown(name)) and fragment in error.value
     assert not at.session_state[state.RUNS]
     at.run()  # the message is shown once; the page renders cleanly after it
     assert not at.exception and not at.error
@@ -132,7 +133,8 @@ def test_a_run_restored_on_train_is_what_draw_classifies_with(files):
     assert not at.exception
     assert at.radio(key="draw.model").value == "run"
     assert "Run 2 · cpu · 3 ep · restored" in texts(at.caption)
-    detail = "Restored from run1.safetensors: hand-drawn-like data, 30 images per class, 3 epochs on cpu."
+    name = escape_markdown("run1.safetensors")  # a file name is quoted as escaped Markdown
+    detail = f"Restored from {name}: hand-drawn-like data, 30 images per class, 3 epochs on cpu."
     assert detail in texts(at.caption)
 
 
@@ -143,9 +145,10 @@ def test_draw_page_uploads_a_model_and_classifies_with_it(files):
     assert "Default model" in texts(at.caption)
     at = upload(at, ("saved.safetensors", model, BINARY))
     assert not at.exception
-    assert "Restored **Run 1 · cpu · 3 ep · restored** from saved.safetensors" in at.success[0].value
+    name = escape_markdown("saved.safetensors")  # a file name is quoted as escaped Markdown
+    assert f"Restored **Run 1 · cpu · 3 ep · restored** from {name}" in at.success[0].value
     assert at.radio(key="draw.model").value == "run"
-    assert "Restored from saved.safetensors" in texts(at.caption)
+    assert f"Restored from {name}" in texts(at.caption)
     assert verdict(at) is not None
     assert at.session_state[state.RUNS][0].config == run.config
 
@@ -154,5 +157,6 @@ def test_draw_page_shows_a_bad_model_file_and_keeps_the_default(files):
     at = app_test(DRAW, timeout=TIMEOUT)
     at = upload(at, ("broken.safetensors", files[0][:-5], BINARY))
     assert not at.exception
-    assert "broken.safetensors: The model file is damaged or cut short" in at.error[0].value
+    name = escape_markdown("broken.safetensors")  # a file name is quoted as escaped Markdown
+    assert f"{name}: The model file is damaged or cut short" in at.error[0].value
     assert "Default model" in texts(at.caption)

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 
 from linecnn.untrusted import value_bound
 
 MAX_FILE_BYTES = 2_000_000  # a real sweep's JSON is tens of kB; decimal MB, as the browser counts
-MAX_VALUES = 250_000  # numbers, strings and containers in one document (~60 per result)
+MAX_VALUES = 120_000  # values in one document: a result has ~70, so a 2 MB file holds ~100,000
 MAX_DEPTH = 8  # nesting of objects and lists; a real document nests 6 deep (results, env, devices)
 MAX_TEXT = 2_000  # characters in one string; statuses and notes stay well under
 MAX_NUMBER = 2**63 - 1  # magnitude of any number: Arrow's int64, so every table column converts
@@ -66,20 +67,34 @@ def parse_json(text: str | bytes, what: str) -> object:
 def _size_problem(value: object) -> str | None:
     """Too many values or too deep a nesting anywhere (fields never read included), or None.
 
-    Iterative, so that no nesting can exhaust Python's stack.
+    Iterative, so that no nesting can exhaust Python's stack, and holding one iterator per level of
+    nesting: walking a long list costs no memory per item.
     """
-    stack, seen = [(value, ())], 0
-    while stack:
-        item, path = stack.pop()
+    if not isinstance(value, dict | list):
+        return None
+    keys, levels, seen = [], [_children(value)], 1  # keys: where each level below the top was entered
+    while levels:
+        pair = next(levels[-1], None)
+        if pair is None:
+            levels.pop()
+            if keys:
+                keys.pop()
+            continue
+        key, item = pair
         seen += 1
         if seen > MAX_VALUES:
             return f"it holds more than {MAX_VALUES:,} values"
         if isinstance(item, dict | list):
-            if len(path) >= MAX_DEPTH:
-                return f"it is nested more than {MAX_DEPTH} levels deep (at {place(path)})"
-            pairs = item.items() if isinstance(item, dict) else enumerate(item)
-            stack.extend((child, (*path, key)) for key, child in pairs)
+            if len(keys) + 1 >= MAX_DEPTH:
+                return f"it is nested more than {MAX_DEPTH} levels deep (at {place((*keys, key))})"
+            keys.append(key)
+            levels.append(_children(item))
     return None
+
+
+def _children(item: dict | list) -> Iterator[tuple[object, object]]:
+    """(key, value) of an object's fields or (index, value) of a list's items."""
+    return iter(item.items()) if isinstance(item, dict) else enumerate(item)
 
 
 def place(path: tuple) -> str:

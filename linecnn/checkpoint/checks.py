@@ -57,8 +57,13 @@ def check_size(data: bytes, limit: int, what: str) -> None:
     """Refuse ``data`` unless it is bytes of at most ``limit`` bytes."""
     if not isinstance(data, bytes | bytearray):
         fail("file_not_bytes", what=about(what))
-    if len(data) > limit:
-        fail("file_too_big", what=about(what), size=len(data) / 1e6, limit=limit / 1e6)
+    check_length(len(data), limit, what)
+
+
+def check_length(size: int, limit: int, what: str) -> None:
+    """Refuse a file of ``size`` bytes over ``limit`` before it is read; said in MB of 10**6 bytes."""
+    if size > limit:
+        fail("file_too_big", what=about(what), size=size / 1e6, limit=limit / 1e6)
 
 
 def reject_constant(name: str) -> NoReturn:

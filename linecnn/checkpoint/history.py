@@ -115,6 +115,8 @@ def _saved_run(value: object) -> SavedRun:
 def load_history(data: bytes) -> list[SavedRun]:
     """The runs of a history JSON, every field checked."""
     check_size(data, MAX_HISTORY_BYTES, "history_file")
+    if not data.isascii():  # json.dumps writes ASCII; other text would cost Python up to 4 bytes a character
+        fail("history_not_ascii")
     keys = ("format", "format_version", "created", "runs")
     parsed = parse_json(bytes(data), "history_file", MAX_HISTORY_VALUES)
     document = exact_dict(parsed, "history_file", keys)

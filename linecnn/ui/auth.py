@@ -10,7 +10,7 @@ from streamlit.errors import StreamlitAuthError
 
 from linecnn.serve.roles import email_matches
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import t
+from linecnn.ui.i18n import say, t
 
 # Keys of [auth] (or of one [auth.<name>] table) that make up one OIDC provider.
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
@@ -90,7 +90,7 @@ def log_in(provider: str | None) -> None:
     try:
         st.login(provider)
     except StreamlitAuthError as error:
-        st.error(t("auth.broken", error=error), icon=":material/error:")
+        st.error(t("auth.broken", error=say(error)), icon=":material/error:")
 
 
 def not_allowed_screen(user: Mapping[str, Any]) -> None:

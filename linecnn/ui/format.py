@@ -6,6 +6,7 @@ import re
 
 from babel.numbers import format_decimal
 
+from linecnn.device import DeviceInfo, describe, list_devices
 from linecnn.untrusted import MAX_QUOTE, plain_text
 
 
@@ -56,3 +57,15 @@ def escape_markdown(text: object, limit: int = MAX_QUOTE) -> str:
     flat = plain_text(" ".join(head.splitlines()) + ("x" if len(head) > limit else ""), limit)
     flat = _AUTOLINKS.sub("\u2060", flat)
     return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in flat)
+
+
+def device_label(info: DeviceInfo) -> str:
+    """A device's label, 'CUDA:0 · NVIDIA H200', with the name its driver reported escaped."""
+    return f"{info.key.upper()} · {escape_markdown(info.name)}"
+
+
+def device_text(device: object) -> str:
+    """A device as the pages name it (``linecnn.device.describe``), the name its driver reported escaped."""
+    label = describe(device)
+    info = next((info for info in list_devices() if info.label == label), None)
+    return device_label(info) if info is not None else escape_markdown(label)

@@ -12,9 +12,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
+from pathlib import Path
 
 import streamlit as st
 
+from linecnn.checkpoint.checks import check_length
 from linecnn.checkpoint.history import (
     MAX_HISTORY_BYTES,
     SavedRun,
@@ -24,6 +26,7 @@ from linecnn.checkpoint.history import (
 )
 from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
 from linecnn.ui import draw, state
+from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, current, say, t
 from linecnn.ui.spreadsheet import runs_csv
 
@@ -34,6 +37,10 @@ MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the n
 UPLOAD_MB = math.ceil(max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES) / 1e6)
 MODEL_UPLOAD_MB = math.ceil(MAX_MODEL_BYTES / 1e6)
 MODEL_TYPES, HISTORY_TYPES = ("safetensors",), ("json",)
+KINDS = {  # a run file's extension -> its limit in bytes, and what sentences call it
+    ".safetensors": (MAX_MODEL_BYTES, "model_file"),
+    ".json": (MAX_HISTORY_BYTES, "history_file"),
+}
 MAX_NAME = 60  # characters of an uploaded file's name kept for messages and labels
 
 File = tuple[str, bytes]  # an uploaded file: its name and its bytes
@@ -46,6 +53,11 @@ def _uploader_key(where: str) -> str:
 def shown_name(name: str) -> str:
     """A file name safe to show in Markdown: letters, digits and . _ - ( ) only, shortened."""
     return re.sub(r"[^\w.()-]", "_", name)[:MAX_NAME] or "file"
+
+
+def quoted_name(name: str) -> str:
+    """A file name for a sentence: ``shown_name``, escaped, since _ and . still mean something to Markdown."""
+    return escape_markdown(shown_name(name))
 
 
 def download_buttons(run: state.RunRecord) -> None:
@@ -81,10 +93,26 @@ def _split(files: Sequence[File]) -> tuple[File | None, File | None]:
     histories = [file for file in files if file[0].lower().endswith(".json")]
     for name, _ in files:
         if not name.lower().endswith((".safetensors", ".json")):
-            raise ValueError(t("restore.not_a_run_file", name=shown_name(name)))
+            raise ValueError(t("restore.not_a_run_file", name=quoted_name(name)))
     if len(models) > 1 or len(histories) > 1:
         raise ValueError(t("restore.one_model"))
     return (models[0] if models else None), (histories[0] if histories else None)
+
+
+def check_uploads(files: Sequence[tuple[str, int]]) -> None:
+    """Refuse, by name and size alone, a file that is no run file or is larger than its kind's limit.
+
+    Streamlit's server takes any file up to its one ``maxUploadSize``, whatever the browser checked,
+    so each file's own limit is checked here, before a byte of it is read.
+    """
+    for name, size in files:
+        kind = KINDS.get(Path(name.lower()).suffix)
+        if kind is None:
+            raise ValueError(t("restore.not_a_run_file", name=quoted_name(name)))
+        try:
+            check_length(size, *kind)
+        except ValueError as error:
+            raise ValueError(t("restore.file_error", name=quoted_name(name), error=say(error))) from None
 
 
 def _read(file: File, reader: Callable[[bytes], object]):
@@ -93,7 +121,7 @@ def _read(file: File, reader: Callable[[bytes], object]):
     try:
         return reader(data)
     except ValueError as error:
-        raise ValueError(t("restore.file_error", name=shown_name(name), error=say(error))) from None
+        raise ValueError(t("restore.file_error", name=quoted_name(name), error=say(error))) from None
 
 
 def _attach_curves(name: str, saved: Sequence[SavedRun]) -> str:
@@ -105,8 +133,8 @@ def _attach_curves(name: str, saved: Sequence[SavedRun]) -> str:
             if len(run.history) >= len(match.history):
                 return t("restore.has_curves", run=run.label)
             runs[index] = replace(run, history=match.history)
-            return t("restore.added_curves", name=shown_name(name), run=runs[index].label)
-    raise ValueError(t("restore.history_alone", name=shown_name(name)))
+            return t("restore.added_curves", name=quoted_name(name), run=runs[index].label)
+    raise ValueError(t("restore.history_alone", name=quoted_name(name)))
 
 
 def restore_files(files: Sequence[File]) -> str:
@@ -123,7 +151,7 @@ def restore_files(files: Sequence[File]) -> str:
     config, model, info = _read(model_file, load_model)
     curves = matching_run(saved, config, info.final) if saved is not None else None
     if saved is not None and curves is None:
-        raise ValueError(t("restore.other_history", name=shown_name(history_file[0])))
+        raise ValueError(t("restore.other_history", name=quoted_name(history_file[0])))
     record = state.file_run(
         state.RunRecord(
             number=0,
@@ -139,7 +167,7 @@ def restore_files(files: Sequence[File]) -> str:
     how = (
         t("restore.with_curves", epochs=count(len(curves.history))) if curves else t("restore.without_curves")
     )
-    return t("restore.restored", run=record.label, name=record.restored_from, how=how)
+    return t("restore.restored", run=record.label, name=quoted_name(model_file[0]), how=how)
 
 
 def _on_upload(key: str) -> None:
@@ -150,6 +178,7 @@ def _on_upload(key: str) -> None:
     files = files if isinstance(files, list) else [files]
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     try:
+        check_uploads([(file.name, file.size) for file in files])
         message = restore_files([(file.name, file.getvalue()) for file in files])
     except ValueError as error:
         st.session_state[MESSAGE] = ("error", str(error))

@@ -12,6 +12,7 @@ from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
 from linecnn.ui.auth import require_login
 from linecnn.ui.builtin_texts import say_builtin_texts
+from linecnn.ui.format import device_label
 from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
 
@@ -26,22 +27,28 @@ PAGES = (
     ("pages/3_Draw.py", "draw", ":material/draw:"),
     ("pages/4_Lesson.py", "lesson", ":material/school:"),
 )
+# The browser tab's icon, one line on a square, drawn inline: Streamlit has the browser fetch a
+# Material icon favicon from fonts.gstatic.com, an outside contact on every page load.
+FAVICON = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8" rx="1.5" '
+    'fill="#2f6690"/><path d="M2 6 6 2" stroke="#fbfbfa" stroke-width="1.2" stroke-linecap="round"/></svg>'
+)
 
 
-def setup_page(page: str, icon: str) -> torch.device:
+def setup_page(page: str) -> torch.device:
     """Configure the page (``page``: its key in PAGES), draw the shared sidebar, return the device."""
-    return _frame(page, icon, device_toggle)
+    return _frame(page, device_toggle)
 
 
-def setup_bench_page(page: str, icon: str) -> None:
+def setup_bench_page(page: str) -> None:
     """The same frame for a page that times every device: the sidebar says so instead of offering one."""
-    _frame(page, icon, lambda: st.caption(t("sidebar.every_device")))
+    _frame(page, lambda: st.caption(t("sidebar.every_device")))
 
 
-def _frame(page: str, icon: str, device_part: Callable[[], T]) -> T:
+def _frame(page: str, device_part: Callable[[], T]) -> T:
     """Page config, sign-in, and the sidebar: page links, ``device_part``, the language switch."""
     init_language()
-    st.set_page_config(page_title=f"{t('sidebar.page.' + page)} · linecnn", page_icon=icon, layout="wide")
+    st.set_page_config(page_title=f"{t('sidebar.page.' + page)} · linecnn", page_icon=FAVICON, layout="wide")
     require_login()
     with st.sidebar:
         st.markdown(t("sidebar.tagline"))
@@ -68,7 +75,7 @@ def device_toggle() -> torch.device:
         t("sidebar.device"),
         list(devices),
         index=list(devices).index(default),
-        format_func=lambda key: devices[key].label,
+        format_func=lambda key: device_label(devices[key]),
         key=state.DEVICE,
         persist_state="session",
         help=t("sidebar.device_help"),

@@ -111,7 +111,7 @@ def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) 
     st.markdown(_spread_text(row))
     st.caption(t("bench.cards.one_time", costs=" · ".join(_one_time_costs(name, group, row))))
     if row["notes"]:
-        st.caption(escape_markdown(notes_text(row["result"])))
+        st.caption(notes_text(row["result"]))  # each note said through say(), which escapes it once
 
 
 def _spread_text(row: pd.Series) -> str:
@@ -150,7 +150,7 @@ def _comparison(column, row: pd.Series, base: str | None, lone: bool) -> None:  
         column.metric(t("bench.cards.rate"), number(row["samples_per_s"]))
         return
     is_cpu = row["kind"] == "cpu"
-    label = t("bench.cards.vs_base", base=base) if is_cpu else t("bench.cards.speedup")
+    label = t("bench.cards.vs_base", base=escape_markdown(base)) if is_cpu else t("bench.cards.speedup")
     if row["series"] == base:
         column.metric(t("bench.cards.baseline"), "1×", help=t("bench.cards.baseline_help"))
     elif pd.isna(speedup):

@@ -15,6 +15,7 @@ from linecnn.bench.costfit import CostFit
 from linecnn.bench.crossover import Crossover
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.i18n import plotly_separators, t
+from linecnn.untrusted import plain_text
 
 CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")
 GPU_COLORS = ("#3a9d6e", "#d9822b", "#c0504d", "#b5a642")
@@ -167,9 +168,10 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
 def plotly_text(text: str) -> str:
     """``text`` shown literally in a Plotly label: legends, hovers and annotations read HTML and ``%{..}``.
 
-    Series names come from imported files, so a name like ``<a href=...>`` must not become a link.
+    Series names come from imported files, so a name like ``<a href=...>`` must not become a link, and
+    is cut and shown with its invisible characters as escapes (``linecnn.untrusted.plain_text``).
     """
-    return html.escape(text).replace("%", "&#37;")
+    return html.escape(plain_text(text), quote=False).replace("%", "&#37;")  # Plotly shows &quot; as is
 
 
 def _decades(values: pd.Series, label) -> dict:  # noqa: ANN001 - label: float -> str

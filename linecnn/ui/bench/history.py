@@ -19,17 +19,23 @@ from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, t
 from linecnn.ui.roles import session_rights
+from linecnn.untrusted import plain_text
 
 IMPORT_MESSAGE = "bench.import.message"  # (kind, text) about the last upload, shown under the uploader
 
 
 def run_label(summary: RunSummary) -> str:
-    """'#7 · 2026-06-01 14:03 · data sweep · cpu, cuda:0 · imported · AMD EPYC'."""
+    """'#7 · 2026-06-01 14:03 · data sweep · cpu, cuda:0 · imported · AMD EPYC'.
+
+    A picker shows its options as plain text, so the names an imported file gave its machine and
+    devices are only cut and made visible (``plain_text``), not escaped for Markdown.
+    """
     when = summary.created.replace("T", " ")[:16]
     sweep = factor_words(summary.sweep, "sweep") if summary.sweep in FACTORS else summary.sweep
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
-    who = f" · {escape_markdown(summary.owner_name)}" if summary.owner_name else ""
-    return f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}{who}"
+    who = f" · {summary.owner_name}" if summary.owner_name else ""
+    label = f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}{who}"
+    return plain_text(label)
 
 
 def render_history() -> list[RunSummary] | None:

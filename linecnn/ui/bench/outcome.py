@@ -72,5 +72,5 @@ def _summary(run: SweepRun, seconds: float) -> tuple[str, str]:
 def cell_line(factor: Factor, result: CellResult, done: int, total: int) -> str:
     """'Cell 3 of 14 · cpu · 1,200 images: 7.7 ms/epoch' (or the cell's status)."""
     what = f"{result.device} · {x_text(factor.name, factor.x(result.config), exact=True)}"
-    ended = ms_text(result.median_ms) if result.ok else status_text(result)
+    ended = ms_text(result.median_ms) if result.ok else escape_markdown(status_text(result))
     return t("bench.job.cell_done", done=done, total=total, what=what, outcome=ended)

@@ -11,6 +11,7 @@ from torch import nn
 from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.ui import state
 from linecnn.ui.draw import MODEL
+from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, t
 
 
@@ -47,9 +48,10 @@ def default_model() -> nn.Module:
 def _describe_config(record: state.RunRecord) -> str:
     """One sentence on how a session run was trained."""
     c = record.config
-    origin = (
-        t("draw.restored_from", file=record.restored_from) if record.restored_from else t("draw.trained_here")
-    )
+    if record.restored_from:
+        origin = t("draw.restored_from", file=escape_markdown(record.restored_from))
+    else:
+        origin = t("draw.trained_here")
     return t(
         "draw.run_detail",
         origin=origin,

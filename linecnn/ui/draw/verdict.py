@@ -5,13 +5,13 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from linecnn.device import describe
 from linecnn.draw.familiar import like_lesson_data
 from linecnn.draw.predict import Prediction, predict
 from linecnn.draw.preprocess import Drawing
 from linecnn.train.data import CLASS_NAMES
 from linecnn.ui.draw.charts import CHART_CONFIG, input_figure, probability_figure
 from linecnn.ui.draw.model import ModelChoice
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
 
 LOW_CONFIDENCE = 0.6  # below this the verdict is "not sure", with the class it leans to
@@ -40,7 +40,7 @@ def classify(drawing: Drawing, mode: str, choice: ModelChoice, device: torch.dev
         try:
             prediction = predict(choice.model, drawing.image, device)
         except (RuntimeError, ValueError) as error:  # e.g. a GPU out of memory: say so, no traceback
-            st.error(t("draw.failed", device=describe(device), error=say(error)), icon=":material/error:")
+            st.error(t("draw.failed", device=device_text(device), error=say(error)), icon=":material/error:")
         else:
             # A lesson-data run has seen only the lesson's 14 exact lines: elsewhere its softmax
             # still says "99 %", which would be a claim the run cannot back.
@@ -84,7 +84,7 @@ def show_prediction(drawing: Drawing, prediction: Prediction, familiar: bool = T
     if drawing.problem:
         st.caption(t("draw.softmax"))
     ms = number(prediction.seconds * 1000, 2)
-    st.caption(t("draw.ran_on", device=describe(prediction.device), ms=ms))
+    st.caption(t("draw.ran_on", device=device_text(prediction.device), ms=ms))
 
 
 def class_name(name: str) -> str:

@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from linecnn.device import describe, list_devices
+from linecnn.device import list_devices
 from linecnn.lesson.run import Outcome, run
 from linecnn.lesson.snippets import Snippet
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import current, duration, t
 
 RESULT = "lesson.result.{}"  # session key of a snippet's last Outcome, formatted with its key
@@ -29,9 +30,9 @@ def show_snippet(snippet: Snippet, device: torch.device) -> None:
             t("lesson.run"),
             key=f"lesson.run.{snippet.key}",
             icon=":material/play_arrow:",
-            help=t("lesson.run_help", device=describe(device)),
+            help=t("lesson.run_help", device=device_text(device)),
         ):
-            with st.spinner(t("lesson.running", device=describe(device))):
+            with st.spinner(t("lesson.running", device=device_text(device))):
                 st.session_state[RESULT.format(snippet.key)] = run(code, device)
         outcome = st.session_state.get(RESULT.format(snippet.key))
         if outcome is not None:
@@ -47,7 +48,7 @@ def show_not_run() -> None:
 
 def show_outcome(snippet: Snippet, outcome: Outcome) -> None:
     """The real output of the last run: what it printed, or the error it raised."""
-    where = {"device": describe(outcome.device), "time": duration(outcome.seconds)}
+    where = {"device": device_text(outcome.device), "time": duration(outcome.seconds)}
     if outcome.error is None:
         if snippet.expects_error:
             st.warning(t("lesson.no_error", **where), icon=":material/help:")

@@ -6,11 +6,11 @@ import streamlit as st
 import torch
 
 from linecnn.bench.cell import is_out_of_memory
-from linecnn.device import describe
 from linecnn.serve.sharing import gpu_shared
 from linecnn.train.limits import check_limits
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n, state
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.train import sharing
 from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets
@@ -42,7 +42,7 @@ def _start(device: str, paused: bool = False) -> Trainer | None:
     except ValueError as error:
         _flash("error", say(error))
     except RuntimeError as error:  # e.g. the GPU ran out of memory while placing the data
-        _flash("error", t("train.flash.could_not_start", device=device, error=error))
+        _flash("error", t("train.flash.could_not_start", device=device_text(device), error=say(error)))
     return None
 
 
@@ -104,7 +104,7 @@ def stop_on_error(trainer: Trainer, error: RuntimeError) -> None:
         "error",
         t(
             "train.flash.out_of_memory",
-            device=describe(trainer.device),
+            device=device_text(trainer.device),
             epoch=i18n.number(trainer.epoch + 1),
             done=i18n.number(trainer.epoch),
         ),
@@ -150,7 +150,7 @@ def run_buttons(device: torch.device) -> None:
     )
     if live is not None:
         status = "paused" if paused else "training"
-        columns[4].caption(t(f"train.buttons.{status}", device=describe(live.device)))
+        columns[4].caption(t(f"train.buttons.{status}", device=device_text(live.device)))
 
 
 def _pause_button(column, live: Trainer | None, paused: bool) -> None:

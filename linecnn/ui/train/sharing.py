@@ -9,12 +9,13 @@ from collections.abc import Iterator, Mapping
 import streamlit as st
 import torch
 
-from linecnn.device import cpu_threads, describe
+from linecnn.device import cpu_threads
 from linecnn.serve.queue import Lease, Wait
 from linecnn.serve.sharing import cpu_share, is_local_client, training_queue
 from linecnn.train.config import RunConfig
 from linecnn.train.limits import cpu_threads_for
 from linecnn.train.trainer import Trainer
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, number, t
 
 # A host who knows better than the policy below can fix the CPU threads of every Train-page run.
@@ -57,7 +58,7 @@ def wait_text(wait: Wait, device: torch.device | str) -> str:
     """'Queued for CPU · …: place 2 of 3 · 1 of 1 training slot in use · waiting 3.0 s. …' (or in Spanish)."""
     return t(
         "sharing.queued_one_slot" if wait.slots == 1 else "sharing.queued",
-        device=describe(device),
+        device=device_text(device),
         place=number(wait.place),
         waiting=number(wait.waiting),
         training=number(wait.training),

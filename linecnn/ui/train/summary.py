@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from linecnn.device import describe
 from linecnn.train.diagnosis import find_problem, weights_fingerprint
 from linecnn.ui import i18n, state
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import significant
@@ -76,6 +76,6 @@ def loss_text(loss: float) -> str:
 def where(record: state.RunRecord) -> str:
     """The device a run used, with its CPU thread count, e.g. 'CPU · AMD EPYC (1 thread)'."""
     if record.threads is None:
-        return describe(record.device)
+        return device_text(record.device)
     key = "train.where.one_thread" if record.threads == 1 else "train.where.threads"
-    return t(key, device=describe(record.device), threads=i18n.count(record.threads))
+    return t(key, device=device_text(record.device), threads=i18n.count(record.threads))
