@@ -22,7 +22,8 @@ DEFAULTS = RanksConfig()  # the widgets' starting values
 
 
 def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[int]]:
-    """The settings form: whether Run was pressed, a config builder (it may raise) and the rank counts.
+    """The settings form: whether Run was pressed with every number in range (else it says which is not),
+    a config builder (it may raise) and the rank counts.
 
     ``busy``: this session's series is still running, so Run is disabled.
     """
@@ -34,10 +35,11 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
         st.caption(t("ddp.caps", images=number(caps.max_images), cap=cap))
         submitted = st.form_submit_button(t("ddp.run"), type="primary", icon=":material/lan:", disabled=busy)
 
+    found = problems(checks) if submitted else []
+    if found:  # a number out of its range: say so, and Run does nothing
+        st.error(problems_text(found), icon=":material/error:")
+
     def config() -> RanksConfig:
-        found = problems(checks)
-        if found:
-            raise ValueError(problems_text(found))
         problem = BenchConfig.from_flat(
             per_class=int(per_class),
             batch_size=None if batch == "full" else int(batch),
@@ -49,7 +51,7 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
         _check_memory(made, caps)
         return made
 
-    return submitted, config, sorted(counts)
+    return submitted and not found, config, sorted(counts)
 
 
 def _bounded(column: DeltaGenerator, name: str, bounds: Bounds, default: int, checks: list) -> float | None:
