@@ -6,7 +6,7 @@ from linecnn.device import PORTABLE_PATTERN, describe, environment
 from linecnn.ui.i18n import number, say, size, t
 from linecnn.ui.sidebar import PAGES, page_link, setup_page
 
-device = setup_page("home", ":material/home:")
+device = setup_page("home")
 
 st.title("linecnn")
 st.markdown(t("home.intro"))
@@ -40,7 +40,7 @@ with left:
 with right:
     st.subheader(t("home.pick_once"))
     st.markdown(t("home.pattern"))
-    st.code(PORTABLE_PATTERN, language="python", wrap_lines=True)
+    st.code(PORTABLE_PATTERN, language="python")  # scrolls sideways on a phone: never breaks a name
     st.markdown(t("home.selected", device=describe(device)))
     st.caption(t("home.same_device"))
 

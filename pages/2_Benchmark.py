@@ -11,7 +11,7 @@ from linecnn.ui.bench.results import render_results
 from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_bench_page
 
-setup_bench_page("benchmark", ":material/speed:")
+setup_bench_page("benchmark")
 sweep_view.finish_job()
 state.init_shown()
 

@@ -8,7 +8,7 @@ from linecnn.ui.i18n import t
 from linecnn.ui.lesson import sections
 from linecnn.ui.sidebar import setup_page
 
-device = setup_page("lesson", ":material/school:")
+device = setup_page("lesson")
 st.title(t("lesson.title"))
 st.markdown(t("lesson.intro", device=describe(device)))
 sections.contents()

@@ -11,6 +11,7 @@ import torch
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
 from linecnn.ui.auth import require_login
+from linecnn.ui.favicon import favicon
 from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
 
@@ -27,20 +28,22 @@ PAGES = (
 )
 
 
-def setup_page(page: str, icon: str) -> torch.device:
+def setup_page(page: str) -> torch.device:
     """Configure the page (``page``: its key in PAGES), draw the shared sidebar, return the device."""
-    return _frame(page, icon, device_toggle)
+    return _frame(page, device_toggle)
 
 
-def setup_bench_page(page: str, icon: str) -> None:
+def setup_bench_page(page: str) -> None:
     """The same frame for a page that times every device: the sidebar says so instead of offering one."""
-    _frame(page, icon, lambda: st.caption(t("sidebar.every_device")))
+    _frame(page, lambda: st.caption(t("sidebar.every_device")))
 
 
-def _frame(page: str, icon: str, device_part: Callable[[], T]) -> T:
+def _frame(page: str, device_part: Callable[[], T]) -> T:
     """Page config, sign-in, and the sidebar: page links, ``device_part``, the language switch."""
     init_language()
-    st.set_page_config(page_title=f"{t('sidebar.page.' + page)} · linecnn", page_icon=icon, layout="wide")
+    st.set_page_config(
+        page_title=f"{t('sidebar.page.' + page)} · linecnn", page_icon=favicon(), layout="wide"
+    )
     require_login()
     with st.sidebar:
         st.markdown(t("sidebar.tagline"))
