@@ -80,8 +80,8 @@ def below_the_fold(tab, elements: dict) -> list[str]:
     found = []
     for name, element in elements.items():
         box = element.evaluate(PLACE_JS) if element.count() else None
-        if box is None:
-            found.append(f"{name}: not on the page")
+        if box is None or box["height"] == 0:
+            found.append(f"{name}: not shown")
         elif box["y"] < 0 or box["y"] + box["height"] > height + 1:
             span = f"{box['y']:.0f}..{box['y'] + box['height']:.0f} px"
             found.append(f"{name}: {span}, the screen ends at {height}")

@@ -3,9 +3,11 @@ screen, no request to another host, the Draw prediction under its canvas on a ph
 sidebar out of the way after navigating. On a laptop screen the live run and the Draw verdict are in
 view without scrolling."""
 
+import contextlib
 import re
 
 import pytest
+from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 from playwright.sync_api import expect
 
 from tests.draw_helpers import CANVAS, PREDICTION, Stroke, draw, read_prediction, wait_until
@@ -119,8 +121,9 @@ def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, brows
     epochs.press("Enter")
     wait_for_page(tab)
     tab.get_by_role("button", name="Start").click()
-    tab.get_by_text(re.compile(r"^Epoch \d+ / 5,000")).first.wait_for(timeout=120_000)
+    tab.get_by_text(re.compile(r"^Epoch \d+ / 5,?000")).first.wait_for(timeout=120_000)
     charts = tab.locator("[data-testid='stPlotlyChart']")
+    wait_until_shown(tab, "[data-testid='stPlotlyChart']", 2)
     live = {
         "progress": tab.locator("[data-testid='stProgress']").first,
         "loss": charts.nth(0),
@@ -139,6 +142,18 @@ def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, brows
     narrow = below_the_fold(tab, {"verdict": tab.locator(PREDICTION)})
     tab.context.close()
     assert (training, laptop, narrow) == ([], [], [])
+
+
+def wait_until_shown(tab, selector: str, count: int, timeout_ms: int = 60_000) -> None:
+    """Wait until ``count`` elements matching ``selector`` take up room on the page (a chart redrawn
+    while a run streams may be remounting); give up quietly, for the caller's check to report it."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        tab.wait_for_function(
+            "([selector, count]) => [...document.querySelectorAll(selector)]"
+            ".filter((el) => el.getBoundingClientRect().height > 0).length >= count",
+            arg=[selector, count],
+            timeout=timeout_ms,
+        )
 
 
 def test_phone_sidebar_closes_after_navigating(server, browser):
