@@ -73,13 +73,18 @@ def layout_problems(tab) -> list[str]:
 PLACE_JS = "el => { const b = el.getBoundingClientRect(); return {y: b.y, height: b.height}; }"
 
 
-def below_the_fold(tab, elements: dict) -> list[str]:
+def below_the_fold(tab, elements: dict, room: dict[str, int] | None = None) -> list[str]:
     """Each named element (a Playwright locator) that a user would have to scroll to see: its bottom
-    lies past the viewport's lower edge, or it is missing. Empty when all are in view."""
+    lies past the viewport's lower edge, or it is missing. Empty when all are in view.
+
+    ``room``: the height a named element needs at least, for one a busy browser may not have drawn yet
+    (a chart remounted at every redraw of a run can have no size at the moment of looking)."""
     height = tab.viewport_size["height"]
     found = []
     for name, element in elements.items():
         box = element.evaluate(PLACE_JS) if element.count() else None
+        if box is not None:
+            box["height"] = max(box["height"], (room or {}).get(name, 0))
         if box is None or box["height"] == 0:
             found.append(f"{name}: not shown")
         elif box["y"] < 0 or box["y"] + box["height"] > height + 1:
