@@ -24,6 +24,10 @@ _CSS = """<style>
 [data-testid="stColumn"]:has(.stPlotlyChart, [data-testid="stHorizontalBlock"]) {
   min-width: min(100%, 18rem);
 }
+/* A table or a code block beside other text gets a phone's whole width (Home's two columns). */
+[data-testid="stColumn"]:has([data-testid="stDataFrame"], [data-testid="stCode"]) {
+  min-width: min(100%, 20rem);
+}
 @media (max-width: 1100px) {
   [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
   section[data-testid="stSidebar"][data-collapsed="false"] { width: 15rem !important; min-width: 15rem; }
