@@ -40,7 +40,7 @@ with left:
 with right:
     st.subheader(t("home.pick_once"))
     st.markdown(t("home.pattern"))
-    st.code(PORTABLE_PATTERN, language="python", wrap_lines=True)
+    st.code(PORTABLE_PATTERN, language="python")  # scrolls sideways on a phone: never breaks a name
     st.markdown(t("home.selected", device=describe(device)))
     st.caption(t("home.same_device"))
 

@@ -13,19 +13,24 @@ st.title(t("train.title"))
 st.caption(t("train.intro"))
 
 trainer = state.live_trainer()
-controls.config_controls(locked=trainer is not None)
-buttons.run_buttons(device)
-controls.limits_caption(state.server_limits())
+problems = controls.config_controls(locked=trainer is not None)
+buttons.run_buttons(device, refused=bool(problems))
 buttons.show_flash()
-style = history.chart_options()
 
 trainer, latest = state.live_trainer(), state.latest_run()
 shown = trainer.history if trainer else (latest.history if latest else ())
-epochs = trainer.config.train.epochs if trainer else (shown[-1].epoch if shown else controls.planned_epochs())
+planned = trainer or latest
+epochs = planned.config.train.epochs if planned else controls.planned_epochs()
+# Progress and charts right under the buttons, their options under them: in view on a laptop screen.
 progress = st.empty()
 loss_slot, acc_slot = (column.empty() for column in st.columns(2))
+style, aside = history.chart_options()
+with aside:
+    controls.limits_note(state.server_limits())
 live_charts = live.LiveCharts(progress, loss_slot, acc_slot, style)
-live_charts.show(shown, epochs, trainer)
+live_charts.show(
+    shown, epochs, trainer, out_of_time=trainer is None and latest is not None and latest.out_of_time
+)
 summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 
 if trainer is not None and not trainer.paused and not trainer.ended:

@@ -12,7 +12,7 @@ from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_page
 
 # Fixed-width panels in a wrapping row: side by side on a laptop, stacked on a narrow screen.
-PANEL_PX = (285, 285, 310)  # drawing, what the model sees, prediction: 912 px with gaps
+PANEL_PX = (285, 285, 290)  # drawing, what the model sees, prediction: 892 px with gaps (layout.py)
 
 device = setup_page("draw")
 st.title(t("draw.title"))

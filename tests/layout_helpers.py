@@ -1,4 +1,5 @@
-"""Reading a page's layout in the browser: text cut short, horizontal overflow, positions."""
+"""Reading a page's layout in the browser: text cut short, horizontal overflow, positions below the
+fold, and requests to other hosts."""
 
 from __future__ import annotations
 
@@ -65,3 +66,55 @@ def layout_problems(tab) -> list[str]:
     if found["overflow"] > 0:
         problems.append(f"the page scrolls sideways by {found['overflow']} px")
     return problems
+
+
+# An element's place on the screen, whether or not it has finished drawing (a busy browser may still
+# be drawing a chart that a run redraws twice a second; where it will show is what counts here).
+PLACE_JS = "el => { const b = el.getBoundingClientRect(); return {y: b.y, height: b.height}; }"
+
+
+def below_the_fold(tab, elements: dict, room: dict[str, int] | None = None) -> list[str]:
+    """Each named element (a Playwright locator) that a user would have to scroll to see: its bottom
+    lies past the viewport's lower edge, or it is missing. Empty when all are in view.
+
+    ``room``: the height a named element needs at least, for one a busy browser may not have drawn yet
+    (a chart remounted at every redraw of a run can have no size at the moment of looking)."""
+    height = tab.viewport_size["height"]
+    found = []
+    for name, element in elements.items():
+        box = element.evaluate(PLACE_JS) if element.count() else None
+        if box is not None:
+            box["height"] = max(box["height"], (room or {}).get(name, 0))
+        if box is None or box["height"] == 0:
+            found.append(f"{name}: not shown")
+        elif box["y"] < 0 or box["y"] + box["height"] > height + 1:
+            span = f"{box['y']:.0f}..{box['y'] + box['height']:.0f} px"
+            found.append(f"{name}: {span}, the screen ends at {height}")
+    return found
+
+
+# Every address the page's elements point at: icons, scripts, styles, images, frames.
+ADDRESSES_JS = """() => [
+  ...document.querySelectorAll("link[href], script[src], img[src], iframe[src], source[src]"),
+].map((el) => el.href || el.src)"""
+
+
+class OutsideRequests:
+    """Records every request a tab makes, and every address its elements point at, to another origin
+    than the server's: a classroom may be offline, and the app promises never to phone home."""
+
+    def __init__(self, tab, origin: str) -> None:
+        self.origin, self.tab, self.requests = origin, tab, []
+        tab.on("request", lambda request: self._note(request.url))
+
+    def _note(self, url: str) -> None:
+        if not self._local(url):
+            self.requests.append(url)
+
+    def _local(self, url: str) -> bool:
+        return url.startswith((self.origin + "/", "data:", "blob:", "about:")) or url == self.origin
+
+    def found(self) -> list[str]:
+        """The outside requests so far, and the outside addresses the page now points at."""
+        pointed = [url for url in self.tab.evaluate(ADDRESSES_JS) if not self._local(url)]
+        return sorted(set(self.requests) | {f"points at {url}" for url in pointed})

@@ -328,3 +328,14 @@ def test_two_runs_of_the_same_cpu_are_not_called_cpu_faster_than_cpu():
     assert any("24× slower" in delta for delta in deltas), deltas
     labels = [m.label for m in at.metric]
     assert "speed-up vs CPU" not in labels and any(f"#{first}" in label for label in labels), labels
+
+
+def test_a_number_out_of_range_is_refused_with_the_pages_own_words():
+    """50 warm-up epochs (the form allows 20): Run benchmark starts nothing and names the box and range."""
+    at = app_test(PAGE)
+    at.number_input(key="bench.warmup").set_value(50)
+    at = run_button(at).click().run()
+    assert not at.exception
+    assert "bench.running" not in at.session_state or at.session_state["bench.running"] is None
+    said = [e.value for e in at.error]
+    assert said == ["**Warm-up epochs**: 50 is outside the allowed range. Enter a number from 1 to 20."]

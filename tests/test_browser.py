@@ -110,15 +110,17 @@ def test_training_from_click_to_summary(server, page):
 
 
 def test_1e9_epochs_are_refused_then_pause_and_stop_file_the_epoch_the_page_showed(server, page):
-    """'1e9' epochs is above the page's maximum: the input says so and keeps its value, never 1; '5e3'
-    is 5,000. A run of them paused shows epoch P; Stop files exactly P epochs, however long it waits,
-    keeps that partial history and frees Start."""
+    """'1e9' epochs is above the page's maximum: the page says so in its own words, keeps the value (never
+    1) and disables Start; '5e3' is 5,000. A run of them paused shows epoch P; Stop files exactly P epochs,
+    however long it waits, keeps that partial history, says where it stopped and frees Start."""
     page.goto(f"{server.url}/Train")
     wait_for_app(page)
     epochs = page.get_by_label("Epochs")
     epochs.fill("1e9")
     epochs.press("Enter")
-    expect(page.get_by_text("Number is outside the allowed range")).to_be_visible()
+    expect(page.get_by_text("Epochs: 1,000,000,000 is outside the allowed range.")).to_be_visible()
+    expect(epochs).to_have_value("1000000000")
+    expect(page.get_by_role("button", name="Start")).to_be_disabled()
     epochs.fill("5e3")
     epochs.press("Enter")
     wait_for_app(page)
@@ -137,5 +139,5 @@ def test_1e9_epochs_are_refused_then_pause_and_stop_file_the_epoch_the_page_show
     assert 1 <= shown < 5000
     wait_for_app(page)
     expect(page.get_by_role("button", name="Start")).to_be_enabled()
-    expect(page.get_by_text(f"Finished {shown} epochs in")).to_have_count(1)
+    expect(page.get_by_text(re.compile(rf"^Stopped at epoch {shown} of 5,000, after "))).to_have_count(1)
     assert_no_exception(page)

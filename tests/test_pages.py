@@ -221,11 +221,11 @@ def test_run_numbers_never_repeat_after_clearing_the_history():
 
 
 def test_the_page_states_the_limits_and_a_host_can_change_them(monkeypatch, caplog):
-    """The caption near the controls names each limit; a bad value falls back with a log warning."""
+    """The note behind the limits button names each limit; a bad value falls back with a log warning."""
     monkeypatch.setenv("LINECNN_TRAIN_MAX_SECONDS", "90")
     monkeypatch.setenv("LINECNN_TRAIN_MAX_IMAGE_EPOCHS", "lots")
     at = app_test(TRAIN)
-    caption = " ".join(c.value for c in at.caption)
+    caption = " ".join(c.value for c in at.markdown)
     assert "Limits per run on this server: 1 min 30 s of training, 10,000,000 image-epochs" in caption
     assert "512.0 MiB of memory" in caption and "LINECNN_TRAIN_MAX_BYTES" in caption
     assert "Ignoring LINECNN_TRAIN_MAX_IMAGE_EPOCHS='lots'" in caplog.text

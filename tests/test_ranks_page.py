@@ -64,3 +64,15 @@ def test_cancel_ends_the_page_job_and_every_process_of_its_run():
     job.run()
     assert job.done.is_set() and job.cancelled and job.error is None
     assert started and not group_alive(started[0])
+
+
+def test_a_number_out_of_range_is_refused_with_the_pages_own_words():
+    """500 timed epochs (the form allows 100): Run data-parallel starts nothing and says why."""
+    at = app_test(PAGE, timeout=60)
+    at.number_input(key="ddp.repeats").set_value(500)
+    at = next(b for b in at.button if b.label == "Run data-parallel").click().run()
+    assert not at.exception
+    assert "ddp.running" not in at.session_state or at.session_state["ddp.running"] is None
+    assert [e.value for e in at.error] == [
+        "**Timed epochs**: 500 is outside the allowed range. Enter a number from 1 to 100."
+    ]

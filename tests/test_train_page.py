@@ -1,11 +1,15 @@
-"""AppTest: the Train page starts at the lesson's run and draws only between timed epochs."""
+"""AppTest: the Train page starts at the lesson's run, draws only between timed epochs, checks its number
+boxes itself and says how a run ended."""
 
 import time
+
+import pytest
 
 from linecnn.train import trainer as train
 from linecnn.train.config import RunConfig
 from linecnn.ui.train import charts, live
 from tests.helpers import app_test
+from tests.test_i18n import page_in
 from tests.test_pages import TRAIN, click
 
 
@@ -64,3 +68,66 @@ def test_the_page_draws_only_between_timed_epochs(monkeypatch):
     [run] = at.session_state["train.runs"]
     assert [record.epoch_seconds < 3600 for record in run.history] == [True] * 6
     assert draws.count("loss_figure") >= 6  # after every epoch, and the final draw
+
+
+def test_a_number_out_of_range_blocks_start_and_says_why():
+    """50,000 epochs (the page allows 5,000): Start and Step are disabled and the page says why; a Start
+    that arrives anyway (typed and clicked at once, the button drawn enabled) refuses with the same words."""
+    said = "**Epochs**: 50,000 is outside the allowed range. Enter a number from 1 to 5,000."
+    at = page_in("en", TRAIN)
+    at.number_input(key="train.epochs").set_value(50_000).run()
+    start, step = at.button[0], at.button[2]
+    assert start.disabled and step.disabled
+    assert [e.value for e in at.error] == [said]
+    at.number_input(key="train.epochs").set_value(2).run()
+    assert not at.error and not at.button[0].disabled
+    at.number_input(key="train.epochs").set_value(50_000)
+    at.button[0].click().run()
+    assert "train.live" not in at.session_state and not at.session_state["train.runs"]
+    assert [e.value for e in at.error] == [said, said]  # the box's, and Start's refusal
+
+
+def test_the_range_message_is_in_the_readers_language():
+    """A Spanish reader is told in Spanish, with the numbers written the Spanish way."""
+    from streamlit.testing.v1 import AppTest
+
+    from tests.helpers import ROOT
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["lang"] = "es"
+    at.session_state["train.epochs"] = 50_000.0  # as typed: Spanish selectboxes defeat AppTest's reruns
+    at.run()
+    at.switch_page(TRAIN).run()
+    [error] = at.error
+    assert error.value.startswith("**Épocas**: 50") and "está fuera del rango permitido" in error.value
+    assert "Escribe un número de 1 a 5" in error.value and at.button[0].disabled
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "said"),
+    [("train.lr", 5.0, "from 0.0001 to 1.0000"), ("train.seed", -1, "from 0 to 2,147,483,647")],
+)
+def test_every_bounded_setting_is_checked_by_the_page(key, value, said):
+    """The learning rate and the seed have page-checked ranges too, named in the message."""
+    at = page_in("en", TRAIN)
+    at.number_input(key=key).set_value(value).run()
+    assert at.button[0].disabled and said in at.error[0].value
+
+
+def test_a_stopped_run_says_where_it_stopped_and_its_bar_is_not_full():
+    """Step twice then Stop a 600-epoch run: 'Stopped at epoch 2 of 600', the bar at 2/600."""
+    at = page_in("en", TRAIN)
+    at.number_input(key="train.epochs").set_value(600).run()
+    click(click(at, "Step"), "Step")
+    click(at, "Stop")
+    bar = at.get("progress")[0].proto
+    assert bar.text.startswith("Stopped at epoch 2 of 600, after ") and bar.value < 5
+
+
+def test_a_run_ended_by_the_time_cap_says_so(monkeypatch):
+    """A time cap far below one epoch ends the run after its first: the bar says the time cap did it."""
+    monkeypatch.setenv("LINECNN_TRAIN_MAX_SECONDS", "0.001")
+    at = page_in("en", TRAIN)
+    at.number_input(key="train.epochs").set_value(50).run()
+    click(at, "Start")
+    assert at.get("progress")[0].proto.text.startswith("Stopped by the time cap after 1 of 50 epochs")

@@ -12,6 +12,10 @@ import streamlit as st
 # A column never gets narrower than what its content needs to read whole; a row that cannot
 # give every column that much wraps. Columns holding charts or columns of their own need most.
 _CSS = """<style>
+/* Less empty space above the title (Streamlit leaves 6rem; its header is 3.75rem tall): on a laptop
+   screen the Train page's live charts then fit above the fold. */
+[data-testid="stMainBlockContainer"] { padding-top: 4rem; }
+.st-key-train-settings { padding-top: 0.75rem; padding-bottom: 0.75rem; gap: 0.75rem; }
 [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [data-testid="stColumn"] { min-width: min(100%, 7rem); }
 [data-testid="stColumn"]:has([data-testid="stCheckbox"]) { min-width: min(100%, 18rem); }
@@ -20,14 +24,23 @@ _CSS = """<style>
 [data-testid="stColumn"]:has(.stPlotlyChart, [data-testid="stHorizontalBlock"]) {
   min-width: min(100%, 18rem);
 }
+/* A table or a code block beside other text gets a phone's whole width (Home's two columns). */
+[data-testid="stColumn"]:has([data-testid="stDataFrame"], [data-testid="stCode"]) {
+  min-width: min(100%, 20rem);
+}
 @media (max-width: 1100px) {
   [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
   section[data-testid="stSidebar"][data-collapsed="false"] { width: 15rem !important; min-width: 15rem; }
 }
-/* Draw: when its three panels (912 px) cannot share a row, the prediction follows the canvas. */
+/* Draw: when its three panels (892 px) cannot share a row, the prediction moves next to the canvas,
+   narrowed to what is left beside it, and what the model sees goes under both; on a phone, where
+   nothing fits beside the canvas, the prediction comes right under it. */
 .st-key-draw-panels { container-type: inline-size; }
-@container (max-width: 911px) {
-  [data-testid="stLayoutWrapper"]:has(> .st-key-draw-prediction) { order: 1; }
+@container (max-width: 891px) {
+  [data-testid="stLayoutWrapper"]:has(> .st-key-draw-prediction) {
+    order: 1; flex: 1 1 12rem !important; width: auto !important; min-width: 12rem; max-width: 100%;
+  }
+  .st-key-draw-prediction { width: 100% !important; }
   [data-testid="stLayoutWrapper"]:has(> .st-key-draw-seen) { order: 2; }
 }
 </style>"""

@@ -18,6 +18,7 @@ from linecnn.ui.bench import sweep_view
 from linecnn.ui.bench.fair import queue_text, share_text
 from linecnn.ui.bench.state import REQUEST
 from linecnn.ui.bench.words import factor_title, x_text
+from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
 from linecnn.ui.i18n import duration, number, say, size, t
 from linecnn.ui.roles import reserved_refusal, session_rights
 
@@ -43,9 +44,10 @@ def render_form(caps: Caps) -> SweepRequest | None:
         persist_state="session",
     )
     factor = FACTORS[name]
+    checks: list = []  # (label, value, bounds) of every number box in use
     with st.form("bench.settings", border=True):
-        devices, up_to, runs = _sweep_settings(factor, caps)
-        held = _held_settings(factor, caps)
+        devices, up_to, runs = _sweep_settings(factor, caps, checks)
+        held = _held_settings(factor, caps, checks)
         st.markdown(t("bench.form.faster"))
         no_cuda = not cuda_available()
         faster, compare = _faster_paths(no_cuda)
@@ -53,7 +55,12 @@ def render_form(caps: Caps) -> SweepRequest | None:
         submitted = st.form_submit_button(
             t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=sweep_view.running()
         )
-    base = BenchConfig.from_flat(**held, **runs, **faster)
+    found = problems(checks)
+    if found:  # a number out of its range: nothing to run, nor to show as the CUDA card's command
+        if submitted:
+            st.error(problems_text(found), icon=":material/error:")
+        return None
+    base = BenchConfig.from_flat(**_whole(held), **_whole(runs), **faster)
     request = SweepRequest(base, factor, tuple(devices), up_to, compare)
     st.session_state[REQUEST] = request  # the CUDA card's command times exactly this sweep
     return request if submitted else None
@@ -72,7 +79,12 @@ def start_sweep(request: SweepRequest, caps: Caps) -> None:
         st.error(say(error), icon=":material/error:")
 
 
-def _sweep_settings(factor: Factor, caps: Caps) -> tuple[list[str], float | None, dict]:
+def _whole(values: dict) -> dict:
+    """The form's counts as ints (number boxes give floats), other values as they are."""
+    return {name: int(value) if isinstance(value, float) else value for name, value in values.items()}
+
+
+def _sweep_settings(factor: Factor, caps: Caps, checks: list) -> tuple[list[str], float | None, dict]:
     """The form's top row: devices, how far to sweep, warm-up and timed epochs."""
     devices = {info.key: info.label for info in list_devices()}
     top = st.columns([2, 2, 1, 1])
@@ -95,17 +107,19 @@ def _sweep_settings(factor: Factor, caps: Caps) -> tuple[list[str], float | None
             persist_state="session",
         )
     runs = {
-        "warmup": _count(top[2], "warmup", 1, 20, DEFAULTS.warmup),
-        "repeats": _count(top[3], "repeats", 1, 100, DEFAULTS.repeats),
+        "warmup": _count(top[2], "warmup", Bounds(1, 20), DEFAULTS.warmup, checks),
+        "repeats": _count(top[3], "repeats", Bounds(1, 100), DEFAULTS.repeats, checks),
     }
     return chosen, up_to, runs
 
 
-def _held_settings(factor: Factor, caps: Caps) -> dict:
+def _held_settings(factor: Factor, caps: Caps, checks: list) -> dict:
     """The settings held fixed while another is swept (the swept one's widget, by its column, is disabled)."""
     held = st.columns(4)
     most, swept = caps.max_images // 3, factor.column
-    per_class = _count(held[0], "per_class", 1, most, LESSON["per_class"], disabled=swept == "images")
+    per_class = _count(
+        held[0], "per_class", Bounds(1, most), LESSON["per_class"], checks, disabled=swept == "images"
+    )
     batch = held[1].selectbox(
         t("bench.form.batch"),
         ["full", *BATCH_SIZES],
@@ -118,28 +132,40 @@ def _held_settings(factor: Factor, caps: Caps) -> dict:
     return {
         "per_class": per_class,
         "batch_size": None if batch == "full" else int(batch),
-        "width": _count(held[2], "width", 1, MAX_WIDTH, LESSON["width"], disabled=swept == "width"),
+        "width": _count(
+            held[2], "width", Bounds(1, MAX_WIDTH), LESSON["width"], checks, disabled=swept == "width"
+        ),
         "extra_convs": _count(
-            held[3], "extra", 0, MAX_EXTRA_CONVS, LESSON["extra_convs"], disabled=swept == "conv_layers"
+            held[3],
+            "extra",
+            Bounds(0, MAX_EXTRA_CONVS),
+            LESSON["extra_convs"],
+            checks,
+            disabled=swept == "conv_layers",
         ),
     }
 
 
 def _count(
-    column: DeltaGenerator, name: str, low: int, high: int, default: int, disabled: bool = False
-) -> int:
-    """A whole-number box named bench.<name>, its label and help from bench.form.<name>, kept per session."""
-    value = column.number_input(
-        t(f"bench.form.{name}"),
-        low,
-        high,
+    column: DeltaGenerator, name: str, bounds: Bounds, default: int, checks: list, disabled: bool = False
+) -> int | None:
+    """A whole-number box named bench.<name>, its label and help from bench.form.<name>, kept per session.
+
+    Its range is the page's to check: a box in use adds (label, value, bounds) to ``checks``."""
+    label = t(f"bench.form.{name}")
+    value = number_box(
+        column,
+        label,
         default,
-        key=f"bench.{name}",
+        f"bench.{name}",
+        step=1,
         disabled=disabled,
         persist_state="session",
         help=t(f"bench.form.{name}_help"),
     )
-    return int(value)
+    if not disabled:
+        checks.append((label, value, bounds))
+    return value
 
 
 def _faster_paths(no_cuda: bool) -> tuple[dict, bool]:

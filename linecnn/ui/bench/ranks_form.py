@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import BATCH_SIZES
@@ -13,6 +14,7 @@ from linecnn.device import cuda_available
 from linecnn.parallel.config import RanksConfig, max_ranks
 from linecnn.train.config import MAX_WIDTH
 from linecnn.train.limits import step_memory_bytes
+from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
 from linecnn.ui.i18n import duration, number, size, t
 
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
@@ -20,16 +22,22 @@ DEFAULTS = RanksConfig()  # the widgets' starting values
 
 
 def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[int]]:
-    """The settings form: whether Run was pressed, a config builder (it may raise) and the rank counts.
+    """The settings form: whether Run was pressed with every number in range (else it says which is not),
+    a config builder (it may raise) and the rank counts.
 
     ``busy``: this session's series is still running, so Run is disabled.
     """
+    checks: list = []  # (label, value, bounds) of every number box
     with st.form("ddp.settings", border=True):
-        kind, counts, warmup, repeats = _run_inputs()
-        per_class, batch, width, threads = _problem_inputs(caps)
+        kind, counts, warmup, repeats = _run_inputs(checks)
+        per_class, batch, width, threads = _problem_inputs(caps, checks)
         cap = t("ddp.no_cap") if caps.max_seconds is None else duration(caps.max_seconds)
         st.caption(t("ddp.caps", images=number(caps.max_images), cap=cap))
         submitted = st.form_submit_button(t("ddp.run"), type="primary", icon=":material/lan:", disabled=busy)
+
+    found = problems(checks) if submitted else []
+    if found:  # a number out of its range: say so, and Run does nothing
+        st.error(problems_text(found), icon=":material/error:")
 
     def config() -> RanksConfig:
         problem = BenchConfig.from_flat(
@@ -43,10 +51,18 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
         _check_memory(made, caps)
         return made
 
-    return submitted, config, sorted(counts)
+    return submitted and not found, config, sorted(counts)
 
 
-def _run_inputs() -> tuple[str, list[int], int, int]:
+def _bounded(column: DeltaGenerator, name: str, bounds: Bounds, default: int, checks: list) -> float | None:
+    """A whole-number box labelled ddp.<name>, its range the page's to check: it goes to ``checks``."""
+    label = t(f"ddp.{name}")
+    value = number_box(column, label, default, f"ddp.{name}", step=1)
+    checks.append((label, value, bounds))
+    return value
+
+
+def _run_inputs(checks: list) -> tuple[str, list[int], int, int]:
     """The first row: which device, which rank counts, and the warm-up and timed epochs."""
     kinds = {"cpu": t("ddp.device_cpu")}
     if cuda_available():
@@ -58,16 +74,16 @@ def _run_inputs() -> tuple[str, list[int], int, int]:
     counts = top[1].multiselect(
         t("ddp.ranks"), options, default=options[:2], key="ddp.ranks", help=t("ddp.ranks_help", limit=limit)
     )
-    warmup = top[2].number_input(t("ddp.warmup"), 1, 20, DEFAULTS.bench.warmup, key="ddp.warmup")
-    repeats = top[3].number_input(t("ddp.repeats"), 1, 100, DEFAULTS.bench.repeats, key="ddp.repeats")
+    warmup = _bounded(top[2], "warmup", Bounds(1, 20), DEFAULTS.bench.warmup, checks)
+    repeats = _bounded(top[3], "repeats", Bounds(1, 100), DEFAULTS.bench.repeats, checks)
     return kind, counts, warmup, repeats
 
 
-def _problem_inputs(caps: Caps) -> tuple[int, int | str, int, int | str]:
+def _problem_inputs(caps: Caps, checks: list) -> tuple[int, int | str, int, int | str]:
     """The second row: images per class, batch size, model width and CPU threads per process."""
     held = st.columns(4)
-    per_class = held[0].number_input(
-        t("ddp.per_class"), 1, caps.max_images // 3, DEFAULTS.bench.run.data.per_class, key="ddp.per_class"
+    per_class = _bounded(
+        held[0], "per_class", Bounds(1, caps.max_images // 3), DEFAULTS.bench.run.data.per_class, checks
     )
     batch = held[1].selectbox(
         t("ddp.batch"),
@@ -75,9 +91,7 @@ def _problem_inputs(caps: Caps) -> tuple[int, int | str, int, int | str]:
         format_func=lambda v: t("ddp.full_batch") if v == "full" else number(v),
         key="ddp.batch",
     )
-    width = held[2].number_input(
-        t("ddp.width"), 1, MAX_WIDTH, DEFAULTS.bench.run.model.width, key="ddp.width"
-    )
+    width = _bounded(held[2], "width", Bounds(1, MAX_WIDTH), DEFAULTS.bench.run.model.width, checks)
     threads = held[3].selectbox(
         t("ddp.threads"),
         ["auto", *range(1, 17)],

@@ -27,6 +27,20 @@ TEXT_COLUMNS = (
     "disturbed",
 )
 COUNTS = ("images", "batch", "steps", "width", "conv_layers", "repeats")  # whole numbers, with separators
+# Shown first, so a phone's three visible columns and one swipe reach a cell's size and its time; the
+# series stays pinned while the rest scroll by. The CSV keeps data.COLUMNS' order.
+SHOWN_FIRST = (
+    "run",
+    "series",
+    "images",
+    "batch",
+    "width",
+    "conv_layers",
+    "median_ms",
+    "samples_per_s",
+    "speedup",
+)
+PINNED = "series"
 
 
 def _shown(frame: pd.DataFrame) -> pd.DataFrame:
@@ -44,6 +58,8 @@ def _shown(frame: pd.DataFrame) -> pd.DataFrame:
         else:
             shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else significant(float(v)))
     shown["run"] = shown["run"].map(lambda v: f"#{v}" if v > 0 else "")
+    first = [column for column in SHOWN_FIRST if column in shown.columns]
+    shown = shown[first + [column for column in shown.columns if column not in first]]
     return shown.rename(columns={column: t(f"bench.column.{column}") for column in shown.columns})
 
 
@@ -54,7 +70,8 @@ def _column_name(key: str) -> str:
 def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     """The results as a table, with a CSV of the raw numbers and each run's JSON to download."""
     st.subheader(t("bench.table.title"))
-    st.dataframe(_shown(frame), hide_index=True, key="bench.table")
+    pinned = {t(f"bench.column.{PINNED}"): st.column_config.Column(pinned=True)}
+    st.dataframe(_shown(frame), hide_index=True, column_config=pinned, key="bench.table")
     st.caption(t("bench.table.caption"))
     stem = "linecnn-bench-" + "-".join(file_name(run) for run in runs)
     buttons = st.container(horizontal=True)

@@ -55,7 +55,7 @@ def canvas_drawing() -> Drawing:
         return_image_data=True,
         key=CANVAS,
     )
-    # Below the canvas: above it is where its undo/redo toolbar shows on hover.
+    # Below the canvas: above it is where its undo/redo toolbar stays (see park_canvas_toolbar).
     st.caption(t("draw.canvas_caption"))
     st.segmented_control(
         t("draw.brush"),
@@ -92,11 +92,12 @@ def keep_cells(grid: list[bool]) -> torch.Tensor:
 
 # The canvas's hover toolbar (undo, redo, reset) waits invisibly over the top-right corner of
 # the drawing area and slides up only after the pointer has hovered there a moment, so a
-# finger tap or a quick stroke starting in that corner hit the toolbar and drew nothing.
-# This script parks it above the canvas for good; only its visible card takes clicks.
+# finger tap or a quick stroke starting in that corner hit the toolbar and drew nothing, and a
+# touch screen, which has no hover, never showed undo at all. This script parks it above the
+# canvas for good, always visible; only its card takes clicks.
 _TOOLBAR_JS = """
 export default function () {
-  const css = ".dc-toolbar { top: -2.9rem !important; pointer-events: none; }"
+  const css = ".dc-toolbar { top: -2.9rem !important; opacity: 1 !important; pointer-events: none; }"
     + " .dc-toolbar-card { pointer-events: auto; }";
   const watched = new WeakSet();
   let frame = 0;

@@ -11,7 +11,7 @@ from linecnn.lesson.snippets import Snippet
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import current, duration, t
 
-RESULT = "lesson.result.{}"  # session key of a snippet's last Outcome, formatted with its key
+RESULTS = "lesson.results"  # session key of {snippet key: its last Outcome}
 
 
 def css_key(snippet: Snippet) -> str:
@@ -22,6 +22,10 @@ def css_key(snippet: Snippet) -> str:
 def show_snippet(snippet: Snippet, device: torch.device) -> None:
     """The code as it runs, then a Run button (or why it cannot run here) and the last real output."""
     code = snippet.text(current())
+    # A plain dict, taken before the run: a Run clicked in another section while this one runs
+    # interrupts this script at its next Streamlit call, and storing the outcome through
+    # st.session_state would be such a call, so the outcome would be lost.
+    results = st.session_state.setdefault(RESULTS, {})
     st.code(code, language="python")
     with st.container(key=f"lesson-output-{css_key(snippet)}"):
         if snippet.needs_accelerator and device.type == "cpu":
@@ -33,8 +37,8 @@ def show_snippet(snippet: Snippet, device: torch.device) -> None:
             help=t("lesson.run_help", device=device_text(device)),
         ):
             with st.spinner(t("lesson.running", device=device_text(device))):
-                st.session_state[RESULT.format(snippet.key)] = run(code, device)
-        outcome = st.session_state.get(RESULT.format(snippet.key))
+                results[snippet.key] = run(code, device)
+        outcome = results.get(snippet.key)
         if outcome is not None:
             show_outcome(snippet, outcome)
 
@@ -56,7 +60,7 @@ def show_outcome(snippet: Snippet, outcome: Outcome) -> None:
         st.code(outcome.output or t("lesson.no_output"), language="text")
     elif snippet.expects_error:
         st.error(t("lesson.real_error", **where), icon=":material/error:")
-        st.code(outcome.error, language="text", wrap_lines=True)
+        st.code(outcome.error, language="text")
     else:
         st.error(t("lesson.failed", **where), icon=":material/error:")
-        st.code(outcome.error, language="text", wrap_lines=True)
+        st.code(outcome.error, language="text")

@@ -10,10 +10,11 @@ from linecnn.serve.sharing import gpu_shared
 from linecnn.train.limits import check_limits
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n, state
+from linecnn.ui.bounds import problems_text
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.train import sharing
-from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets
+from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets, range_problems
 
 FLASH = "train.flash"  # a message from a button callback, shown once
 
@@ -35,6 +36,10 @@ def show_flash() -> None:
 def _start(device: str, paused: bool = False) -> Trainer | None:
     """Callback: build the run from the controls, on ``device``, unless it is over this server's limits."""
     limits = state.server_limits()
+    found = range_problems()  # the button may have been drawn before a box changed
+    if found:
+        _flash("error", problems_text(found))
+        return None
     try:
         config = config_from_widgets()
         check_limits(config, limits, [size for size in BATCH_CHOICES if size != "full"])
@@ -117,8 +122,10 @@ def stop_slot_lost(trainer: Trainer, stop: Exception) -> None:
     _flash("error", say(stop))
 
 
-def run_buttons(device: torch.device) -> None:
-    """Start, Pause/Resume, Step and Stop, enabled according to the live run."""
+def run_buttons(device: torch.device, refused: bool = False) -> None:
+    """Start, Pause/Resume, Step and Stop, enabled according to the live run.
+
+    ``refused``: a setting holds a number the page does not accept, so nothing may start."""
     live, paused = state.live_trainer(), state.is_paused()
     columns = st.columns([1, 1, 1, 1, 3])
     columns[0].button(
@@ -127,7 +134,7 @@ def run_buttons(device: torch.device) -> None:
         icon=":material/play_arrow:",
         on_click=_start,
         args=(str(device),),
-        disabled=live is not None,
+        disabled=live is not None or refused,
         width="stretch",
     )
     _pause_button(columns[1], live, paused)
@@ -136,7 +143,7 @@ def run_buttons(device: torch.device) -> None:
         icon=":material/skip_next:",
         on_click=_step,
         args=(str(device),),
-        disabled=live is not None and not paused,
+        disabled=(live is not None and not paused) or (live is None and refused),
         width="stretch",
         help=t("train.buttons.step_help"),
     )

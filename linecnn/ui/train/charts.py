@@ -24,6 +24,12 @@ TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
 RUN_COLORS = ("#2f6690", "#3a9d6e", "#d9822b", "#8e5ea2", "#c0504d", "#6c7a89", "#b5a642", "#1f9eb3")
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
+# Plotly's config for every chart here: no toolbar, which a tap on a phone shows over the title.
+# Dragging still zooms and a double click resets.
+CHART_CONFIG = {"displayModeBar": False}
+# The loss and accuracy charts' height: with the settings, buttons and progress above them they fit
+# a 1366x768 laptop screen whole, so a run is watched without scrolling.
+EPOCH_CHART_PX = 250
 
 METRICS = ("val_loss", "train_loss", "val_acc", "train_acc")  # names: train.metric.<key>
 X_AXES = ("epoch", "seconds")  # names: train.x_axis.<key>
@@ -37,7 +43,7 @@ Item = TypeVar("Item")
 
 @dataclass(frozen=True)
 class ChartStyle:
-    """How the Train page draws curves; the user picks both above the charts."""
+    """How the Train page draws curves; the user picks both under the live charts."""
 
     smoothing: float = 0.0  # EMA weight from 0 (raw curves only) to 0.99
     log_loss: bool = True  # loss axes on a log scale (losses fall by orders of magnitude)
@@ -152,7 +158,7 @@ def loss_figure(
     fig = _epoch_figure(history, epochs, style, points, "loss")
     values = [value for r in history for value in (r.train_loss, r.val_loss)]
     y_title = _loss_axis(fig, values, style)
-    return _layout(fig, t("train.chart.loss"), y_title, t("train.x_axis.epoch"))
+    return _layout(fig, t("train.chart.loss"), y_title, t("train.x_axis.epoch"), height=EPOCH_CHART_PX)
 
 
 def accuracy_figure(
@@ -161,7 +167,8 @@ def accuracy_figure(
     """Train and validation accuracy against epoch; ``points`` caps the points plotted per curve."""
     fig = _epoch_figure(history, epochs, style, points, "acc")
     fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
-    return _layout(fig, t("train.chart.accuracy"), t("train.chart.accuracy_axis"), t("train.x_axis.epoch"))
+    axis = t("train.chart.accuracy_axis")
+    return _layout(fig, t("train.chart.accuracy"), axis, t("train.x_axis.epoch"), height=EPOCH_CHART_PX)
 
 
 def overlay_figure(

@@ -10,6 +10,7 @@ import streamlit as st
 from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.train.lines import DATA_MODES
 from linecnn.ui import i18n, state
+from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
 from linecnn.ui.i18n import duration, t
 
 # Widget keys; values persist for the whole session so settings survive page switches.
@@ -24,35 +25,52 @@ MAX_PER_CLASS_UI = 20_000
 MAX_SEED_UI = 2**31 - 1  # the page offers 32-bit seeds; the core takes up to config.MAX_SEED
 BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
+# The number boxes' ranges, checked by the page (linecnn.ui.bounds): key -> (its label's key, bounds).
+BOUNDED = {
+    EPOCHS: ("train.settings.epochs", Bounds(1, MAX_EPOCHS_UI)),
+    LR: ("train.settings.lr", Bounds(0.0001, 1.0, digits=4)),
+    PER_CLASS: ("train.settings.per_class", Bounds(1, MAX_PER_CLASS_UI)),
+    SEED: ("train.settings.seed", Bounds(0, MAX_SEED_UI)),
+}
 
 
-def config_controls(locked: bool) -> None:
-    """The run settings, starting at the lesson's; locked while a run is in progress."""
-    with st.container(border=True):
+def config_controls(locked: bool) -> list[str]:
+    """The run settings, starting at the lesson's; locked while a run is in progress.
+
+    Returns what is wrong with the numbers typed, also shown in the box; empty when all fit."""
+    with st.container(border=True, key="train-settings"):  # layout.py keeps its padding small
         _size_controls(st.columns(4), locked)
         _model_controls(st.columns([1, 1, 2]), locked)
+        found = [] if locked else range_problems()
+        if found:
+            st.error(problems_text(found), icon=":material/error:")
+    return found
+
+
+def range_problems() -> list[str]:
+    """What is wrong with the numbers in the boxes now, one sentence each (callbacks may ask too)."""
+    get = st.session_state.get
+    return problems(
+        (t(label), get(key), bounds) for key, (label, bounds) in BOUNDED.items() if key in st.session_state
+    )
 
 
 def _size_controls(columns: list, locked: bool) -> None:
     """Epochs, learning rate, images per class and batch size."""
-    whole_number_input(
-        columns[0], t("train.settings.epochs"), MAX_EPOCHS_UI, DEFAULT.train.epochs, EPOCHS, disabled=locked
-    )
-    columns[1].number_input(
+    whole_number_input(columns[0], t("train.settings.epochs"), DEFAULT.train.epochs, EPOCHS, disabled=locked)
+    number_box(
+        columns[1],
         t("train.settings.lr"),
-        0.0001,
-        1.0,
         DEFAULT.train.lr,
+        LR,
         step=0.001,
         format="%.4f",
-        key=LR,
         persist_state="session",
         disabled=locked,
     )
     whole_number_input(
         columns[2],
         t("train.settings.per_class"),
-        MAX_PER_CLASS_UI,
         DEFAULT.data.per_class,
         PER_CLASS,
         disabled=locked,
@@ -81,12 +99,12 @@ def _model_controls(columns: list, locked: bool) -> None:
         disabled=locked,
         help=t("train.settings.width_help"),
     )
-    columns[1].number_input(
+    number_box(
+        columns[1],
         t("train.settings.seed"),
-        0,
-        MAX_SEED_UI,
         DEFAULT.seed,
-        key=SEED,
+        SEED,
+        step=1,
         persist_state="session",
         disabled=locked,
     )
@@ -113,21 +131,20 @@ def batch_text(size: int | str) -> str:
     return t("train.batch_full") if size == "full" else i18n.number(size)
 
 
-def whole_number_input(column, label: str, high: int, default: int, key: str, **kwargs) -> None:
-    """A number input for a count from 1 to ``high``.
+def whole_number_input(column, label: str, default: int, key: str, **kwargs) -> None:
+    """A number input for a count, its range checked by the page (``BOUNDED``).
 
     It holds a float: the browser reads an int input with parseInt, so "1e9" would silently
-    become 1. As a float, "1e9" is refused by the input's own range check, "2e3" means 2,000,
+    become 1. As a float, "1e9" arrives and the page's range check refuses it, "2e3" means 2,000,
     and a fraction is rounded to a whole number when it arrives.
     """
-    column.number_input(
+    number_box(
+        column,
         label,
-        1.0,
-        float(high),
         float(default),
+        key,
         step=10.0,
         format="%.0f",
-        key=key,
         persist_state="session",
         on_change=_round_to_whole,
         args=(key,),
@@ -142,14 +159,18 @@ def _round_to_whole(key: str) -> None:
         st.session_state[key] = float(int(value + 0.5))
 
 
-def limits_caption(limits: TrainLimits) -> None:
-    """Say what a run may use on this server, and how a host changes it."""
+def limits_note(limits: TrainLimits) -> None:
+    """Say, behind a button, what a run may use on this server and how a host changes it.
+
+    Behind a button, not above the charts: four lines there would push the live charts below a
+    laptop screen's fold."""
     seconds = (
         t("train.limits.no_time_cap")
         if limits.max_seconds is None
         else t("train.limits.time_cap", time=duration(limits.max_seconds))
     )
-    st.caption(
+    popover = st.popover(t("train.limits.button"), icon=":material/info:", width="stretch")
+    popover.markdown(
         t(
             "train.limits.caption",
             seconds=seconds,
@@ -163,8 +184,10 @@ def limits_caption(limits: TrainLimits) -> None:
 
 
 def planned_epochs() -> int:
-    """Epochs currently set in the controls."""
-    return round(st.session_state.get(EPOCHS, DEFAULT.train.epochs))
+    """Epochs currently set in the controls (the lesson's while the box holds no number it accepts)."""
+    value = st.session_state.get(EPOCHS, DEFAULT.train.epochs)
+    _, bounds = BOUNDED[EPOCHS]
+    return round(value) if bounds.problem("", value) is None else DEFAULT.train.epochs
 
 
 def config_from_widgets() -> RunConfig:

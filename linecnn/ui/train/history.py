@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from functools import partial
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui import state
 from linecnn.ui.i18n import current, number, percent, t
@@ -24,8 +25,8 @@ SMOOTHING_STOPS = tuple(round(step / 100, 2) for step in range(round(MAX_SMOOTHI
 OVERLAID_BY_DEFAULT = 4  # the most recent runs overlaid until the user picks
 
 
-def chart_options() -> charts.ChartStyle:
-    """Smoothing and the loss scale, for the live charts and the overlay alike."""
+def chart_options() -> tuple[charts.ChartStyle, DeltaGenerator]:
+    """Smoothing and the loss scale, for the live charts and the overlay alike; and the row's free end."""
     columns = st.columns([3, 2, 2], vertical_alignment="bottom")
     smoothing = columns[0].select_slider(
         t("train.options.smoothing"),
@@ -43,7 +44,7 @@ def chart_options() -> charts.ChartStyle:
         persist_state="session",
         help=t("train.options.log_help"),
     )
-    return charts.ChartStyle(smoothing=smoothing, log_loss=log_loss)
+    return charts.ChartStyle(smoothing=smoothing, log_loss=log_loss), columns[2]
 
 
 def _clear_history() -> None:
@@ -65,7 +66,7 @@ def history_section(style: charts.ChartStyle) -> None:
         st.warning(warning, icon=":material/warning:")
     lines = list(zip(legend_labels(selected), (run.history for run in selected), strict=True))
     figure = charts.overlay_figure(lines, metric, x_axis, style)
-    st.plotly_chart(figure, key="train.overlay")
+    st.plotly_chart(figure, config=charts.CHART_CONFIG, key="train.overlay")
     st.caption(t("train.history.caption"))
     st.dataframe(history_table(runs), hide_index=True, width="stretch")
     _history_buttons(selected)

@@ -51,9 +51,13 @@ class LiveCharts:
         self.draws = 0  # each redraw needs a fresh key, or Streamlit sees a duplicate element
         self.progress_at = self.charts_at = clock()
 
-    def show(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
-        """Draw everything now: a live run (with ETA), the last finished run, or nothing yet."""
-        self._progress(history, epochs, live)
+    def show(
+        self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None, out_of_time: bool = False
+    ) -> None:
+        """Draw everything now: a live run (with ETA), the last finished run, or nothing yet.
+
+        ``out_of_time``: the finished run was ended by the server's time cap."""
+        self._progress(history, epochs, live, out_of_time)
         self._charts(history, epochs, None)
 
     def update(self, history: Sequence[EpochRecord], epochs: int, live: Trainer) -> None:
@@ -66,28 +70,40 @@ class LiveCharts:
         if now - self.progress_at >= self.PROGRESS_SECONDS:
             self._progress(history, epochs, live)
 
-    def _progress(self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> None:
+    def _progress(
+        self, history: Sequence[EpochRecord], epochs: int, live: Trainer | None, out_of_time: bool = False
+    ) -> None:
         self.progress_at = self.clock()
-        fraction = min(len(history) / max(epochs, 1), 1.0)
-        self.progress.progress(fraction, text=progress_text(history, epochs, live))
+        done = history[-1].epoch if history else 0  # a run restored without its curves keeps its last epoch
+        fraction = min(done / max(epochs, 1), 1.0)
+        self.progress.progress(fraction, text=progress_text(history, epochs, live, out_of_time))
 
     def _charts(self, history: Sequence[EpochRecord], epochs: int, points: int | None) -> None:
         self.charts_at = self.clock()
         self.draws += 1
         loss = charts.loss_figure(history, epochs, self.style, points)
-        self.loss_slot.plotly_chart(loss, key=f"train.loss.{self.draws}")
+        self.loss_slot.plotly_chart(loss, config=charts.CHART_CONFIG, key=f"train.loss.{self.draws}")
         accuracy = charts.accuracy_figure(history, epochs, self.style, points)
-        self.accuracy_slot.plotly_chart(accuracy, key=f"train.acc.{self.draws}")
+        self.accuracy_slot.plotly_chart(accuracy, config=charts.CHART_CONFIG, key=f"train.acc.{self.draws}")
 
 
-def progress_text(history: Sequence[EpochRecord], epochs: int, live: Trainer | None) -> str:
-    """'Epoch 40 / 120 · 0.2 s elapsed · ETA 0.4 s' for a live run; a short status otherwise."""
+def progress_text(
+    history: Sequence[EpochRecord], epochs: int, live: Trainer | None, out_of_time: bool = False
+) -> str:
+    """'Epoch 40 / 120 · 0.2 s elapsed · ETA 0.4 s' for a live run; how an ended run ended otherwise."""
     if not history:
         return t("train.progress.idle") if live is None else t("train.progress.starting")
     done = history[-1].epoch  # a run restored without its curves keeps only its last epoch
     elapsed = duration(history[-1].elapsed_seconds)
     if live is None:
-        return t("train.progress.finished", done=i18n.number(done), time=elapsed, device=history[-1].device)
+        ending = "time_cap" if out_of_time else "stopped" if done < epochs else "finished"
+        return t(
+            f"train.progress.{ending}",
+            done=i18n.number(done),
+            epochs=i18n.number(epochs),
+            time=elapsed,
+            device=history[-1].device,
+        )
     eta = duration(seconds_left(history, epochs))
     paused = t("train.progress.paused") if state.is_paused() else ""
     return t("train.progress.live", done=done, epochs=epochs, time=elapsed, eta=eta, paused=paused)
@@ -110,6 +126,7 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
         with sharing.training_turn(live, live_charts.progress) as lease:
             for _ in sharing_gpu(live.run(), live.device):
                 lease.check()
+                answer_clicks()
                 live_charts.update(live.history, epochs, live)
     except Stopped as stop:
         if stop.reason is StopReason.NO_PROGRESS:  # the queue took the slot back: file the run, say why
@@ -129,5 +146,15 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     # Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
     with summary_slot.container():
         summary(record)
-    live_charts.show(record.history, epochs, None)
+    live_charts.show(record.history, epochs, None, record.out_of_time)
     st.rerun()
+
+
+def answer_clicks() -> None:
+    """Let a click made during the last epoch (Stop, Pause) take over now, not at the next redraw.
+
+    Streamlit ends a script run for a click only at one of its yield points; reading
+    st.session_state is one, and it sends nothing to the browser. Without it a click waited for
+    the next redraw, a quarter of a second or more: dozens of short epochs.
+    """
+    _ = state.LIVE in st.session_state

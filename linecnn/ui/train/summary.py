@@ -45,7 +45,9 @@ def summary(record: state.RunRecord) -> None:
             t("train.summary.fingerprint", fingerprint=weights_fingerprint(record.model), epoch=last.epoch)
         )
     with right:
-        st.plotly_chart(charts.confusion_figure(record.confusion), key="train.confusion")
+        st.plotly_chart(
+            charts.confusion_figure(record.confusion), config=charts.CHART_CONFIG, key="train.confusion"
+        )
         st.caption(t("train.summary.confusion_caption", classes=", ".join(charts.class_names())))
 
 

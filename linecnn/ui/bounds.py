@@ -1,0 +1,60 @@
+"""Number boxes whose range the page checks and explains itself, in the reader's language.
+
+A widget's own ``min_value``/``max_value`` check answers in Streamlit's English only, and a box
+it refuses still shows the refused number while the app keeps the previous one: Start then ran
+a value the reader no longer saw. These boxes take any number; the page checks it against its
+Bounds, says what is wrong next to the form and refuses to start until it is fixed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from streamlit.delta_generator import DeltaGenerator
+
+from linecnn.ui.i18n import number, t
+
+
+@dataclass(frozen=True)
+class Bounds:
+    """The numbers one box accepts."""
+
+    low: float  # the smallest value allowed
+    high: float  # the largest value allowed
+    digits: int = 0  # decimals the message writes the bounds with; 0 for counts
+
+    def __post_init__(self) -> None:
+        if not self.low <= self.high:
+            raise ValueError(f"Bounds need low <= high, got {self.low} and {self.high}.")
+
+    def problem(self, label: str, value: float | None) -> str | None:
+        """A sentence saying what is wrong with ``value`` in the box named ``label``; None when it fits."""
+        fields = {
+            "label": label,
+            "low": number(self.low, self.digits),
+            "high": number(self.high, self.digits),
+        }
+        if value is None:
+            return t("common.range_empty", **fields)
+        if self.low <= value <= self.high:
+            return None
+        return t("common.out_of_range", value=number(value, self.digits), **fields)
+
+
+def number_box(
+    column: DeltaGenerator, label: str, default: float, key: str, **kwargs: object
+) -> float | int | None:
+    """A number input with no range of its own: check its value with its Bounds (see above)."""
+    return column.number_input(label, value=default, key=key, **kwargs)
+
+
+def problems(checks: Iterable[tuple[str, float | None, Bounds]]) -> list[str]:
+    """The sentences for every (label, value, bounds) whose value does not fit, in order."""
+    found = (bounds.problem(label, value) for label, value, bounds in checks)
+    return [sentence for sentence in found if sentence is not None]
+
+
+def problems_text(found: list[str]) -> str:
+    """Several problems as one Markdown message, one per line."""
+    return "\n\n".join(found)
