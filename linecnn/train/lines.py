@@ -125,3 +125,6 @@ DATA_MODES: dict[str, Callable[[torch.Tensor, torch.Tensor, torch.Generator], to
     "varied": varied,
     "noisy": noisy,
 }
+# The modes that draw only the lesson's 14 exact lines, whatever lies under them: a run trained on
+# one has never seen a short, thick, tilted or edge stroke.
+EXACT_LINE_MODES = frozenset({"lesson", "noisy"})
