@@ -238,7 +238,8 @@ def draw_figure(tab, figure: Figure, steps: int = 12) -> None:
     caller reads a verdict, the page must show what the model sees of this stroke (its 8x8 input
     changed): else a figure's verdict could be its first stroke's alone.
     """
-    tab.locator(CANVAS).scroll_into_view_if_needed()  # on a phone the canvas may start below the fold
+    # Wholly in view, clear of the page's sticky header: on a phone it may start below the fold.
+    tab.locator(CANVAS).evaluate("canvas => canvas.scrollIntoView({block: 'center'})")
     box = tab.locator(CANVAS).bounding_box()
     for (x, y), *rest in figure.strokes:
         wait_until(tab, lambda: model_input_sum(tab) is not None, True)  # a rerun's two heatmaps: wait
