@@ -28,21 +28,15 @@ from tests.draw_helpers import (  # noqa: E402
     set_brush,
     stroke_landed,
 )
-from tests.draw_shapes import NOT_A_LINE, Figure, draw_figure, generated_lines, generated_non_lines  # noqa: E402
+from tests.draw_shapes import (  # noqa: E402
+    NOT_A_LINE,
+    Figure,
+    draw_figure,
+    generated_lines,
+    generated_non_lines,
+    judge,
+)
 from tests.helpers import StreamlitServer  # noqa: E402
-
-NOT_A_LINE_TEXT = "Not one straight line"
-
-
-def judge(figure: Figure, name: str, note: str) -> str:
-    """'ok', or what went wrong with the page's answer (name, the line under it) to ``figure``."""
-    if figure.label == NOT_A_LINE:
-        if name != NOT_A_LINE_TEXT:
-            return "read as a line"
-        return "a class shown as sure" if "sure" in note.lower() else "ok"
-    if name == NOT_A_LINE_TEXT:
-        return "false alarm"
-    return "ok" if name == figure.label else f"wrong class ({name})"
 
 
 def draw_all(base_url: str, out: Path, figures: tuple[Figure, ...]) -> list[dict]:
@@ -55,9 +49,6 @@ def draw_all(base_url: str, out: Path, figures: tuple[Figure, ...]) -> list[dict
             draw_figure(tab, figure)
             if not stroke_landed(tab):
                 raise AssertionError(f"{figure.name} left no ink on the canvas")
-            # Each pen-up sends the canvas and reruns the page: give the last stroke's rerun time to
-            # start, or the verdict read is the first stroke's alone.
-            tab.wait_for_timeout(300 + 1200 * (len(figure.strokes) - 1))
             name, note = read_prediction(tab)
             (out / f"{figure.name}.png").write_bytes(canvas_png(tab))
             verdict = judge(figure, name, note)

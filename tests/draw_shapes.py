@@ -12,9 +12,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tests.draw_helpers import CANVAS, synthetic_canvas
+from tests.draw_helpers import CANVAS, model_input_sum, synthetic_canvas, wait_until
 
 NOT_A_LINE = "none"  # the label of a figure that is not one straight line
+NOT_A_LINE_TEXT = "Not one straight line"  # the page's verdict for one, in English
 BRUSHES = (8, 16, 24, 36)
 Points = tuple[tuple[float, float], ...]
 
@@ -215,12 +216,43 @@ def generated_non_lines(count: int, seed: int) -> tuple[Figure, ...]:
     return tuple(figures)
 
 
+def judge(figure: Figure, name: str, note: str) -> str:
+    """'ok', or what went wrong with the page's answer (name, the line under it) to ``figure``.
+
+    A line must get its class ("Not sure" is wrong too); a non-line must get "Not one straight
+    line" with no class shown as sure.
+    """
+    if figure.label == NOT_A_LINE:
+        if name != NOT_A_LINE_TEXT:
+            return "read as a line"
+        return "a class shown as sure" if "sure" in note.lower() else "ok"
+    if name == NOT_A_LINE_TEXT:
+        return "false alarm"
+    return "ok" if name == figure.label else f"wrong class ({name})"
+
+
 def draw_figure(tab, figure: Figure, steps: int = 12) -> None:
-    """Drag the mouse along each of the figure's pen paths on the page's canvas."""
+    """Drag the mouse along each of the figure's pen paths on the page's canvas.
+
+    Each pen-up sends the canvas and reruns the page. Before the next pen-down, and before the
+    caller reads a verdict, the page must show what the model sees of this stroke (its 8x8 input
+    changed): else a figure's verdict could be its first stroke's alone.
+    """
+    # Wholly in view, clear of the page's sticky header: on a phone it may start below the fold.
+    tab.locator(CANVAS).evaluate("canvas => canvas.scrollIntoView({block: 'center'})")
     box = tab.locator(CANVAS).bounding_box()
     for (x, y), *rest in figure.strokes:
+        wait_until(tab, lambda: model_input_sum(tab) is not None, True)  # a rerun's two heatmaps: wait
+        before = model_input_sum(tab)
         tab.mouse.move(box["x"] + x, box["y"] + y)
         tab.mouse.down()
         for x, y in rest:
             tab.mouse.move(box["x"] + x, box["y"] + y, steps=steps)
         tab.mouse.up()
+        if not _input_changed(tab, before):
+            raise AssertionError(f"{figure.name}: the page never showed a stroke's input")
+
+
+def _input_changed(tab, before: float | None, timeout_ms: int = 30_000) -> bool:
+    """Wait until the page shows a model input other than ``before``; False if it never does."""
+    return wait_until(tab, lambda: model_input_sum(tab) not in (None, before), True, timeout_ms)

@@ -81,7 +81,7 @@ def test_noisy_mode_is_the_lessons_lines_under_six_times_its_noise():
 
 def test_every_data_mode_is_offered_by_the_config_the_cli_and_the_train_page():
     """One registry: a mode added to lines.DATA_MODES is accepted by the config and the CLI, and the
-    Train page names it in both languages."""
+    Train page and the Draw page (describing a run) name it in both languages."""
     from linecnn.cli.main import build_parser
     from linecnn.train.lines import DATA_MODES
     from linecnn.ui import i18n
@@ -91,5 +91,6 @@ def test_every_data_mode_is_offered_by_the_config_the_cli_and_the_train_page():
         assert build_parser().parse_args(["train", "--data-mode", mode]).data_mode == mode
         for language in ("en", "es"):
             assert f"train.mode.{mode}" in i18n.catalog(language), (mode, language)
+            assert f"draw.data.{mode}" in i18n.catalog(language), (mode, language)
         images, _ = lines(5, mode)
         assert images.shape == (15, 1, 8, 8) and images.min() >= 0 and images.max() <= 1

@@ -16,11 +16,12 @@ from tests.draw_helpers import (
     open_draw_page,
     painted_cells,
     read_prediction,
+    set_brush,
     stroke_landed,
     use_cells,
     wait_until,
 )
-from tests.draw_shapes import Figure, draw_figure
+from tests.draw_shapes import Figure, draw_figure, generated_lines, generated_non_lines, judge
 from tests.helpers import ROOT, wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -31,6 +32,14 @@ STROKES = (
     Stroke("vertical-left-edge", "vertical", ((8, 15), (8, 265))),
     Stroke("horizontal-slight-tilt", "horizontal", ((15, 135), (265, 155))),
     Stroke("anti-diagonal-from-top-right", "diagonal", ((272, 8), (8, 272))),
+)
+
+# A sample of scripts/figure_suite.py's figures, at its seeds; the script draws all of them. Lines:
+# the two it once reported wrong (a dashed 52-degree diagonal in four pen-downs, a short 38-degree
+# stroke) and a dashed horizontal in two pen-downs. Non-lines: a plus (two strokes), a 7, an S.
+SAMPLE = (
+    *(generated_lines(56, seed=7)[i] for i in (2, 45, 42)),
+    *(generated_non_lines(40, seed=8)[i] for i in (4, 7, 10)),
 )
 
 
@@ -122,3 +131,18 @@ def test_fast_cell_clicks_all_count(server, page):
     page.get_by_role("button", name="Clear").click()
     page.get_by_text("The grid is empty").wait_for()
     assert painted_cells(page) == set() and wait_until(page, lambda: model_input_sum(page), 0) == 0
+
+
+def test_a_sample_of_generated_lines_and_non_lines_is_read_right(server, page):
+    """Dashed and short lines drawn with the mouse get their class; a plus, a 7 and an S are each
+    "Not one straight line", with no class shown as sure."""
+    open_draw_page(page, server.url)
+    wrong = []
+    for figure in SAMPLE:
+        set_brush(page, figure.brush)
+        clear(page)
+        draw_figure(page, figure)
+        name, note = read_prediction(page)
+        if (verdict := judge(figure, name, note)) != "ok":
+            wrong.append(f"{figure.name}: {verdict}, page says {name} ({note})")
+    assert not wrong and no_exception(page)

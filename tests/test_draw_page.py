@@ -185,3 +185,14 @@ def test_a_lesson_run_says_when_a_drawing_is_unlike_its_data(page):
     assert "unlike all of them" in texts(at.warning)
     exact = draw(at, synthetic_canvas(((122.5, 2), (122.5, 278)), width=34))  # column 3, as in the lesson
     assert "unlike" not in texts(exact.markdown) and not exact.warning
+
+
+def test_a_noisy_data_run_is_judged_as_a_lesson_run(page):
+    """Noisy data holds only the lesson's exact lines too: the same hint, no "% sure" for a thick stroke."""
+    with cpu_threads("cpu", 1):
+        trainer = fit(RunConfig.from_flat(per_class=30, epochs=20, data_mode="noisy"))
+    page.session_state[state.RUNS] = [as_session_run(trainer)]
+    at = draw(page, synthetic_canvas(((100, 100), (100, 190)), width=36))
+    assert not at.exception
+    assert "exact lines only" in texts(at.info)
+    assert "unlike all of them" in texts(at.warning) and "% sure" not in texts(at.markdown)

@@ -87,7 +87,7 @@ def test_lengths_are_partial_and_full(varied):
     ink = strokes(images[labels == 0])
     rows_lit = (ink.amax(dim=2) > 0.3).sum(dim=1)
     assert rows_lit.max() == 8 and rows_lit.min() <= 4
-    assert (rows_lit >= 3).all()  # never a dot
+    assert (rows_lit >= 2).all()  # never a dot: the shortest stroke is 1.8 cells plus its round caps
 
 
 def test_thickness_from_one_to_about_two_cells(varied):
@@ -107,13 +107,16 @@ def test_strokes_have_soft_anti_aliased_edges(varied):
 
 
 def test_tilts_stay_small_for_axis_classes(varied):
-    """Verticals and horizontals lean at most ~15 degrees: their ink's main axis says so."""
+    """Verticals and horizontals lean at most ~15 degrees: the main axis of their ink says so wherever
+    it spans 4 cells or more (on an 8x8 grid a stroke of 2 or 3 cells cannot show its angle that finely)."""
     images, labels = varied
-    var_r, var_c, cov = moments(strokes(images))
+    ink = strokes(images)
+    var_r, var_c, cov = moments(ink)
     angle = 0.5 * torch.atan2(2 * cov, var_c - var_r)  # main axis from the column axis
     degrees = torch.rad2deg(angle).abs()
-    horizontal_tilt = degrees[labels == 1]
-    vertical_tilt = (90 - degrees[labels == 0]).abs()
+    rows_lit, columns_lit = (ink.amax(dim=2) > 0.3).sum(dim=1), (ink.amax(dim=1) > 0.3).sum(dim=1)
+    horizontal_tilt = degrees[(labels == 1) & (columns_lit >= 4)]
+    vertical_tilt = (90 - degrees[(labels == 0) & (rows_lit >= 4)]).abs()
     assert horizontal_tilt.max() < 20 and vertical_tilt.max() < 20
     assert horizontal_tilt.max() > 5  # but they do lean
 

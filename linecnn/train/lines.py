@@ -51,8 +51,10 @@ def _uniform(
 # The varied mode's stroke distribution, in cells (one cell = 1/8 of the canvas side).
 AXIS_TILT = math.radians(14.0)  # verticals and horizontals lean up to this much
 DIAGONAL_SPREAD = math.radians(15.0)  # diagonals run at 45 degrees give or take this much
-MIN_LENGTH = 2.2  # shortest stroke in cells (caps excluded): a short dash still longer than wide
-HALF_WIDTH = (0.25, 1.0)  # half the stroke thickness: 0.5 to 2 cells (preprocessing widens thinner pens)
+MIN_LENGTH = 1.8  # shortest stroke in cells (caps excluded): below a quarter of the canvas, a short line
+# Half the stroke thickness: 0.5 to 1.2 cells, what the canvas's 8 to 36 px brushes give once preprocessing
+# widens thin pens to 0.6 cells. Wider strokes, which no brush draws, made the short ones blobs.
+HALF_WIDTH = (0.25, 0.6)
 PEAK = (0.7, 1.0)  # brightest pixel: faint to full strokes
 LOW, HIGH = -0.45, SIZE - 0.55  # where a stroke's centre line may run: the edge columns included
 
@@ -125,3 +127,6 @@ DATA_MODES: dict[str, Callable[[torch.Tensor, torch.Tensor, torch.Generator], to
     "varied": varied,
     "noisy": noisy,
 }
+# The modes that draw only the lesson's 14 exact lines, whatever lies under them: a run trained on
+# one has never seen a short, thick, tilted or edge stroke.
+EXACT_LINE_MODES = frozenset({"lesson", "noisy"})

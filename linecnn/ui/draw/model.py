@@ -9,6 +9,7 @@ import streamlit as st
 from torch import nn
 
 from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
+from linecnn.train.lines import EXACT_LINE_MODES
 from linecnn.ui import state
 from linecnn.ui.draw import MODEL
 from linecnn.ui.format import escape_markdown
@@ -22,7 +23,12 @@ class ModelChoice:
     model: nn.Module
     title: str  # e.g. "Run 2 · cpu · 120 ep" or "Default model", in the session's language
     detail: str  # one sentence on how it was trained
-    data_mode: str  # "lesson" or "varied": what it learned from
+    data_mode: str  # a key of DATA_MODES ("lesson", "varied", ...): what it learned from
+
+    @property
+    def exact_lines_only(self) -> bool:
+        """True when the model learned from the lesson's exact lines alone (lesson or noisy data)."""
+        return self.data_mode in EXACT_LINE_MODES
 
 
 # Set once the default model exists: its training spinner, which speaks the session's language

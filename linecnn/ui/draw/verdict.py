@@ -42,9 +42,9 @@ def classify(drawing: Drawing, mode: str, choice: ModelChoice, device: torch.dev
         except (RuntimeError, ValueError) as error:  # e.g. a GPU out of memory: say so, no traceback
             st.error(t("draw.failed", device=device_text(device), error=say(error)), icon=":material/error:")
         else:
-            # A lesson-data run has seen only the lesson's 14 exact lines: elsewhere its softmax
-            # still says "99 %", which would be a claim the run cannot back.
-            familiar = choice.data_mode != "lesson" or like_lesson_data(drawing.image)
+            # A lesson-data (or noisy-data) run has seen only the lesson's 14 exact lines: elsewhere
+            # its softmax still says "99 %", which would be a claim the run cannot back.
+            familiar = not choice.exact_lines_only or like_lesson_data(drawing.image)
             show_prediction(drawing, prediction, familiar)
     st.caption(t("draw.model_caption", title=choice.title, detail=choice.detail))
     return prediction
