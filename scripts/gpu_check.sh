@@ -37,7 +37,7 @@ devices=cpu,cuda
 # 1. Every CUDA-marked test (training, benchmark and Draw inference on the GPU); these files
 #    import only the core, never streamlit.
 timeout 170 "$PY" -m pytest -m cuda -q -p no:cacheprovider -o addopts="" \
-    --junitxml="$out/tests.xml" tests/test_cuda.py tests/test_train_cuda.py tests/test_predict.py tests/test_ranks_cuda.py \
+    --junitxml="$out/tests.xml" tests/test_cuda.py tests/test_train_cuda.py tests/test_predict.py tests/test_ranks_cuda.py tests/test_profile_cuda.py \
     >"$out/tests.log" 2>&1
 tests_rc=$?
 
