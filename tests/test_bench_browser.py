@@ -49,10 +49,15 @@ def test_a_sweep_shows_table_chart_csv_and_where_the_time_goes_in_both_languages
     explanation = page.get_by_text(re.compile(r"each step costs about .+ whatever its size")).first
     explanation.wait_for(timeout=30_000)
     text = explanation.inner_text()
+    # How close the fit came is a measurement: a busy machine makes the page call its split rough.
     assert re.search(
-        r"At 360 images \(steps per epoch: 1\) \d+% of the epoch is fixed per-step cost", text
+        r"[Aa]t 360 images \(steps per epoch: 1\),? (about )?\d+% of the epoch is fixed per-step cost", text
     ), text
-    assert re.search(r"within \d+\.\d% of every measured point \(3 points\)", text), text
+    assert re.search(
+        r"within \d+\.\d% of every measured point \(3 points\)"
+        r"|misses a measured point by up to [\d.]+% \(3 points\)",
+        text,
+    ), text
     expect(page.get_by_text("Why a GPU loses on tiny problems").first).to_be_visible()
     expect(page.get_by_text("none is bundled", exact=False).first).to_be_visible()
 
@@ -63,7 +68,7 @@ def test_a_sweep_shows_table_chart_csv_and_where_the_time_goes_in_both_languages
     wait_for_app(page)
     expect(page.get_by_text("Adónde va el tiempo").first).to_be_visible(timeout=30_000)
     spanish = page.get_by_text(re.compile(r"cada paso cuesta unos .+ sea cual sea su tamaño")).first
-    assert "Con 360 imágenes (pasos por época: 1)" in spanish.inner_text()
+    assert "con 360 imágenes (pasos por época: 1)" in spanish.inner_text().lower()
     expect(page.get_by_role("button", name="Medir")).to_be_visible()
 
 

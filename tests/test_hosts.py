@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from starlette.responses import PlainTextResponse
@@ -77,6 +78,13 @@ async def _app(scope, receive, send) -> None:
     await PlainTextResponse("app")(scope, receive, send)
 
 
+def run_apart(coroutine):
+    """Run ``coroutine`` to its end in a thread of its own: Playwright's sync API, once a browser test
+    of the same session has started it, leaves an event loop running in the main thread."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 def get(path: str, host: str, language: str = "") -> tuple[int, str]:
     """Status and body of a GET of ``path`` through HostGate, with ``host`` as the Host header."""
     path, _, query = path.partition("?")
@@ -91,7 +99,7 @@ def get(path: str, host: str, language: str = "") -> tuple[int, str]:
     async def send(message: dict) -> None:
         sent.append(message)
 
-    asyncio.run(HostGate(_app)(scope, receive, send))
+    run_apart(HostGate(_app)(scope, receive, send))
     body = b"".join(message.get("body", b"") for message in sent if message["type"] == "http.response.body")
     return sent[0]["status"], body.decode("utf-8")
 
@@ -126,6 +134,6 @@ def test_loopback_stays_allowed_when_streamlit_rereads_its_config(allowed_hosts)
 
     options = config._config_options  # the re-read replaces them: other tests get them back as they were
     try:
-        assert asyncio.run(reread_while_serving()) == [PUBLIC, *LOOPBACK_NAMES]
+        assert run_apart(reread_while_serving()) == [PUBLIC, *LOOPBACK_NAMES]
     finally:
         config._config_options = options

@@ -19,6 +19,6 @@ def test_run_shows_the_real_output_in_spanish(server, page):
     output = page.locator(".st-key-lesson-output-move")
     output.get_by_role("button", name="Ejecutar").click()
     device = str(resolve("auto"))  # the sidebar starts on the lesson's pattern: the GPU when there is one
-    expect(output.locator('[data-testid="stCode"]')).to_contain_text(f"after: {device} {device} {device}")
+    expect(output.locator('[data-testid="stCode"]')).to_contain_text(f"después: {device} {device} {device}")
     expect(output).to_contain_text("Salida real de la última ejecución")
     assert page.locator('[data-testid="stException"]').count() == 0
