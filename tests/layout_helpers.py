@@ -21,7 +21,8 @@ LAYOUT_JS = """() => {
   const clipped = (el) => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 1
     && getComputedStyle(el).overflowX !== "visible";
   for (const root of roots.filter(Boolean)) {
-    if (!visible(root)) continue;
+    // A sidebar collapsing (a phone width) still has a box while it slides away: nobody reads it.
+    if (!visible(root) || root.getAttribute("aria-expanded") === "false") continue;
     for (const label of root.querySelectorAll(LABELS)) {
       if (!visible(label) || label.closest(".js-plotly-plot, [data-testid='stDataFrame']")) continue;
       const named = label.matches("button, [data-testid^='stMetric']");

@@ -46,18 +46,23 @@ def test_a_sweep_shows_table_chart_csv_and_where_the_time_goes_in_both_languages
     assert [row["images"] for row in rows] == ["360", "1200", "3600"]
     assert all(row["status"] == "ok" and float(row["median_ms"]) > 0 for row in rows)
 
-    explanation = page.get_by_text(re.compile(r"each step costs about .+ whatever its size")).first
-    explanation.wait_for(timeout=30_000)
-    text = explanation.inner_text()
-    # How close the fit came is a measurement: a busy machine makes the page call its split rough.
-    assert re.search(
-        r"[Aa]t 360 images \(steps per epoch: 1\),? (about )?\d+% of the epoch is fixed per-step cost", text
-    ), text
-    assert re.search(
-        r"within \d+\.\d% of every measured point \(3 points\)"
-        r"|misses a measured point by up to [\d.]+% \(3 points\)",
-        text,
-    ), text
+    # How well the fit holds is a measurement: a busy machine makes the page call its split rough,
+    # or too noisy to give at all; each is a true outcome, and each must read as it should.
+    either = re.compile(r"each step costs about .+ whatever its size|too noisy to split")
+    explanation = page.get_by_text(either)
+    explanation.first.wait_for(timeout=30_000)
+    text = explanation.first.inner_text()
+    split = "too noisy to split" not in text
+    if split:
+        share = r"[Aa]t 360 images \(steps per epoch: 1\),? (about )?\d+% of the epoch is fixed per-step cost"
+        assert re.search(share, text), text
+        assert re.search(
+            r"within \d+\.\d% of every measured point \(3 points\)"
+            r"|misses a measured point by up to [\d.]+% \(3 points\)",
+            text,
+        ), text
+    else:
+        assert re.search(r"misses a measured epoch by [\d.]+% \(3 points\)", text), text
     expect(page.get_by_text("Why a GPU loses on tiny problems").first).to_be_visible()
     expect(page.get_by_text("none is bundled", exact=False).first).to_be_visible()
 
@@ -67,8 +72,11 @@ def test_a_sweep_shows_table_chart_csv_and_where_the_time_goes_in_both_languages
     page.goto(f"{server.url}/Benchmark?lang=es")
     wait_for_app(page)
     expect(page.get_by_text("Adónde va el tiempo").first).to_be_visible(timeout=30_000)
-    spanish = page.get_by_text(re.compile(r"cada paso cuesta unos .+ sea cual sea su tamaño")).first
-    assert "con 360 imágenes (pasos por época: 1)" in spanish.inner_text().lower()
+    if split:
+        spanish = page.get_by_text(re.compile(r"cada paso cuesta unos .+ sea cual sea su tamaño")).first
+        assert "con 360 imágenes (pasos por época: 1)" in spanish.inner_text().lower()
+    else:
+        expect(page.get_by_text("demasiado ruido para repartir", exact=False).first).to_be_visible()
     expect(page.get_by_role("button", name="Medir")).to_be_visible()
 
 
