@@ -22,7 +22,8 @@ LAYOUT_JS = """() => {
     && getComputedStyle(el).overflowX !== "visible";
   for (const root of roots.filter(Boolean)) {
     // A sidebar collapsing (a phone width) still has a box while it slides away: nobody reads it.
-    if (!visible(root) || root.getAttribute("aria-expanded") === "false") continue;
+    const shut = root.getAttribute("aria-expanded") === "false" || root.dataset.collapsed === "true";
+    if (!visible(root) || shut) continue;
     for (const label of root.querySelectorAll(LABELS)) {
       if (!visible(label) || label.closest(".js-plotly-plot, [data-testid='stDataFrame']")) continue;
       const named = label.matches("button, [data-testid^='stMetric']");

@@ -11,7 +11,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from linecnn.bench import profile_worker
+from linecnn.bench import profile_worker, remote
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.peaks import peak_gflops
@@ -198,13 +198,13 @@ def test_a_trace_path_the_cli_cannot_write_is_refused_before_timing(tmp_path):
 def test_a_cancel_ends_the_profiling_process_at_once(tmp_path, monkeypatch):
     """Cancel while the worker profiles: Stopped within seconds, and the worker's process is gone."""
     started_processes = []
-    real_popen = profile_worker.subprocess.Popen
+    real_popen = remote.subprocess.Popen
 
     def popen(*args, **kwargs):
         started_processes.append(real_popen(*args, **kwargs))
         return started_processes[-1]
 
-    monkeypatch.setattr(profile_worker.subprocess, "Popen", popen)
+    monkeypatch.setattr(remote.subprocess, "Popen", popen)
     checks = []
 
     def check():

@@ -19,10 +19,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TextIO
 
-import linecnn
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
 from linecnn.bench.profile import profile_step
-from linecnn.bench.remote import end_worker
+from linecnn.bench.remote import end_worker, start_worker
 from linecnn.bench.step_profile import StepProfile
 from linecnn.bench.timing import Watch
 from linecnn.stop import Stopped
@@ -45,18 +44,8 @@ def profile_in_worker(
 
     ``check`` is called while waiting (a cancel raises from it); the worker is then killed, not waited for.
     """
-    env = dict(os.environ)
-    root = str(Path(linecnn.__file__).resolve().parents[1])  # the worker runs this very copy of linecnn
-    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "linecnn.bench.profile_worker"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,  # torch.profiler's own log lines; an error ends the run with its status
-        text=True,
-        env=env,
-        start_new_session=True,  # its own process group: one signal ends it and anything it started
-    )
+    # stderr holds torch.profiler's own log lines; an error ends the run with its status instead.
+    process = start_worker("linecnn.bench.profile_worker", stderr=subprocess.DEVNULL)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds + STARTUP_GRACE
     request = {
         "cells": [[c.to_flat(), d] for c, d in targets],

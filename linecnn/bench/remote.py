@@ -92,21 +92,27 @@ def run_in_worker(
                 raise RuntimeError(_crash(process, errors))
 
 
+def start_worker(module: str, stderr: int = subprocess.PIPE) -> subprocess.Popen:
+    """``python -m module`` on this very copy of linecnn, its pipes open, in a process group of its own
+    (one signal reaches it and anything it started)."""
+    env = dict(os.environ)
+    root = str(Path(linecnn.__file__).resolve().parents[1])
+    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+    return subprocess.Popen(
+        [sys.executable, "-m", module],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=stderr,
+        text=True,
+        env=env,
+        start_new_session=True,
+    )
+
+
 @contextlib.contextmanager
 def _worker(plan: SweepPlan, caps: Caps) -> Iterator[tuple[subprocess.Popen, queue.Queue, deque[str]]]:
     """The worker process with its request sent, its reply lines read by a thread; ended on the way out."""
-    env = dict(os.environ)
-    root = str(Path(linecnn.__file__).resolve().parents[1])  # the worker runs this very copy of linecnn
-    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    process = subprocess.Popen(
-        [sys.executable, "-m", "linecnn.bench.worker"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env=env,
-        start_new_session=True,  # its own process group: one signal reaches it and anything it started
-    )
+    process = start_worker("linecnn.bench.worker")
     lines: queue.Queue = queue.Queue()
     errors: deque[str] = deque(maxlen=STDERR_LINES)
     try:

@@ -59,20 +59,15 @@ def split_figure(profiles: list[StepProfile]) -> go.Figure:
     """Per cell, one bar of a step's milliseconds: the operators' work, then everything around it."""
     names = [label(p) for p in profiles]
     fig = go.Figure()
-    fig.add_bar(
-        y=names,
-        x=[p.work_ms for p in profiles],
-        name=t("inside.work"),
-        orientation="h",
-        marker_color=WORK_COLOR,
-    )
-    fig.add_bar(
-        y=names,
-        x=[p.around_ms for p in profiles],
-        name=t("inside.around"),
-        orientation="h",
-        marker_color=AROUND_COLOR,
-    )
+    parts = (("inside.work", WORK_COLOR, "work_ms"), ("inside.around", AROUND_COLOR, "around_ms"))
+    for name, color, figure in parts:
+        fig.add_bar(
+            y=names,
+            x=[getattr(p, figure) for p in profiles],
+            name=t(name),
+            orientation="h",
+            marker_color=color,
+        )
     fig.update_layout(
         barmode="stack",
         height=120 + 48 * len(profiles),
