@@ -108,6 +108,8 @@ def one_epoch_run(tab, number: int) -> None:
     tab.get_by_role("button", name="Stop", exact=True).click()
     tab.get_by_text(re.compile(rf"Summary · Run {number} ·")).wait_for(timeout=WAIT_MS)
     wait_for_app(tab, WAIT_MS)
+    # The summary can show before the overlay below it has redrawn with the new run.
+    wait_for_chart(tab, "Validation loss by run", f"c.traces.filter((t) => t.legend).length >= {number}")
 
 
 def overlay_legend(tab) -> list[str]:
