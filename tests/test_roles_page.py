@@ -11,17 +11,10 @@ from linecnn.bench.store import History
 from linecnn.serve import reservation
 from tests.bench_fixture import fake_gpu_document
 from tests.helpers import ROOT
+from tests.test_auth import ADA, AUTH
 from tests.test_board import laptop_document
 
 PAGE = "pages/2_Benchmark.py"
-AUTH = {
-    "redirect_uri": "http://localhost:8501/oauth2callback",
-    "cookie_secret": "a-long-random-string-for-signing-cookies",
-    "client_id": "linecnn",
-    "client_secret": "secret",
-    "server_metadata_url": "https://issuer.example/.well-known/openid-configuration",
-}
-ADA = {"is_logged_in": True, "name": "Ada Lovelace", "email": "ada@school.edu", "email_verified": True}
 GRACE = {"is_logged_in": True, "name": "Grace Hopper", "email": "grace@school.edu", "email_verified": True}
 CLASS_TOOLS = ("Delete a run", "Class controls")
 
