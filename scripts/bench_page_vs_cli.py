@@ -73,7 +73,12 @@ def cli(request: SweepRequest, folder: Path) -> dict[int, float]:
     out = folder / "cli.json"
     words = [*shlex.split(cli_line(request, out=str(out)))[1:], "--devices", "cpu"]  # without "python"
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    subprocess.run([sys.executable, *words], check=True, env=env, capture_output=True, text=True)
+    # A session of its own, as a command typed in a terminal has: with the kernel's autogroup
+    # scheduling, a child left in this process's session shares its CPU share with the --busy
+    # threads, while the page's worker (a session of its own) does not, and the two diverge.
+    subprocess.run(
+        [sys.executable, *words], check=True, env=env, capture_output=True, text=True, start_new_session=True
+    )
     return medians(list(BenchDocument.from_json(out.read_text()).results))
 
 
