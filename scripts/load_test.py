@@ -39,6 +39,7 @@ from linecnn.train.trainer import fit  # noqa: E402
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
 RESULT_TIMEOUT_MS = 600_000
+START_ANSWER_MS = 30_000  # a Start click with no Stop button or summary after this is clicked again
 SHOWN = ("Validation accuracy", "Validation loss")  # the summary's metrics compared across sessions
 # Tabs left in the background keep running their timers and rendering at full speed: Chromium
 # otherwise throttles every tab but the front one, and the sessions would not be equal.
@@ -118,6 +119,25 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[max(0, math.ceil(q / 100 * len(ordered)) - 1)]
 
 
+def press_start(tab, attempts: int = 3) -> int:
+    """Click Start until the page answers (Stop enabled, or the summary); returns the clicks it took.
+
+    Under heavy load a click can land while the page is still rerunning and be lost; a student
+    would click again, so the script does too. The wait is counted from the first click.
+    """
+    stop = tab.get_by_role("button", name="Stop", disabled=False)
+    answered = stop.or_(tab.get_by_text("Summary · Run 1")).first
+    for attempt in range(1, attempts + 1):
+        tab.get_by_role("button", name="Start").click()
+        try:
+            answered.wait_for(timeout=START_ANSWER_MS)
+            return attempt
+        except PlaywrightTimeout:
+            print(f"a Start click got no answer in {START_ANSWER_MS // 1000} s; clicking again", flush=True)
+    answered.wait_for()
+    return attempts
+
+
 def start_benchmark(context, url: str):
     """A tab that starts a single-cell benchmark of the lesson's size on the CPU; returns it."""
     tab = context.new_page()
@@ -136,7 +156,7 @@ def drive(browser, url: str, args: argparse.Namespace) -> tuple:
     errors: list[str] = []
     alone = open_train(browser.new_context(viewport=viewport), url, args.epochs, "the tab alone")
     alone.evaluate(MARK_SCRIPT, "Summary · Run 1")
-    alone.get_by_role("button", name="Start").click()
+    press_start(alone)
     alone.get_by_text("Summary · Run 1").wait_for()
     alone_seconds = alone.evaluate("() => window.__result")
     print(f"the run alone is done: result after {alone_seconds:.2f} s", flush=True)
@@ -152,9 +172,11 @@ def drive(browser, url: str, args: argparse.Namespace) -> tuple:
     bench = None if args.no_bench else start_benchmark(browser.new_context(viewport=viewport), url)
     print(f"{len(tabs)} sessions open; pressing Start in each", flush=True)
     started = time.monotonic()
+    clicks = []
     for tab in tabs:
         tab.evaluate(MARK_SCRIPT, "Summary · Run 1")
-        tab.get_by_role("button", name="Start").click()
+        clicks.append(press_start(tab))
+    print(f"every session started; {sum(c > 1 for c in clicks)} needed a second click", flush=True)
     rows = []
     for number, tab in enumerate(tabs, start=1):
         tab.get_by_text("Summary · Run 1").wait_for()
