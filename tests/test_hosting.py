@@ -161,6 +161,13 @@ def test_hosting_profile_looks_like_the_laptop_config():
         assert profile["server"][key] == laptop["server"][key]
 
 
+def test_neither_config_lets_watchdog_watch_the_installed_tree():
+    """Watchdog's recursive watch over a repository holding its .venv spins a core while the app is
+    idle: the laptop config polls the app's own files, and a class server watches nothing."""
+    assert load(LAPTOP)["server"]["fileWatcherType"] == "poll"
+    assert load(PROFILE)["server"]["fileWatcherType"] == "none"
+
+
 def test_streamlit_reads_every_option_of_the_profile(tmp_path):
     (tmp_path / ".streamlit").mkdir()
     shutil.copy(PROFILE, tmp_path / ".streamlit" / "config.toml")

@@ -102,43 +102,70 @@ export default function ({ data }) {
     else delete kept[slot];
     memory.set(owner, kept);
   };
-  const roots = () => {
-    const found = [document];
-    for (const host of document.querySelectorAll("div")) if (host.shadowRoot) found.push(host.shadowRoot);
-    return found;
+  const names = ["title", "aria-label", "data-title"];
+  const labelled = "[title], [aria-label], [data-title]";
+  const scopes = '[data-testid="stFileUploader"], [data-testid="stSkipToContent"]';
+  const patchAttribute = (element, name) => {
+    const value = element.getAttribute(name);
+    if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));
   };
-  const patch = () => {
-    for (const root of roots()) {
-      for (const element of root.querySelectorAll("[title], [aria-label], [data-title]")) {
-        for (const name of ["title", "aria-label", "data-title"]) {
-          const value = element.getAttribute(name);
-          if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));
-        }
-      }
+  const patchText = (node) => {
+    const value = node.nodeValue.trim();
+    if (value && node.parentElement && node.parentElement.closest(scopes)) {
+      rewrite(node, "text", "text", value, (v) => { node.nodeValue = v; });
     }
-    const scopes = '[data-testid="stFileUploader"], [data-testid="stSkipToContent"]';
-    for (const scope of document.querySelectorAll(scopes)) {
+  };
+  // Everything under ``root`` (an element, the document or a shadow root), shadow roots within included.
+  const patchTree = (root) => {
+    if (root.nodeType === Node.ELEMENT_NODE) {
+      for (const name of names) patchAttribute(root, name);
+      if (root.shadowRoot) adopt(root.shadowRoot);
+    }
+    for (const element of root.querySelectorAll(labelled)) {
+      for (const name of names) patchAttribute(element, name);
+    }
+    for (const host of root.querySelectorAll("div")) if (host.shadowRoot) adopt(host.shadowRoot);
+    const inScope = root.nodeType === Node.ELEMENT_NODE && root.closest(scopes);
+    for (const scope of inScope ? [root] : root.querySelectorAll(scopes)) {
       const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
-        const value = node.nodeValue.trim();
-        if (value) rewrite(node, "text", "text", value, (v) => { node.nodeValue = v; });
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) patchText(node);
+    }
+  };
+  // Only what changed is looked at: a page redraws often (live charts), and walking the whole
+  // page on every frame slowed training on the Train page threefold.
+  const patchChange = (record) => {
+    if (record.type === "attributes") patchAttribute(record.target, record.attributeName);
+    else if (record.type === "characterData") patchText(record.target);
+    else {
+      for (const node of record.addedNodes) {
+        if (node.nodeType === Node.ELEMENT_NODE) patchTree(node);
+        else if (node.nodeType === Node.TEXT_NODE) patchText(node);
       }
     }
   };
   let frame = 0;
-  const observer = new MutationObserver(() => {
-    frame = frame || requestAnimationFrame(() => { frame = 0; patch(); watch(); });
+  let pending = [];
+  const observer = new MutationObserver((records) => {
+    pending.push(...records);
+    frame = frame || requestAnimationFrame(() => {
+      const changes = pending;
+      frame = 0;
+      pending = [];
+      for (const record of changes) if (record.target.isConnected) patchChange(record);
+    });
   });
   const watched = new WeakSet();
   const options = { childList: true, subtree: true, characterData: true, attributes: true,
-                    attributeFilter: ["title", "aria-label", "data-title"] };
-  const watch = () => {
-    for (const root of roots()) {
-      if (!watched.has(root)) { watched.add(root); observer.observe(root, options); }
-    }
+                    attributeFilter: names };
+  const adopt = (root) => {
+    if (watched.has(root)) return;
+    watched.add(root);
+    if (rules.length) observer.observe(root, options);
+    if (root !== document) patchTree(root);
   };
-  watch();
-  patch();
+  // An English page only puts back what an earlier language wrote; the widgets write English.
+  adopt(document);
+  patchTree(document);
   return () => { observer.disconnect(); cancelAnimationFrame(frame); };
 }
 """
