@@ -19,7 +19,7 @@ from linecnn.stop import Stopped, StopReason
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import HOSTILE, hostile_document, hostile_imports
 from tests.helpers import app_test
-from tests.test_bench_page import PAGE, finish, run_button
+from tests.test_bench_page import PAGE, finish, in_process, run_button
 from tests.test_store import corrupt
 
 
@@ -130,8 +130,12 @@ CORRUPT = ["garbage bytes", "empty file", "foreign schema", "truncated database"
 
 
 @pytest.mark.parametrize("broken", [*CORRUPT, "locked database"], indirect=True)
-def test_a_broken_history_never_loses_a_benchmark(broken):
-    """The page renders with a sentence; Run benchmark still shows its results, from memory if need be."""
+def test_a_broken_history_never_loses_a_benchmark(broken, monkeypatch):
+    """The page renders with a sentence; Run benchmark still shows its results, from memory if need be.
+
+    The cell is timed in this process: the history is what is tested here, and a worker process
+    costs each case a torch import (tests/test_bench_page.py runs the page's worker)."""
+    monkeypatch.setattr(linecnn.ui.bench.sweep_job, "run_in_worker", in_process)
     at = app_test(PAGE, timeout=60)
     assert not at.exception
     if broken in ("garbage bytes", "foreign schema", "truncated database", "locked database"):

@@ -10,6 +10,7 @@ table cells. Code blocks are left out: code is the same in both languages.
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 from playwright.sync_api import expect
@@ -53,11 +54,25 @@ _READ_PAGE = """() => {
 }"""
 
 
-def read_page(tab) -> tuple[list[str], list[str]]:
-    """(visible texts outside code, title / aria-label / data-title values) of the page as shown."""
-    tab.wait_for_timeout(1500)  # the translating script runs on the next animation frame after a change
-    page = tab.evaluate(_READ_PAGE)
-    return page["texts"], page["labels"]
+_NEXT_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))"
+SETTLE_MS = 2000  # how long a widget's own English may stay on a Spanish page before it counts
+
+
+def read_page(tab, language: str) -> tuple[list[str], list[str]]:
+    """(visible texts outside code, title / aria-label / data-title values) of the page as shown.
+
+    The translating script answers a change on the next animation frame; a Spanish page that still
+    shows a widget's English is read again until SETTLE_MS have passed, so only English that stays
+    counts."""
+    deadline = time.monotonic() + SETTLE_MS / 1000
+    while True:
+        tab.evaluate(_NEXT_FRAMES)
+        page = tab.evaluate(_READ_PAGE)
+        texts, labels = page["texts"], page["labels"]
+        settled = language == "en" or not any(is_builtin_english(text) for text in texts + labels)
+        if settled or time.monotonic() > deadline:
+            return texts, labels
+        tab.wait_for_timeout(200)
 
 
 def english_on(english: tuple[list[str], list[str]], spanish: tuple[list[str], list[str]]) -> list[str]:
@@ -100,13 +115,13 @@ def read_every_page(tab, url: str, language: str) -> dict[str, tuple[list[str], 
     tab.get_by_role("button", name=stop, exact=True).click()
     expect(tab.get_by_text(compare)).to_be_visible(timeout=WAIT_MS)
     wait_for_app(tab, WAIT_MS)
-    pages = {"Train": read_page(tab)}
+    pages = {"Train": read_page(tab, language)}
     for name, path in (("Home", ""), ("Benchmark", "Benchmark"), ("Lesson", "Lesson"), ("Draw", "Draw")):
         tab.goto(f"{url}/{path}?lang={language}")
         wait_for_app(tab, WAIT_MS)
         if name == "Draw":  # the canvas builds its toolbar in its shadow root after the page is drawn
             tab.wait_for_function(_HAS_TOOLBAR, timeout=WAIT_MS)
-        pages[name] = read_page(tab)
+        pages[name] = read_page(tab, language)
     return pages
 
 

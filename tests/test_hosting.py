@@ -163,8 +163,8 @@ def test_hosting_profile_looks_like_the_laptop_config():
 
 def test_neither_config_lets_watchdog_watch_the_installed_tree():
     """Watchdog's recursive watch over a repository holding its .venv spins a core while the app is
-    idle: the laptop config polls the app's own files, and a class server watches nothing."""
-    assert load(LAPTOP)["server"]["fileWatcherType"] == "poll"
+    idle, and polling slows every shutdown: neither config watches source files."""
+    assert load(LAPTOP)["server"]["fileWatcherType"] == "none"
     assert load(PROFILE)["server"]["fileWatcherType"] == "none"
 
 
