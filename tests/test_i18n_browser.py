@@ -27,13 +27,13 @@ def test_a_deep_link_opens_draw_in_spanish_and_the_toggle_changes_the_page_and_t
     page.goto(f"{server.url}/Draw?lang=es")
     expect(page.get_by_text("El lienzo está vacío.")).to_be_visible(timeout=DRAW_TIMEOUT)
     expect(heading(page, "Dibujar")).to_be_visible(timeout=WAIT)
-    expect(page.get_by_role("button", name="Borrar")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_role("button", name="Borrar", exact=True)).to_be_visible(timeout=WAIT)
     expect(sidebar(page).get_by_role("link", name="Inicio")).to_be_visible(timeout=WAIT)
     assert page.get_by_text("The canvas is empty.").count() == 0
 
     sidebar(page).get_by_role("radio", name="English").click(timeout=WAIT)
     expect(heading(page, "Draw")).to_be_visible(timeout=WAIT)
-    expect(page.get_by_role("button", name="Clear")).to_be_visible(timeout=WAIT)
+    expect(page.get_by_role("button", name="Clear", exact=True)).to_be_visible(timeout=WAIT)
     expect(page).to_have_url(re.compile(r"/Draw\?lang=en$"), timeout=WAIT)
     sidebar(page).get_by_role("radio", name="Español").click(timeout=WAIT)
     expect(heading(page, "Dibujar")).to_be_visible(timeout=WAIT)
