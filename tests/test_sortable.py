@@ -17,7 +17,7 @@ def shown(rows) -> tuple[list[dict], list[dict]]:
 
 
 def test_numbers_stay_numbers_and_show_the_readers_text():
-    """'0,01' and '5E-8' sort as 0.01 and 5e-8; a missing value shows its dash; text columns stay as they are."""
+    """'0,01' and '5E-8' sort as 0.01 and 5e-8; a missing value shows its dash; text stays as it is."""
     values, texts = shown(
         [
             {"run": 1, "lr": Shown(0.01, "0,01"), "ms": Shown(None, "-"), "data": "rectas"},
