@@ -31,7 +31,8 @@ def test_versions_code_and_file_names_are_not_numbers():
 
 
 def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
-    """Two runs: the summary, the compare table (lr, loss, accuracy, seconds) and the smoothing slider."""
+    """Two runs: the summary, the compare table (lr, loss, accuracy, seconds), the smoothing slider and the
+    learning-rate box."""
     from streamlit.testing.v1 import AppTest
 
     from tests.helpers import ROOT
@@ -52,3 +53,4 @@ def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     values = at.dataframe[-1].value  # numbers under the texts, so a header click sorts by value
     assert list(values["lr"]) == [0.01, 5e-8] and values["exactitud val"].dtype.kind == "f"
     assert at.select_slider(key="train.smoothing").options[:3] == ["0,00", "0,01", "0,02"]
+    assert at.text_input(key="train.lr.text").value == "0,01"  # a number box wrote '0.0100'
