@@ -3,7 +3,8 @@
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from linecnn.ui.decimal_box import decimal_text, read_decimal
+from linecnn.ui.decimal_box import read_decimal
+from linecnn.ui.format import decimal_text
 
 
 @pytest.mark.parametrize(

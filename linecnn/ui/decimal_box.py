@@ -11,23 +11,14 @@ number box (``linecnn.ui.bounds``); text that is no number leaves it None, repor
 from __future__ import annotations
 
 import math
-from decimal import Decimal
 
 import streamlit as st
-from babel.numbers import format_decimal
 from streamlit.delta_generator import DeltaGenerator
 
+from linecnn.ui.format import decimal_text
 from linecnn.ui.i18n import current
 
 TEXT, LANGUAGE = "{}.text", "{}.language"  # the text widget's key and the language it was written in
-_PATTERN = "0." + "#" * 20  # every digit a float's shortest form has, down to 1e-20
-
-
-def decimal_text(value: float, language: str) -> str:
-    """``value`` with the digits Python would print and ``language``'s decimal mark: '0,01', '0.0005'."""
-    if not math.isfinite(value):
-        return str(value)
-    return format_decimal(Decimal(repr(value)), format=_PATTERN, locale=language)
 
 
 def read_decimal(text: str | None) -> float | None:
