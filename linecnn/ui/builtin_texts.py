@@ -21,8 +21,8 @@ import streamlit as st
 from linecnn.ui.i18n import DEFAULT, current, translate
 
 # (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
-# "text": a text node inside a file uploader or the skip link; "attr": an attribute (see _JS)
-# anywhere, canvas included.
+# "text": a text node inside a file uploader, the skip link or a box's "Press Enter" hint; "attr":
+# an attribute (see _JS) anywhere, canvas included.
 # A named group fills the catalog field of the same name.
 RULES = (
     ("text", r"^Upload$", "builtin.upload"),
@@ -36,6 +36,7 @@ RULES = (
     ("text", r"^Unexpected error\. Please try again\.$", "builtin.unexpected"),
     ("text", r"^Upload failed$", "builtin.failed"),
     ("text", r"^Skip to main content$", "builtin.skip"),
+    ("text", r"^Press Enter to apply$", "builtin.press_enter"),
     ("text", r"^(?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_size"),
     ("attr", r"^(?<name>.+), (?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_chip"),
     ("attr", r"^Remove (?<name>.+)$", "builtin.remove"),
@@ -116,7 +117,8 @@ export default function ({ data }) {
         }
       }
     }
-    const scopes = '[data-testid="stFileUploader"], [data-testid="stSkipToContent"]';
+    const scopes = ['stFileUploader', 'stSkipToContent', 'InputInstructions']
+      .map((id) => `[data-testid="${id}"]`).join(', ');
     for (const scope of document.querySelectorAll(scopes)) {
       const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
       for (let node = walker.nextNode(); node; node = walker.nextNode()) {
