@@ -125,25 +125,10 @@ def english_numbers_in(text: str) -> list[str]:
     return [number for number in found if is_english_number(number)]
 
 
-def shown_table(table):
-    """What an AppTest dataframe element shows: a styled table's display texts, else its values."""
-    from streamlit import dataframe_util
-
-    display = table.proto.arrow_data.styler.display_values
-    return dataframe_util.convert_arrow_bytes_to_pandas_df(display) if display else table.value
-
-
 def _table_cells(at) -> list[str]:
-    """Cells of the page's tables written the English way: in a styled table, a number column's texts
-    with a decimal point or a thousands comma; in an unstyled one, fractional numbers (Streamlit
-    writes them the English way)."""
+    """Cells of the page's tables that Streamlit itself writes the English way: fractional numbers."""
     cells = []
     for table in at.dataframe:
-        if table.proto.arrow_data.styler.display_values:
-            values, shown = table.value, shown_table(table)
-            texts = [str(text) for name in values if values[name].dtype.kind in "fiu" for text in shown[name]]
-            cells += [number for text in texts for number in english_numbers_in(text)]
-            continue
         for value in table.value.to_numpy().ravel():
             if isinstance(value, float) and math.isfinite(value) and value != int(value):
                 cells.append(repr(value))

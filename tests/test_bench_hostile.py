@@ -19,7 +19,6 @@ from linecnn.stop import Stopped, StopReason
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import HOSTILE, hostile_document, hostile_imports
 from tests.helpers import app_test
-from tests.i18n_check import shown_table
 from tests.test_bench_page import PAGE, finish, run_button
 from tests.test_store import corrupt
 
@@ -206,7 +205,7 @@ def test_touching_widgets_during_a_benchmark_does_not_stop_it(gated):
     finish(at)
     assert not BENCH_LOCK.busy
     assert any("Benchmark done" in text for text in texts(at))
-    assert list(shown_table(at.dataframe[0])["Images"]) == ["360", "1,200"]
+    assert list(at.dataframe[0].value["Images"]) == ["360", "1,200"]
     assert len(History().runs()) == 1
 
 
@@ -221,4 +220,4 @@ def test_cancel_lands_within_a_step_and_keeps_the_cells_done(gated):
     shown += [i.value for i in at.run().info]
     assert "Benchmark cancelled after 1 of 2 cells; those are run #1." in shown
     assert [r.config.images for r in History().load(1).results] == [360]
-    assert list(shown_table(at.dataframe[0])["Images"]) == ["360"]
+    assert list(at.dataframe[0].value["Images"]) == ["360"]

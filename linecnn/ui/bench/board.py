@@ -19,7 +19,6 @@ from linecnn.ui.bench.charts import plotly_text
 from linecnn.ui.bench.state import history
 from linecnn.ui.bench.words import ms_text, verdict
 from linecnn.ui.i18n import number, t
-from linecnn.ui.sortable import Shown, sortable_table
 
 BOARD_RUNS = 60  # the newest stored runs the board reads (made here and imported alike)
 LABEL_CHARS = 20  # a name in a bar's label is cut to this: long labels crowd a phone
@@ -42,7 +41,7 @@ def render_board(summaries: list[RunSummary] | None) -> None:
     figure = _figure(rows)
     if figure is not None:
         st.plotly_chart(figure, config={"displayModeBar": False}, key="bench.board_chart")
-    st.dataframe(sortable_table([_row(row) for row in rows]), hide_index=True, width="stretch")
+    st.dataframe([_row(row) for row in rows], hide_index=True, width="stretch")
     st.caption(t("bench.board.note", images=number(LESSON_IMAGES)))
 
 
@@ -103,21 +102,17 @@ def _load(store: History, summary: RunSummary) -> BenchDocument | None:
     return _document(str(store.path), summary.id, summary.created)
 
 
-def _row(row: BoardRow) -> dict[str, object]:
-    """One board row in the reader's language: who, what, when, the two sizes, the crossover.
-
-    Numbers stay numbers, so a click on a header sorts them by value (``linecnn.ui.sortable``)."""
+def _row(row: BoardRow) -> dict[str, str]:
+    """One board row in the reader's language: who, what, when, the two sizes, the crossover."""
     run, largest = row.run, row.largest
     # The numbers first: on a phone the columns after them are a scroll away.
     return {
         t("bench.board.who"): _who(row),
         t("bench.board.device"): row.device_name,
-        t("bench.board.lesson_ms"): _ms(row.lesson),
+        t("bench.board.lesson_ms"): ms_text(row.lesson.median_ms if row.lesson else None),
         t("bench.board.lesson_rate"): _rate(row.lesson),
-        t("bench.board.largest"): Shown(largest.config.images, number(largest.config.images))
-        if largest
-        else Shown(None, "-"),
-        t("bench.board.largest_ms"): _ms(largest),
+        t("bench.board.largest"): number(largest.config.images) if largest else "-",
+        t("bench.board.largest_ms"): ms_text(largest.median_ms if largest else None),
         t("bench.board.largest_rate"): _rate(largest),
         t("bench.board.crossover"): verdict(row.crossover, "data", "GPU") if row.crossover else "-",
         t("bench.board.cpu"): row.cpu_model,
@@ -126,14 +121,6 @@ def _row(row: BoardRow) -> dict[str, object]:
     }
 
 
-def _ms(cell: CellResult | None) -> Shown:
-    """A cell's median milliseconds per epoch, e.g. '0,412 ms'; '-' when the cell was not timed."""
-    ms = None if cell is None else cell.median_ms
-    return Shown(ms, ms_text(ms))
-
-
-def _rate(cell: CellResult | None) -> Shown:
+def _rate(cell: CellResult | None) -> str:
     """Training images per second, e.g. '12,345'; '-' when the cell was not timed."""
-    if cell is None or cell.samples_per_s is None:
-        return Shown(None, "-")
-    return Shown(cell.samples_per_s, number(cell.samples_per_s))
+    return "-" if cell is None or cell.samples_per_s is None else number(cell.samples_per_s)

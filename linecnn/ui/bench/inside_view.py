@@ -6,9 +6,9 @@ Every sentence is built from the measured figures; nothing here is canned per de
 
 from __future__ import annotations
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
-from pandas.io.formats.style import Styler
 
 from linecnn.bench.peaks import peak_gflops
 from linecnn.bench.profile import PROFILED_STEPS, WARMUP_STEPS
@@ -16,7 +16,6 @@ from linecnn.bench.step_profile import StepProfile
 from linecnn.device import describe
 from linecnn.ui.bench.inside_job import Looked
 from linecnn.ui.i18n import number, percent, plotly_separators, t
-from linecnn.ui.sortable import Shown, sortable_table
 
 WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
 
@@ -81,48 +80,41 @@ def split_figure(profiles: list[StepProfile]) -> go.Figure:
     return fig
 
 
-def figures_frame(profiles: list[StepProfile]) -> Styler:
-    """One row per cell: step times, counts, the split and the floating-point work (numbers sort by value)."""
+def figures_frame(profiles: list[StepProfile]) -> pd.DataFrame:
+    """One row per cell: step times, counts, the split and the floating-point work."""
     rows = []
     for p in profiles:
         peak = peak_gflops(describe(p.device)) if p.device.startswith("cuda") else None
         rows.append(
             {
                 t("inside.col.cell"): label(p),
-                t("inside.col.step"): _figure(p.plain_ms, 3),
-                t("inside.col.profiled"): _figure(p.profiled_ms, 3),
-                t("inside.col.calls"): _figure(p.operator_calls, 0),
-                t("inside.col.kernels"): Shown(None, "–") if p.kernels is None else _figure(p.kernels, 0),
-                t("inside.col.work"): Shown(p.work_ms, f"{number(p.work_ms, 3)} ({percent(p.work_share)})"),
-                t("inside.col.around"): _figure(p.around_ms, 3),
-                t("inside.col.mflop"): _figure(p.flops / 1e6, 1),
-                t("inside.col.rate"): _figure(p.gflops_per_s, 1),
-                t("inside.col.peak"): Shown(None, "–")
-                if peak is None
-                else Shown(peak, t("inside.peak", gflops=number(peak))),
+                t("inside.col.step"): number(p.plain_ms, 3),
+                t("inside.col.profiled"): number(p.profiled_ms, 3),
+                t("inside.col.calls"): number(p.operator_calls),
+                t("inside.col.kernels"): "–" if p.kernels is None else number(p.kernels),
+                t("inside.col.work"): f"{number(p.work_ms, 3)} ({percent(p.work_share)})",
+                t("inside.col.around"): number(p.around_ms, 3),
+                t("inside.col.mflop"): number(p.flops / 1e6, 1),
+                t("inside.col.rate"): number(p.gflops_per_s, 1),
+                t("inside.col.peak"): "–" if peak is None else t("inside.peak", gflops=number(peak)),
             }
         )
-    return sortable_table(rows)
+    return pd.DataFrame(rows)
 
 
-def operators_frame(profile: StepProfile) -> Styler:
+def operators_frame(profile: StepProfile) -> pd.DataFrame:
     """The busiest operators of one step, by phase: calls, own host time and GPU time."""
-    on_gpu = profile.kernels is not None
     rows = [
         {
             t("inside.col.phase"): t(f"inside.phase.{op.phase}"),
             t("inside.col.operator"): op.name,
-            t("inside.col.op_calls"): _figure(op.calls, 0),
-            t("inside.col.own"): _figure(op.self_ms, 3),
-            t("inside.col.gpu"): _figure(op.device_ms, 3) if on_gpu else Shown(None, "–"),
+            t("inside.col.op_calls"): number(op.calls),
+            t("inside.col.own"): number(op.self_ms, 3),
+            t("inside.col.gpu"): number(op.device_ms, 3) if profile.kernels is not None else "–",
         }
         for op in profile.operators
     ]
-    return sortable_table(rows)
-
-
-def _figure(value: float, digits: int) -> Shown:
-    return Shown(value, number(value, digits))
+    return pd.DataFrame(rows)
 
 
 def verdict(p: StepProfile) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pandas as pd
 import streamlit as st
 from babel.numbers import format_scientific
-from pandas.io.formats.style import Styler
 
 from linecnn.parallel.results import (
     LOSS_TOLERANCE,
@@ -17,7 +17,6 @@ from linecnn.parallel.results import (
     compute_shrank,
 )
 from linecnn.ui.i18n import count, current, number, percent, t
-from linecnn.ui.sortable import Shown, sortable_table
 
 NONE = "—"  # a figure that needs a 1-process run the series did not have
 
@@ -93,31 +92,23 @@ def _explain(series: Series) -> None:
     st.info(text, icon=":material/lightbulb:")
 
 
-def _frame(series: Series) -> Styler:
-    """The rows with translated column names; numbers sort by value and read the language's way."""
-
-    def figure(value: float, digits: int) -> Shown:
-        return Shown(value, number(value, digits))
-
-    return sortable_table(
-        [
-            {
-                t("ddp.col_ranks"): row.ranks,
-                t("ddp.col_backend"): row.backend,
-                t("ddp.col_threads"): row.threads,
-                t("ddp.col_ms"): figure(row.median_ms, 2),
-                t("ddp.col_comm"): figure(row.comm_ms, 2),
-                t("ddp.col_compute"): figure(row.compute_ms, 2),
-                t("ddp.col_images"): figure(row.samples_per_s, 0),
-                t("ddp.col_speedup"): Shown(row.speedup, _or_none(row.speedup, lambda v: number(v, 2))),
-                t("ddp.col_efficiency"): Shown(row.efficiency, _or_none(row.efficiency, percent)),
-                t("ddp.col_start"): figure(row.start_s, 1),
-                t("ddp.col_loss"): Shown(
-                    row.loss_error, format_scientific(row.loss_error, "0.0E0", locale=current())
-                ),
-            }
-            for row in series.rows
-        ]
+def _frame(series: Series) -> pd.DataFrame:
+    """The rows with translated column names and the language's number format."""
+    rows = series.rows
+    return pd.DataFrame(
+        {
+            t("ddp.col_ranks"): [row.ranks for row in rows],
+            t("ddp.col_backend"): [row.backend for row in rows],
+            t("ddp.col_threads"): [row.threads for row in rows],
+            t("ddp.col_ms"): [number(row.median_ms, 2) for row in rows],
+            t("ddp.col_comm"): [number(row.comm_ms, 2) for row in rows],
+            t("ddp.col_compute"): [number(row.compute_ms, 2) for row in rows],
+            t("ddp.col_images"): [number(row.samples_per_s) for row in rows],
+            t("ddp.col_speedup"): [_or_none(row.speedup, lambda v: number(v, 2)) for row in rows],
+            t("ddp.col_efficiency"): [_or_none(row.efficiency, percent) for row in rows],
+            t("ddp.col_start"): [number(row.start_s, 1) for row in rows],
+            t("ddp.col_loss"): [format_scientific(row.loss_error, "0.0E0", locale=current()) for row in rows],
+        }
     )
 
 

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
-from pandas.io.formats.style import Styler
 
 from linecnn.bench.document import BenchEnv
 from linecnn.ui.bench.data import HIDDEN, ShownRun
 from linecnn.ui.bench.words import factor_title, notes_text, significant, status_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, current, number, size, t
-from linecnn.ui.sortable import Shown, sortable_table
 from linecnn.ui.spreadsheet import for_language
 
 TEXT_COLUMNS = (
@@ -45,9 +43,8 @@ SHOWN_FIRST = (
 PINNED = "series"
 
 
-def _shown(frame: pd.DataFrame) -> Styler:
-    """The table as shown: translated values, readable headers, and numbers that sort by value while
-    they read with the language's separators (``linecnn.ui.sortable``)."""
+def _shown(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table as shown: translated values, numbers with the language's separators, readable headers."""
     shown = frame.drop(columns=list(HIDDEN)).copy()
     shown["status"] = frame["result"].map(status_text)
     shown["notes"] = frame["result"].map(notes_text)
@@ -56,23 +53,14 @@ def _shown(frame: pd.DataFrame) -> Styler:
             continue
         if column == "factor":
             shown[column] = shown[column].map(factor_title)
+        elif column in COUNTS:
+            shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else number(v))
         else:
-            shown[column] = shown[column].map(_count if column in COUNTS else _figure)
-    shown["run"] = shown["run"].map(lambda v: Shown(v, f"#{v}") if v > 0 else Shown(None, ""))
+            shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else significant(float(v)))
+    shown["run"] = shown["run"].map(lambda v: f"#{v}" if v > 0 else "")
     first = [column for column in SHOWN_FIRST if column in shown.columns]
     shown = shown[first + [column for column in shown.columns if column not in first]]
-    shown = shown.rename(columns={column: t(f"bench.column.{column}") for column in shown.columns})
-    return sortable_table(shown.to_dict("records"))
-
-
-def _count(value: object) -> Shown:
-    """A whole number with separators; empty when missing."""
-    return Shown(None, "") if pd.isna(value) else Shown(float(value), number(value))
-
-
-def _figure(value: object) -> Shown:
-    """A measured figure to three significant digits; empty when missing."""
-    return Shown(None, "") if pd.isna(value) else Shown(float(value), significant(float(value)))
+    return shown.rename(columns={column: t(f"bench.column.{column}") for column in shown.columns})
 
 
 def _column_name(key: str) -> str:

@@ -10,7 +10,6 @@ from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui import state
 from linecnn.ui.i18n import current, number, percent, t
-from linecnn.ui.sortable import Shown, sortable_table
 from linecnn.ui.spreadsheet import runs_csv
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import legend_labels, significant, val_set_warning
@@ -69,7 +68,7 @@ def history_section(style: charts.ChartStyle) -> None:
     figure = charts.overlay_figure(lines, metric, x_axis, style)
     st.plotly_chart(figure, config=charts.CHART_CONFIG, key="train.overlay")
     st.caption(t("train.history.caption"))
-    st.dataframe(sortable_table(history_table(runs)), hide_index=True, width="stretch")
+    st.dataframe(history_table(runs), hide_index=True, width="stretch")
     _history_buttons(selected)
 
 
@@ -121,28 +120,26 @@ def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
 def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
     """One row per run: settings, final metrics and speed, under the language's column names.
 
-    Numbers stay numbers, so a click on a header sorts them by value; each shows its text the
-    language's way (``linecnn.ui.sortable``). A full batch sorts as its size and reads 'full'.
+    Numbers are written as text the language's way (Streamlit would write 0.01, 5e-8 and an
+    accuracy of 1 the English way on a Spanish page), one type per column for Arrow.
     """
     rows = []
     for run in runs:
-        last, config = run.history[-1], run.config
-        images, seconds = config.data.train_size, last.elapsed_seconds
-        ms_per_epoch = 1000 * seconds / last.epoch
+        last = run.history[-1]
         row = {
             "run": run.number,
             "device": run.device if run.threads is None else f"{run.device} ×{run.threads}",
-            "epochs": Shown(last.epoch, f"{last.epoch}/{config.train.epochs}"),
-            "images": Shown(images, number(images)),
-            "batch": Shown(config.train.batch_size or images, batch_text(batch_choice(config))),
-            "width": config.model.width,
-            "lr": Shown(config.train.lr, significant(config.train.lr, 4)),
-            "seed": config.seed,
-            "data": t(f"train.mode.{config.data.mode}"),
-            "val_acc": Shown(last.val_acc, percent(last.val_acc, 1)),
-            "val_loss": Shown(last.val_loss, significant(last.val_loss, 4)),
-            "seconds": Shown(seconds, number(seconds, 2)),
-            "ms_per_epoch": Shown(ms_per_epoch, number(ms_per_epoch, 2)),
+            "epochs": f"{last.epoch}/{run.config.train.epochs}",
+            "images": number(run.config.data.train_size),
+            "batch": batch_text(batch_choice(run.config)),
+            "width": run.config.model.width,
+            "lr": significant(run.config.train.lr, 4),
+            "seed": run.config.seed,
+            "data": t(f"train.mode.{run.config.data.mode}"),
+            "val_acc": percent(last.val_acc, 1),
+            "val_loss": significant(last.val_loss, 4),
+            "seconds": number(last.elapsed_seconds, 2),
+            "ms_per_epoch": number(1000 * last.elapsed_seconds / last.epoch, 2),
         }
         rows.append({t(f"train.table.{key}"): value for key, value in row.items()})
     return rows
