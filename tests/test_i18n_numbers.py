@@ -31,7 +31,8 @@ def test_versions_code_and_file_names_are_not_numbers():
 
 
 def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
-    """Two runs: the summary, the compare table (lr, loss, accuracy, seconds) and the smoothing slider."""
+    """Two runs: the summary, the compare table (lr, loss, accuracy, seconds), the smoothing slider and the
+    learning-rate box."""
     from streamlit.testing.v1 import AppTest
 
     from tests.helpers import ROOT
@@ -50,3 +51,4 @@ def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     assert list(table["lr"]) == ["0,01", "5E-8"]
     assert all(re.fullmatch(r"\d+,\d\s?%", cell) for cell in table["exactitud val"])
     assert at.select_slider(key="train.smoothing").options[:3] == ["0,00", "0,01", "0,02"]
+    assert at.text_input(key="train.lr.text").value == "0,01"  # a number box wrote '0.0100'

@@ -12,6 +12,8 @@ from linecnn.lesson.comments import COMMENTS, PRINTS
 from linecnn.lesson.run import run
 from linecnn.lesson.translate import code_tokens, translate_comments
 from linecnn.train.config import RunConfig
+from linecnn.ui.lesson.snippets import printed_number
+from tests.i18n_check import english_numbers_in
 
 SNIPPETS = [snippet for section in lesson.SECTIONS for snippet in section.snippets]
 
@@ -24,7 +26,7 @@ ON_CPU = {
     "mismatch.fix": ["logits on cpu with shape (4, 3)"],
     "evaluate": ["validation images: 180 on cpu", "gradients tracked: False"],
     "portable": ["the sidebar picked: cpu", "epoch 10: loss", "epoch 30: loss"],
-    "speed": ["   100 images:", " 10000 images:", "µs per step"],
+    "speed": ["100 images:", "10000 images:", "µs per step"],
 }
 
 
@@ -88,14 +90,25 @@ def test_every_printed_text_has_a_spanish_entry_and_none_is_left_over():
 
 
 @pytest.mark.parametrize("snippet", [s for s in SNIPPETS if not s.expects_error], ids=lambda s: s.key)
-def test_a_spanish_snippet_prints_spanish_words_and_no_thousands_comma(snippet):
-    """Run in Spanish, no English label of the snippet's prints shows, and no number reads '25,288'."""
-    output = run(snippet.text("es"), torch.device("cpu")).output
+def test_a_spanish_snippet_prints_spanish_words_and_numbers(snippet):
+    """Run in Spanish as the page runs it, no English label of the snippet's prints shows, and no number
+    reads the English way ('25,288', '0.6931')."""
+    output = run(snippet.text("es"), torch.device("cpu"), printed_number("es")).output
     labels = " ".join(re.sub(r"\{[^}]*\}", " ", literal) for literal in printed_literals(snippet.code))
     english = set(re.findall(r"[^\W\d_]{3,}", labels.lower()))
     shared = {"cuda", "pytorch", "logits", "device", "gpu"}  # names, the same in Spanish
     assert not set(re.findall(r"[^\W\d_]{3,}", output.lower())) & (english - shared), output
-    assert not re.search(r"\d,\d{3}\b", output), output
+    assert english_numbers_in(output) == [], output
+
+
+def test_print_writes_the_numbers_it_is_given_the_readers_way():
+    """As the page runs a snippet: ints with the language's thousands mark, floats with its decimal mark,
+    every digit kept; a bool, a tuple and a text stay as Python writes them."""
+    code = 'print("loss", 0.6931, 25288, 0.0005, True, (360, 1), "0.5")'
+    spanish = run(code, "cpu", printed_number("es")).output
+    english = run(code, "cpu", printed_number("en")).output
+    assert spanish == "loss 0,6931 25.288 0,0005 True (360, 1) 0.5\n"
+    assert english == "loss 0.6931 25,288 0.0005 True (360, 1) 0.5\n"
 
 
 def test_a_comment_is_translated_in_place_and_nothing_else_changes():

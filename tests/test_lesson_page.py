@@ -52,9 +52,9 @@ def test_run_shows_the_real_output_of_the_code_shown(monkeypatch):
     """In Spanish, Run executes the very text on screen and shows what it printed."""
     seen: list[str] = []
 
-    def recording_run(code, device):
+    def recording_run(code, device, *how):
         seen.append(code)
-        return lesson_run.run(code, device)
+        return lesson_run.run(code, device, *how)
 
     monkeypatch.setattr(view, "run", recording_run)
     at = on_cpu("es")
@@ -68,10 +68,35 @@ def test_run_shows_the_real_output_of_the_code_shown(monkeypatch):
     assert "después: cpu cpu cpu" in texts(at.code) and "after:" not in texts(at.code)
 
 
+def test_an_output_survives_a_run_clicked_elsewhere_while_it_ran(monkeypatch):
+    """A Run clicked in a later section as the first one's code finishes stops the first script at its next
+    Streamlit call: the first output is still shown after that rerun, and beside the later section's."""
+    from streamlit.runtime.scriptrunner import RerunData, get_script_run_ctx
+
+    calls: list[str] = []
+
+    def interrupted_run(code, device, *how):
+        outcome = lesson_run.run(code, device, *how)
+        calls.append(code)
+        if len(calls) == 1:  # what a click elsewhere does to the script still running
+            ctx = get_script_run_ctx()
+            again = RerunData(query_string=ctx.query_string, page_script_hash=ctx.page_script_hash)
+            ctx.script_requests.request_rerun(again)
+        return outcome
+
+    monkeypatch.setattr(view, "run", interrupted_run)
+    at = on_cpu("en")
+    run_button(at, "device").click().run()
+    assert not at.exception and len(calls) == 1
+    assert "x lives on: cpu" in texts(at.code)
+    run_button(at, "detect").click().run()
+    assert len(calls) == 2 and "x lives on: cpu" in texts(at.code) and "CUDA available:" in texts(at.code)
+
+
 def test_a_failing_snippet_shows_a_message_not_a_traceback(monkeypatch):
     """A snippet that fails (e.g. the GPU runs out of memory) gets a clear message and the page goes on."""
     failing = "raise RuntimeError('out of memory')"
-    monkeypatch.setattr(view, "run", lambda code, device: lesson_run.run(failing, device))
+    monkeypatch.setattr(view, "run", lambda code, device, *how: lesson_run.run(failing, device, *how))
     at = on_cpu("en")
     run_button(at, "evaluate").click().run()
     assert not at.exception
@@ -100,7 +125,7 @@ def fake_gpu(monkeypatch, device: str):
         monkeypatch.setattr(module, "list_devices", lambda: devices)
     monkeypatch.setattr(sidebar, "resolve", lambda choice: torch.device("cuda:0"))
     monkeypatch.setattr(sidebar, "cuda_unavailable_reason", lambda: None)
-    monkeypatch.setattr(view, "run", lambda code, _: lesson_run.run(code, device))
+    monkeypatch.setattr(view, "run", lambda code, _, *how: lesson_run.run(code, device, *how))
 
 
 def test_with_a_gpu_on_the_cpu_the_page_asks_to_pick_it(monkeypatch):

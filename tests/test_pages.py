@@ -257,7 +257,7 @@ def test_a_run_that_reaches_the_time_cap_is_filed_with_its_epochs_and_says_so(mo
 
 def test_a_run_at_chance_accuracy_suggests_a_smaller_learning_rate():
     at = app_test(TRAIN)
-    at.number_input(key="train.lr").set_value(1.0)
+    at.text_input(key="train.lr.text").input("1")
     at.number_input(key="train.epochs").set_value(30)
     at.run()
     click(at, "Start")

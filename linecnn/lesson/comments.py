@@ -2,8 +2,9 @@
 
 Comments are keyed by the English comment's text, printed texts by the English string literal as
 written in the code (quotes and f-prefix included), so a snippet's code is stored once in
-``linecnn.lesson.snippets`` and only its words change with the reader's language. Numbers a
-snippet prints carry no thousands separator, so they read the same in both languages. A test
+``linecnn.lesson.snippets`` and only its words change with the reader's language. A snippet
+passes its numbers to ``print`` as values, not inside its texts, so they are written the
+reader's way (``linecnn.lesson.run``). A test
 checks that every comment and every printed literal of every snippet has an entry here, and that
 no entry is left over.
 """
@@ -62,9 +63,8 @@ PRINTS: dict[str, dict[str, str]] = {
         '"gradients tracked:"': '"gradientes registrados:"',
         '"the pattern picks:"': '"el patrón elige:"',
         '"| the sidebar picked:"': '"| la barra lateral eligió:"',
-        'f"epoch {epoch}: loss {loss.item():.4f}"': 'f"época {epoch}: pérdida {loss.item():.4f}"',
-        'f"{n:>6} images: {us:8.0f} µs per step, {n / us * 1e6:>11.0f} images/s"': (
-            'f"{n:>6} imágenes: {us:8.0f} µs por paso, {n / us * 1e6:>11.0f} imágenes/s"'
-        ),
+        'f"epoch {epoch}: loss"': 'f"época {epoch}: pérdida"',
+        '"µs per step,"': '"µs por paso,"',
+        '"images/s"': '"imágenes/s"',
     },
 }

@@ -2,13 +2,15 @@
 
 The code runs in a fresh namespace where the name ``device`` is bound to the device the reader
 picked. ``print`` writes into the outcome, not to the server's stdout, so sessions running
-snippets at once never mix their output.
+snippets at once never mix their output; and it writes the numbers it is given the reader's way
+(``number_text``: '0,6931' and '25.288' on a Spanish page), as the page writes its own.
 """
 
 from __future__ import annotations
 
 import io
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -27,17 +29,19 @@ class Outcome:
     seconds: float  # wall time of the run, synchronised with the device
 
 
-def run(code: str, device: torch.device | str) -> Outcome:
+def run(code: str, device: torch.device | str, number_text: Callable[[float], str] = str) -> Outcome:
     """Execute ``code`` with ``device`` bound, capture what it prints, and return what happened.
 
-    An exception the code raises is part of the outcome (the lesson shows a real error on
+    ``print`` writes each int or float it is given with ``number_text`` (Python's own ``str`` by
+    default). An exception the code raises is part of the outcome (the lesson shows a real error on
     purpose), never raised to the caller.
     """
     device = torch.device(device)
     buffer = io.StringIO()
 
     def capture(*values: object, sep: str | None = " ", end: str | None = "\n", **_: object) -> None:
-        print(*values, sep=sep, end=end, file=buffer)
+        written = (number_text(value) if _is_number(value) else value for value in values)
+        print(*written, sep=sep, end=end, file=buffer)
 
     namespace = {"__name__": "__lesson__", "device": device, "print": capture}
     error = None
@@ -50,3 +54,8 @@ def run(code: str, device: torch.device | str) -> Outcome:
             error = f"{type(exc).__name__}: {exc}"
     seconds = time.perf_counter() - start
     return Outcome(device=str(device), output=buffer.getvalue(), error=error, seconds=seconds)
+
+
+def _is_number(value: object) -> bool:
+    """An int or a float, not a bool (which prints as True or False)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)

@@ -187,7 +187,7 @@ for epoch in range(1, 31):
     loss.backward()
     optimizer.step()
     if epoch % 10 == 0:
-        print(f"epoch {epoch}: loss {loss.item():.4f}")
+        print(f"epoch {epoch}: loss", round(loss.item(), 4))
 """,
 )
 
@@ -209,7 +209,7 @@ for n in (100, 10_000):  # a tiny batch, then one a hundred times bigger
         model(x).sum().backward()
     synchronize(device)
     us = (time.perf_counter() - start) / 3 * 1e6  # microseconds per step
-    print(f"{n:>6} images: {us:8.0f} µs per step, {n / us * 1e6:>11.0f} images/s")
+    print(n, "images:", round(us), "µs per step,", round(n / us * 1e6), "images/s")
 """,
 )
 

@@ -21,8 +21,8 @@ import streamlit as st
 from linecnn.ui.i18n import DEFAULT, current, translate
 
 # (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
-# "text": a text node inside a file uploader or the skip link; "attr": an attribute (see _JS)
-# anywhere, canvas included.
+# "text": a text node inside a file uploader, the skip link or a box's "Press Enter" hint; "attr":
+# an attribute (see _JS) anywhere, canvas included.
 # A named group fills the catalog field of the same name.
 RULES = (
     ("text", r"^Upload$", "builtin.upload"),
@@ -36,6 +36,7 @@ RULES = (
     ("text", r"^Unexpected error\. Please try again\.$", "builtin.unexpected"),
     ("text", r"^Upload failed$", "builtin.failed"),
     ("text", r"^Skip to main content$", "builtin.skip"),
+    ("text", r"^Press Enter to apply$", "builtin.press_enter"),
     ("text", r"^(?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_size"),
     ("attr", r"^(?<name>.+), (?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_chip"),
     ("attr", r"^Remove (?<name>.+)$", "builtin.remove"),
@@ -104,7 +105,8 @@ export default function ({ data }) {
   };
   const names = ["title", "aria-label", "data-title"];
   const labelled = "[title], [aria-label], [data-title]";
-  const scopes = '[data-testid="stFileUploader"], [data-testid="stSkipToContent"]';
+  const scopes = ["stFileUploader", "stSkipToContent", "InputInstructions"]
+    .map((id) => `[data-testid="${id}"]`).join(", ");
   const patchAttribute = (element, name) => {
     const value = element.getAttribute(name);
     if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));
@@ -132,7 +134,7 @@ export default function ({ data }) {
     }
   };
   // Only what changed is looked at: a page redraws often (live charts), and walking the whole
-  // page on every frame slowed training on the Train page threefold.
+  // page again on every frame would cost the browser time on each redraw.
   const patchChange = (record) => {
     if (record.type === "attributes") patchAttribute(record.target, record.attributeName);
     else if (record.type === "characterData") patchText(record.target);

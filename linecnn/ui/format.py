@@ -2,17 +2,30 @@
 
 from __future__ import annotations
 
+import math
 import re
+from decimal import Decimal
 
 from babel.numbers import format_decimal
 
 from linecnn.device import DeviceInfo, describe, list_devices
 from linecnn.untrusted import MAX_QUOTE, plain_text
 
+_ALL_DIGITS = "0." + "#" * 20  # every digit of a float's shortest form, down to 1e-20
+
 
 def _decimal(value: float, digits: int, locale: str) -> str:
     """``value`` with ``digits`` decimals and the separators of ``locale`` ('en': 1,234.5; 'es': 1.234,5)."""
     return format_decimal(value, format="#,##0" + ("." + "0" * digits if digits else ""), locale=locale)
+
+
+def decimal_text(value: float, locale: str) -> str:
+    """``value`` with the digits Python would print and the decimal mark of ``locale``: '0,01', '0.0005'.
+
+    No thousands separator: a text box reads this back (``linecnn.ui.decimal_box``)."""
+    if not math.isfinite(value):
+        return str(value)
+    return format_decimal(Decimal(repr(value)), format=_ALL_DIGITS, locale=locale)
 
 
 def format_bytes(count: int | None, locale: str = "en") -> str:

@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 import pandas as pd
 import streamlit as st
+from babel.numbers import format_scientific
 
 from linecnn.parallel.results import (
     LOSS_TOLERANCE,
@@ -15,7 +16,7 @@ from linecnn.parallel.results import (
     Series,
     compute_shrank,
 )
-from linecnn.ui.i18n import count, number, percent, t
+from linecnn.ui.i18n import count, current, number, percent, t
 
 NONE = "—"  # a figure that needs a 1-process run the series did not have
 
@@ -106,7 +107,7 @@ def _frame(series: Series) -> pd.DataFrame:
             t("ddp.col_speedup"): [_or_none(row.speedup, lambda v: number(v, 2)) for row in rows],
             t("ddp.col_efficiency"): [_or_none(row.efficiency, percent) for row in rows],
             t("ddp.col_start"): [number(row.start_s, 1) for row in rows],
-            t("ddp.col_loss"): [f"{row.loss_error:.1e}" for row in rows],
+            t("ddp.col_loss"): [format_scientific(row.loss_error, "0.0E0", locale=current()) for row in rows],
         }
     )
 

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import streamlit as st
 import torch
+from babel.numbers import format_decimal
 
 from linecnn.device import list_devices
 from linecnn.lesson.run import Outcome, run
 from linecnn.lesson.snippets import Snippet
-from linecnn.ui.format import device_text
+from linecnn.ui.format import decimal_text, device_text
 from linecnn.ui.i18n import current, duration, t
 
 RESULTS = "lesson.results"  # session key of {snippet key: its last Outcome}
@@ -37,10 +40,21 @@ def show_snippet(snippet: Snippet, device: torch.device) -> None:
             help=t("lesson.run_help", device=device_text(device)),
         ):
             with st.spinner(t("lesson.running", device=device_text(device))):
-                results[snippet.key] = run(code, device)
+                results[snippet.key] = run(code, device, printed_number(current()))
         outcome = results.get(snippet.key)
         if outcome is not None:
             show_outcome(snippet, outcome)
+
+
+def printed_number(language: str) -> Callable[[float], str]:
+    """How a snippet's ``print`` writes a number in ``language``, as the pages do: '10.000' and '0,6931'."""
+
+    def write(value: float) -> str:
+        if isinstance(value, int):
+            return format_decimal(value, format="#,##0", locale=language)
+        return decimal_text(value, language)
+
+    return write
 
 
 def show_not_run() -> None:

@@ -11,6 +11,7 @@ from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.train.lines import DATA_MODES
 from linecnn.ui import i18n, state
 from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
+from linecnn.ui.decimal_box import decimal_box
 from linecnn.ui.i18n import duration, t
 
 # Widget keys; values persist for the whole session so settings survive page switches.
@@ -26,6 +27,8 @@ MAX_SEED_UI = 2**31 - 1  # the page offers 32-bit seeds; the core takes up to co
 BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
 # The number boxes' ranges, checked by the page (linecnn.ui.bounds): key -> (its label's key, bounds).
+# The learning rate's box is a text box (linecnn.ui.decimal_box): a number box writes '0.0100' on
+# a Spanish page; its number is kept under LR all the same.
 BOUNDED = {
     EPOCHS: ("train.settings.epochs", Bounds(1, MAX_EPOCHS_UI)),
     LR: ("train.settings.lr", Bounds(0.0001, 1.0, digits=4)),
@@ -58,16 +61,7 @@ def range_problems() -> list[str]:
 def _size_controls(columns: list, locked: bool) -> None:
     """Epochs, learning rate, images per class and batch size."""
     whole_number_input(columns[0], t("train.settings.epochs"), DEFAULT.train.epochs, EPOCHS, disabled=locked)
-    number_box(
-        columns[1],
-        t("train.settings.lr"),
-        DEFAULT.train.lr,
-        LR,
-        step=0.001,
-        format="%.4f",
-        persist_state="session",
-        disabled=locked,
-    )
+    decimal_box(columns[1], t("train.settings.lr"), DEFAULT.train.lr, LR, disabled=locked)
     whole_number_input(
         columns[2],
         t("train.settings.per_class"),
