@@ -1,0 +1,65 @@
+"""A run whose browser went away while it trained: paused, its training slot given back, and why, on return.
+
+A browser that froze, slept or closed stops answering the server's WebSocket pings
+(``server.websocketPingInterval``); Streamlit then drops the connection and stops the session's
+script run, whose way out of ``sharing.training_turn`` gives the slot back to the next in line. Left
+as it was, the run would train again the moment the browser came back, with no word of what
+happened: it is paused instead, with a sentence for the student and a line in the server's log.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, MutableMapping
+
+import streamlit as st
+from streamlit import runtime
+from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+from linecnn.train.trainer import Trainer
+from linecnn.ui import i18n
+from linecnn.ui.i18n import t
+from linecnn.ui.train.buttons import FLASH
+
+_LOG = logging.getLogger(__name__)
+
+GONE_WAIT_SECONDS = 1.0  # how long Streamlit may take, after stopping the run, to list the session as gone
+POLL_SECONDS = 0.05
+
+
+def session_connected() -> bool | None:
+    """True while this session's browser is connected, False once it is gone; None outside a server."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not runtime.exists():
+        return None
+    return runtime.get_instance().is_active_session(ctx.session_id)
+
+
+def browser_gone(
+    connected: Callable[[], bool | None] = session_connected,
+    wait: float = GONE_WAIT_SECONDS,
+    clock: Callable[[], float] = time.monotonic,
+) -> bool:
+    """True when this session's browser has gone; Streamlit stops the run first and forgets the
+    session a moment later, so a connected session is asked again for up to ``wait`` s."""
+    deadline = clock() + wait
+    while (state := connected()) is not False:
+        if state is None or clock() >= deadline:
+            return False
+        time.sleep(POLL_SECONDS)
+    return True
+
+
+def pause_for_absence(trainer: Trainer, session: MutableMapping | None = None) -> None:
+    """Pause ``trainer`` and leave the sentence its student reads on return; log what happened."""
+    trainer.pause()
+    done, epochs = trainer.epoch, trainer.config.train.epochs
+    _LOG.warning(
+        "A Train run's browser stopped answering after %d of %d epochs: the run was paused, and its "
+        "training slot (or its place in the queue) went to the next run in line.",
+        done,
+        epochs,
+    )
+    text = t("train.flash.browser_gone", done=i18n.number(done), epochs=i18n.number(epochs))
+    (st.session_state if session is None else session)[FLASH] = ("info", text)
