@@ -55,7 +55,7 @@ def test_a_gone_browser_is_told_apart_from_a_click_by_asking_the_server_for_a_mo
 
 def test_the_train_page_pauses_a_run_whose_browser_left_and_says_why_on_its_return(monkeypatch):
     """Stopped mid-run with its browser gone, the run is paused with its epochs, holds no slot, and the
-    page's next run (the browser back) shows the sentence and a paused run, not a run training again."""
+    page's next runs (the browser back) show the sentence and a paused run, not a run training again."""
     from linecnn.ui.train import live as live_view
     from linecnn.ui.train import sharing as page_sharing
     from tests.helpers import app_test
@@ -74,8 +74,9 @@ def test_the_train_page_pauses_a_run_whose_browser_left_and_says_why_on_its_retu
     click(at, "Start")
     trainer = at.session_state["train.live"]
     assert trainer.paused and trainer.epoch == 1 and queue.training == 0
-    at.run()
-    assert not at.exception
-    assert any(info.value.startswith("Your browser stopped answering") for info in at.info)
-    assert "after 1 of 50 epochs" in " ".join(info.value for info in at.info)
+    for _return in range(2):  # a returning browser's page may rerun more than once: the sentence stays
+        at.run()
+        assert not at.exception
+        said = [info.value for info in at.info if info.value.startswith("Your browser stopped answering")]
+        assert len(said) == 1 and "after 1 of 50 epochs" in said[0]
     assert at.session_state["train.live"] is trainer and trainer.paused

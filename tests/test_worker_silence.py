@@ -54,7 +54,7 @@ def test_a_worker_gets_the_start_bound_before_its_first_line():
     clock.now += 2
     with pytest.raises(Stopped) as stopped:
         silence.check()
-    assert stopped.value.args[0] == Message("worker_no_start", seconds=START_SECONDS)
+    assert stopped.value.args[0] == Message("worker_no_start", seconds=int(START_SECONDS))
 
 
 def test_the_host_sets_the_bound_and_a_value_too_short_falls_back(monkeypatch):

@@ -4,7 +4,8 @@ A browser that froze, slept or closed stops answering the server's WebSocket pin
 (``server.websocketPingInterval``); Streamlit then drops the connection and stops the session's
 script run, whose way out of ``sharing.training_turn`` gives the slot back to the next in line. Left
 as it was, the run would train again the moment the browser came back, with no word of what
-happened: it is paused instead, with a sentence for the student and a line in the server's log.
+happened: it is paused instead, with a sentence for the student and a line in the server's log. The
+sentence stays while the run stays paused (a returning browser's page may rerun more than once).
 """
 
 from __future__ import annotations
@@ -20,10 +21,10 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n
 from linecnn.ui.i18n import t
-from linecnn.ui.train.buttons import FLASH
 
 _LOG = logging.getLogger(__name__)
 
+NOTE = "train.away"  # the run paused because its browser went away, while it stays paused
 GONE_WAIT_SECONDS = 1.0  # how long Streamlit may take, after stopping the run, to list the session as gone
 POLL_SECONDS = 0.05
 
@@ -52,14 +53,25 @@ def browser_gone(
 
 
 def pause_for_absence(trainer: Trainer, session: MutableMapping | None = None) -> None:
-    """Pause ``trainer`` and leave the sentence its student reads on return; log what happened."""
+    """Pause ``trainer`` and note why, for its student's return; log what happened."""
     trainer.pause()
-    done, epochs = trainer.epoch, trainer.config.train.epochs
     _LOG.warning(
         "A Train run's browser stopped answering after %d of %d epochs: the run was paused, and its "
         "training slot (or its place in the queue) went to the next run in line.",
-        done,
-        epochs,
+        trainer.epoch,
+        trainer.config.train.epochs,
     )
-    text = t("train.flash.browser_gone", done=i18n.number(done), epochs=i18n.number(epochs))
-    (st.session_state if session is None else session)[FLASH] = ("info", text)
+    (st.session_state if session is None else session)[NOTE] = trainer
+
+
+def show_note(live: Trainer | None, session: MutableMapping | None = None) -> None:
+    """While ``live`` stays paused for its browser's absence, say so; once it goes on or ends, forget it."""
+    session = st.session_state if session is None else session
+    trainer = session.get(NOTE)
+    if trainer is None:
+        return
+    if trainer is not live or not live.paused:
+        session.pop(NOTE, None)
+        return
+    done, epochs = i18n.number(live.epoch), i18n.number(live.config.train.epochs)
+    st.info(t("train.flash.browser_gone", done=done, epochs=epochs), icon=":material/info:")
