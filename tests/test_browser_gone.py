@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 
+import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
 from linecnn.serve.queue import SlotQueue
@@ -62,7 +63,7 @@ def test_the_train_page_pauses_a_run_whose_browser_left_and_says_why_on_its_retu
     from tests.test_pages import TRAIN, click
 
     def streamlit_stops_the_run() -> None:
-        raise StopException()
+        st.stop()  # as a dropped connection does: every later st.* call, session_state writes too, raises
 
     queue = SlotQueue(slots=1)
     monkeypatch.setattr(page_sharing, "training_queue", lambda device: queue)

@@ -5,14 +5,17 @@ A browser that froze, slept or closed stops answering the server's WebSocket pin
 script run, whose way out of ``sharing.training_turn`` gives the slot back to the next in line. Left
 as it was, the run would train again the moment the browser came back, with no word of what
 happened: it is paused instead, with a sentence for the student and a line in the server's log. The
-sentence stays while the run stays paused (a returning browser's page may rerun more than once).
+sentence stays while the run stays paused (a returning browser's page may rerun more than once). Which
+runs wait so is kept here, not in the session's state: a stopped script run's every write to
+``st.session_state`` is a yield point that raises StopException again.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, MutableMapping
+import weakref
+from collections.abc import Callable
 
 import streamlit as st
 from streamlit import runtime
@@ -24,7 +27,7 @@ from linecnn.ui.i18n import t
 
 _LOG = logging.getLogger(__name__)
 
-NOTE = "train.away"  # the run paused because its browser went away, while it stays paused
+_AWAY: weakref.WeakSet[Trainer] = weakref.WeakSet()  # runs paused because their browser went away
 GONE_WAIT_SECONDS = 1.0  # how long Streamlit may take, after stopping the run, to list the session as gone
 POLL_SECONDS = 0.05
 
@@ -52,26 +55,24 @@ def browser_gone(
     return True
 
 
-def pause_for_absence(trainer: Trainer, session: MutableMapping | None = None) -> None:
+def pause_for_absence(trainer: Trainer) -> None:
     """Pause ``trainer`` and note why, for its student's return; log what happened."""
     trainer.pause()
+    _AWAY.add(trainer)
     _LOG.warning(
         "A Train run's browser stopped answering after %d of %d epochs: the run was paused, and its "
         "training slot (or its place in the queue) went to the next run in line.",
         trainer.epoch,
         trainer.config.train.epochs,
     )
-    (st.session_state if session is None else session)[NOTE] = trainer
 
 
-def show_note(live: Trainer | None, session: MutableMapping | None = None) -> None:
-    """While ``live`` stays paused for its browser's absence, say so; once it goes on or ends, forget it."""
-    session = st.session_state if session is None else session
-    trainer = session.get(NOTE)
-    if trainer is None:
+def show_note(live: Trainer | None) -> None:
+    """While ``live`` stays paused for its browser's absence, say so; once it goes on, forget it."""
+    if live is None or live not in _AWAY:
         return
-    if trainer is not live or not live.paused:
-        session.pop(NOTE, None)
+    if not live.paused:
+        _AWAY.discard(live)
         return
     done, epochs = i18n.number(live.epoch), i18n.number(live.config.train.epochs)
     st.info(t("train.flash.browser_gone", done=done, epochs=epochs), icon=":material/info:")
