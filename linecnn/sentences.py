@@ -150,6 +150,11 @@ ENGLISH: dict[str, str] = {
         "Rank {rank} of {ranks} made no progress for {seconds} s (the process froze or hung), so the run was "
         "stopped and no process of it is left; nothing was measured for this number of processes."
     ),
+    "torchrun_silent": (
+        "Rank {rank} of {ranks} ended, but torchrun, which reaps the ranks and ends the run, did not for "
+        "{seconds} s (it froze or hung), so the run was stopped and no process of it is left; nothing was "
+        "measured for this number of processes."
+    ),
     "rank_no_start": (
         "Rank {rank} of {ranks} did not start within {seconds} s, so the run was stopped and no process of "
         "it is left; nothing was measured for this number of processes."
