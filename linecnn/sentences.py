@@ -150,9 +150,23 @@ ENGLISH: dict[str, str] = {
         "Rank {rank} of {ranks} made no progress for {seconds} s (the process froze or hung), so the run was "
         "stopped and no process of it is left; nothing was measured for this number of processes."
     ),
+    "torchrun_silent": (
+        "Rank {rank} of {ranks} ended, but torchrun, which reaps the ranks and ends the run, did not for "
+        "{seconds} s (it froze or hung), so the run was stopped and no process of it is left; nothing was "
+        "measured for this number of processes."
+    ),
     "rank_no_start": (
         "Rank {rank} of {ranks} did not start within {seconds} s, so the run was stopped and no process of "
         "it is left; nothing was measured for this number of processes."
+    ),
+    # bench/heartbeat.py: a benchmark worker process silent past the host's bound ($LINECNN_WORKER_TIMEOUT)
+    "worker_silent": (
+        "The benchmark's worker process made no progress for {seconds} s (it froze or hung), so it was "
+        "ended and no process of it is left; what it had not finished was not measured."
+    ),
+    "worker_no_start": (
+        "The benchmark's worker process did not start within {seconds} s, so it was ended and no process "
+        "of it is left; nothing was measured."
     ),
     # The things a checkpoint message can name as {what}
     "what.model_file": "model file",

@@ -153,3 +153,21 @@ def test_a_bad_data_mode_is_refused_with_a_sentence():
     with pytest.raises(ValueError, match="Data mode must be one of lesson, varied"):
         RanksConfig.from_flat(data_mode="dots")
     assert ddp.parse(["--out=x"]).config.bench.run.data.mode == RunConfig().data.mode
+
+
+def test_a_large_shuffle_is_gathered_in_chunks_with_the_epoch_check_between(monkeypatch):
+    """The same images in the same order as one gather, the check after every chunk, and a time cap
+    raising from the check ends the shuffle there (millions of images took tens of seconds at once)."""
+    from linecnn.stop import Stopped
+    from linecnn.train import epoch
+
+    monkeypatch.setattr(epoch, "SHUFFLE_CHUNK", 4)
+    x, perm, checks = torch.arange(10.0).reshape(10, 1), torch.randperm(10), []
+    assert torch.equal(epoch.shuffled(x, perm, lambda: checks.append(1)), x[perm])
+    assert len(checks) == 3
+
+    def capped() -> None:
+        raise Stopped.time_cap(20)
+
+    with pytest.raises(Stopped):
+        epoch.shuffled(x, perm, capped)

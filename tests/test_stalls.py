@@ -4,6 +4,7 @@ its run, each with a sentence; fake clocks make the bounds exact and the tests f
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 
 import pytest
@@ -157,6 +158,32 @@ def test_the_watchdog_names_the_rank_silent_past_its_bound():
     clock.now += 2
     with pytest.raises(Stopped, match=f"Rank 1 of 2 did not start within {START_SECONDS:g} s"):
         starting.check()
+
+
+def test_a_silent_rank_whose_process_ended_names_torchrun_as_the_frozen_one():
+    """A rank that finished and exited is silent because torchrun froze before reaping it: said so."""
+    import subprocess
+    import time
+
+    from linecnn.parallel.procs import exited
+
+    clock = Clock()
+    watchdog = Watchdog(ranks=2, seconds=20, clock=clock)
+    watchdog.hear(0)
+    watchdog.hear(1)
+    clock.now += 21
+    with pytest.raises(Stopped) as stop:
+        watchdog.check(ended=lambda rank: rank == 0)
+    assert str(stop.value).startswith("Rank 0 of 2 ended, but torchrun, which reaps the ranks")
+    assert "torchrun" in say(stop.value, "es")
+
+    child = subprocess.Popen(["true"])  # not reaped until the end: a zombie, as under a frozen torchrun
+    deadline = time.monotonic() + JOIN
+    while not exited(child.pid) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert exited(child.pid) and not exited(os.getpid()) and not exited(None)
+    child.wait()
+    assert exited(child.pid)
 
 
 def test_a_series_that_cannot_fit_in_free_memory_is_refused_with_a_setting_that_fits():

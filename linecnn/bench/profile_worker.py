@@ -4,7 +4,8 @@ For the reason ``linecnn.bench.worker`` times sweeps apart from the server: a st
 the Streamlit server shares the interpreter lock with every session's script runs, which would show
 as time "around the operators" that is not the lesson's. The parent writes one request line (the
 cells, the folder for the traces, the time cap) and keeps stdin open; at its end this process exits.
-Stdout carries one ``{"profile": ...}`` line per cell, then ``{"end": true}``.
+Stdout carries one ``{"profile": ...}`` line per cell, then ``{"end": true}``, with ``{"beat": true}``
+every second among them (``heartbeat``): a worker silent past the host's bound is ended.
 """
 
 from __future__ import annotations
@@ -17,9 +18,9 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TextIO
 
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
+from linecnn.bench.heartbeat import BEAT, Replies, Silence, worker_timeout
 from linecnn.bench.profile import profile_step
 from linecnn.bench.remote import end_worker, start_worker
 from linecnn.bench.step_profile import StepProfile
@@ -57,6 +58,8 @@ def profile_in_worker(
         process.stdin.flush()
         for line in _lines(process, check, deadline, max_seconds):
             message = json.loads(line)
+            if BEAT in message:
+                continue
             if "end" in message:
                 return
             if "capped" in message:
@@ -72,13 +75,16 @@ def profile_in_worker(
 def _lines(
     process: subprocess.Popen, check: Callable[[], None], deadline: float | None, cap: float | None
 ) -> Iterator[str]:
-    """The worker's reply lines, read in a thread so that a cancel or the deadline lands within 0.1 s."""
+    """The worker's reply lines, read in a thread so that a cancel, the deadline or the worker's silence
+    (past $LINECNN_WORKER_TIMEOUT) lands within 0.1 s."""
     got: list[str] = []
     done = threading.Event()
+    silence = Silence(worker_timeout())
 
     def read() -> None:
         for line in process.stdout:
             got.append(line)
+            silence.heard()
         done.set()
 
     threading.Thread(target=read, name="linecnn-profile-reader", daemon=True).start()
@@ -89,6 +95,7 @@ def _lines(
         if got:
             yield got.pop(0)
         else:
+            silence.check()
             done.wait(0.1)
 
 
@@ -98,12 +105,6 @@ def _exit_when_orphaned() -> None:
     os._exit(0)
 
 
-def _reply(out: TextIO, message: dict) -> None:
-    """One reply line, flushed at once (the page shows each cell as it ends)."""
-    out.write(json.dumps(message) + "\n")
-    out.flush()
-
-
 def main() -> int:
     """Read the request, profile each cell, reply line by line."""
     request = json.loads(sys.stdin.readline())
@@ -111,6 +112,18 @@ def main() -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     threading.Thread(target=_exit_when_orphaned, name="linecnn-profile-stdin", daemon=True).start()
+    replies = Replies(out)
+    replies.start()
+    try:
+        last = _profile_cells(request, replies)
+    finally:
+        replies.close()
+    replies.send(last)
+    return 0 if "end" in last else 1
+
+
+def _profile_cells(request: dict, replies: Replies) -> dict:
+    """Profile each cell of ``request``, replying one line per cell; the last line to send."""
     watch = Watch(max_seconds=request["max_seconds"])
     for flat, device in request["cells"]:
         config = BenchConfig.from_flat(**{key: flat[key] for key in (*RUN_KEYS, *TIMING_KEYS)})
@@ -118,14 +131,11 @@ def main() -> int:
         try:
             profile = profile_step(config, device, trace=trace, check=watch.check)
         except Stopped:
-            _reply(out, {"capped": True})
-            return 1
+            return {"capped": True}
         except ValueError as error:
-            _reply(out, {"error": str(error)})
-            return 1
-        _reply(out, {"profile": profile.to_dict()})
-    _reply(out, {"end": True})
-    return 0
+            return {"error": str(error)}
+        replies.send({"profile": profile.to_dict()})
+    return {"end": True}
 
 
 if __name__ == "__main__":

@@ -2,9 +2,10 @@
 
 ``run_in_worker`` has ``run_sweep``'s shape (a plan in, one CellResult per cell out, progress, a
 cancel event, the time cap) so the page's background job calls one or the other alike. The worker
-runs in a process group of its own: a cancel, a time cap or an error ends the whole group and reaps
-it, so no process is left behind. While a CUDA cell may run, this server's Train runs stay off the
-GPUs (``gpu_alone``); a Train run that holds a CPU slot while a cell runs marks it disturbed.
+runs in a process group of its own: a cancel, a time cap, an error or the worker's silence past the
+host's bound (``heartbeat``) ends the whole group and reaps it, so no process is left behind. While
+a CUDA cell may run, this server's Train runs stay off the GPUs (``gpu_alone``); a Train run that
+holds a CPU slot while a cell runs marks it disturbed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import torch
 
 import linecnn
 from linecnn.bench.document import BenchEnv
+from linecnn.bench.heartbeat import BEAT, Silence, worker_timeout
 from linecnn.bench.jsonfields import Fields
 from linecnn.bench.lock import gpu_alone
 from linecnn.bench.noise import add_reason
@@ -61,15 +63,16 @@ def run_in_worker(
     """Run the plan's cells in a worker process, yielding one result per cell as ``run_sweep`` does.
 
     ``on_env`` receives the worker's environment (its thread count is the one the cells ran on).
-    A cancel raises Stopped (cancelled) within POLL_SECONDS; the worker is killed, not waited for.
+    A cancel raises Stopped (cancelled) within POLL_SECONDS; a worker silent past $LINECNN_WORKER_TIMEOUT
+    (frozen, hung) raises Stopped (no progress). Either way the worker is killed, not waited for.
     """
     caps, cancel, cells = caps or Caps(), cancel or threading.Event(), plan.cells()
     cuda = any(torch.device(device).type == "cuda" for device in plan.devices)
     deadline = None if caps.max_seconds is None else time.monotonic() + caps.max_seconds + STARTUP_GRACE
     with gpu_alone(torch.device("cuda" if cuda else "cpu")), _worker(plan, caps) as (process, lines, errors):
-        done, disturbed = 0, False
+        done, disturbed, silence = 0, False, Silence(worker_timeout())
         while True:
-            message = _next(lines, cancel, deadline)
+            message = _next(lines, cancel, deadline, silence)
             if message is None:  # past the time cap and its grace: the cells left are skipped
                 yield from _capped(cells[done:], caps)
                 return
@@ -146,15 +149,24 @@ def _pump(stream: IO[str], each: Callable[[str], object], at_end: Callable[[], o
     threading.Thread(target=read, name="linecnn-worker-reader", daemon=True).start()
 
 
-def _next(lines: queue.Queue, cancel: threading.Event, deadline: float | None) -> dict | None:
-    """The next reply; Stopped (cancelled) on a cancel; None once the deadline has passed."""
+def _next(
+    lines: queue.Queue, cancel: threading.Event, deadline: float | None, silence: Silence
+) -> dict | None:
+    """The next reply (beats only count as signs of life); Stopped (cancelled) on a cancel, (no progress)
+    once the worker fell silent; None once the deadline has passed."""
     while True:
         if cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
         if deadline is not None and time.monotonic() > deadline:
             return None
-        with contextlib.suppress(queue.Empty):
-            return lines.get(timeout=POLL_SECONDS)
+        try:
+            message = lines.get(timeout=POLL_SECONDS)
+        except queue.Empty:
+            silence.check()
+            continue
+        silence.heard()
+        if BEAT not in message:
+            return message
 
 
 def _capped(cells: list, caps: Caps) -> Iterator[CellResult]:

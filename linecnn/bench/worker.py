@@ -8,7 +8,8 @@ start-up thread count, as the CLI does. ``linecnn.bench.remote`` starts it and r
 The protocol is JSON lines. The parent writes one request line on stdin (``request``) and keeps
 stdin open: at its end of file (a cancel, the server gone) this process exits at once. Stdout carries
 only the replies: ``{"env": ...}`` first, then ``{"progress": [cell, phase, done, total]}`` between
-epochs, ``{"result": ...}`` per cell, and ``{"end": true}``; anything else printed goes to stderr.
+epochs, ``{"result": ...}`` per cell, and ``{"end": true}``, with ``{"beat": true}`` every second
+among them (``heartbeat``); anything else printed goes to stderr.
 """
 
 from __future__ import annotations
@@ -18,11 +19,11 @@ import os
 import sys
 import threading
 import time
-from typing import IO
 
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
 from linecnn.bench.document import BenchEnv
 from linecnn.bench.factors import factor
+from linecnn.bench.heartbeat import Replies
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.sweep import CellProgress, run_sweep
 
@@ -60,12 +61,6 @@ def _exit_when_orphaned() -> None:
     os._exit(0)
 
 
-def _send(out: IO[str], message: dict) -> None:
-    """One reply line, flushed at once (the page shows progress as it comes)."""
-    out.write(json.dumps(message) + "\n")
-    out.flush()
-
-
 def main() -> int:
     """Read the request, time its cells, reply line by line."""
     plan, caps = read_request(sys.stdin.readline())
@@ -73,15 +68,19 @@ def main() -> int:
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     threading.Thread(target=_exit_when_orphaned, name="linecnn-worker-stdin", daemon=True).start()
+    replies = Replies(out)
+    replies.start()
+    try:
+        replies.send({"env": BenchEnv.here().to_dict()})
 
-    _send(out, {"env": BenchEnv.here().to_dict()})
+        def progress(cell: CellProgress) -> None:
+            replies.send({"progress": [cell.cell, cell.phase, cell.done, cell.total]})
 
-    def progress(cell: CellProgress) -> None:
-        _send(out, {"progress": [cell.cell, cell.phase, cell.done, cell.total]})
-
-    for result in run_sweep(plan, caps=caps, progress=progress):
-        _send(out, {"result": result.to_dict(plan.factor)})
-    _send(out, {"end": True})
+        for result in run_sweep(plan, caps=caps, progress=progress):
+            replies.send({"result": result.to_dict(plan.factor)})
+    finally:
+        replies.close()
+    replies.send({"end": True})
     return 0
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.events import PREFIX
-from linecnn.parallel.procs import Lines, kill_group, kill_leaders, process_group, reader
+from linecnn.parallel.procs import Lines, exited, kill_group, kill_leaders, process_group, reader
 from linecnn.parallel.watchdog import WATCH_SECONDS, Watchdog, watch_seconds
 from linecnn.stop import Stopped, StopReason
 
@@ -144,7 +144,7 @@ def _follow(
         if deadline is not None and time.monotonic() > deadline:
             raise Stopped(StopReason.TIME_CAP, f"The time cap ended the run of {launch.ranks} processes.")
         if process.poll() is None:  # once torchrun has ended, its ranks' silence is no news
-            watchdog.check()
+            watchdog.check(lambda rank: exited(launch.rank_pids.get(rank)))
         try:
             line = lines.get(timeout=POLL_SECONDS)
         except queue.Empty:

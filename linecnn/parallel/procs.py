@@ -81,6 +81,17 @@ def _signal_group(pgid: int, signal_number: int) -> None:
         os.killpg(pgid, signal_number)
 
 
+def exited(pid: int | None) -> bool:
+    """True when ``pid`` has exited: gone, or a zombie its parent has not reaped."""
+    if pid is None:
+        return False
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            return stat.read().rsplit(b")", 1)[1].split()[0] == b"Z"
+    except (OSError, IndexError):
+        return True
+
+
 def group_alive(pgid: int) -> bool:
     """True while any process of the group ``pgid`` exists."""
     try:

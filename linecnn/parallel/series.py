@@ -35,10 +35,10 @@ def reference_loss(config: RanksConfig, after_step: Callable[[], None] | None = 
     with torch.random.fork_rng(devices=[]):
         run = config.bench.run
         x, y, model = build_problem(run, device)
+        if after_step is not None:
+            after_step()  # before the optimizer too: its first construction can take seconds
         optimizer = make_optimizer(model, run.train.lr, device)
         order = torch.Generator().manual_seed(run.seed + 1)
-        if after_step is not None:
-            after_step()
         for _ in range(config.bench.epochs):
             train_epoch(model, x, y, optimizer, run.train.batch_size, order, after_step=after_step)
         return mean_loss(model, x, y)

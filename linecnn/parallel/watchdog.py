@@ -51,8 +51,11 @@ class Watchdog:
                 worst = (rank, quiet)
         return worst
 
-    def check(self) -> None:
-        """Raise Stopped (no progress), naming the rank, once one has been silent past its bound."""
+    def check(self, ended: Callable[[int], bool] = lambda _rank: False) -> None:
+        """Raise Stopped (no progress), naming the rank, once one has been silent past its bound.
+
+        ``ended(rank)``: that rank's process has exited; its silence then means torchrun, which
+        reaps the ranks and ends the run, is the one that froze."""
         found = self.silent()
         if found is None:
             return
@@ -60,5 +63,6 @@ class Watchdog:
         started = rank in self.heard
         bound = self.seconds if started else max(self.seconds, START_SECONDS)
         key = "rank_silent" if started else "rank_no_start"
+        key = "torchrun_silent" if started and ended(rank) else key
         message = Message(key, rank=rank, ranks=self.ranks, seconds=seconds_field(bound))
         raise Stopped(StopReason.NO_PROGRESS, message)

@@ -18,6 +18,9 @@ from torch import nn
 from linecnn.train.model import NUM_CLASSES
 
 EVAL_CHUNK = 65_536  # images per forward pass when evaluating, to bound memory
+# Images gathered at a time when an epoch shuffles more than this, with the epoch's check between:
+# shuffling millions of images takes seconds (tens on a busy machine) and a time cap must land within it.
+SHUFFLE_CHUNK = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -81,14 +84,14 @@ def train_epoch(
     ``Shard``): every process draws the same order, so the shares make up each batch exactly.
     ``scaler`` is for fp16 autocast (the benchmark's AMP option): it scales the loss so small
     gradients survive, and skips steps whose gradients overflowed. ``after_step`` runs after
-    every optimizer step: keep it to a cheap check (the benchmark's cancel and time cap raise
-    from it), because it runs inside the epoch's timing.
+    every optimizer step (and between the chunks of a large shuffle): keep it to a cheap check
+    (the benchmark's cancel and time cap raise from it), because it runs inside the epoch's timing.
     """
     model.train()
     slices = batch_slices(len(x), batch_size)
     if len(slices) > 1:
         perm = torch.randperm(len(x), generator=order).to(x.device)
-        x, y = x[perm], y[perm]
+        x, y = shuffled(x, perm, after_step), y[perm]
     loss_sum = torch.zeros((), device=x.device)
     correct = torch.zeros((), device=x.device, dtype=torch.long)
     for part in slices:
@@ -109,6 +112,18 @@ def train_epoch(
         if after_step is not None:
             after_step()
     return loss_sum, correct
+
+
+def shuffled(x: torch.Tensor, perm: torch.Tensor, check: Callable[[], None] | None = None) -> torch.Tensor:
+    """``x[perm]``; over SHUFFLE_CHUNK images, gathered a chunk at a time with ``check()`` after each."""
+    if check is None or len(x) <= SHUFFLE_CHUNK or not x.is_contiguous():
+        return x[perm]
+    out = torch.empty_like(x)
+    for start in range(0, len(x), SHUFFLE_CHUNK):
+        part = perm[start : start + SHUFFLE_CHUNK]
+        torch.index_select(x, 0, part, out=out[start : start + len(part)])
+        check()
+    return out
 
 
 @torch.no_grad()

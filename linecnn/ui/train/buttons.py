@@ -13,7 +13,7 @@ from linecnn.ui import i18n, state
 from linecnn.ui.bounds import problems_text
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, say, t
-from linecnn.ui.train import sharing
+from linecnn.ui.train import away, sharing
 from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets, range_problems
 
 FLASH = "train.flash"  # a message from a button callback, shown once
@@ -25,12 +25,13 @@ def _flash(kind: str, message: str) -> None:
 
 
 def show_flash() -> None:
-    """Show, once, the message a button callback left."""
+    """Show, once, the message a button callback left; and why the live run waits, if its browser left."""
     kind, message = st.session_state.pop(FLASH, (None, None))
     if kind == "error":
         st.error(message, icon=":material/error:")
     elif kind == "info":
         st.info(message, icon=":material/info:")
+    away.show_note(state.live_trainer())
 
 
 def _start(device: str, paused: bool = False) -> Trainer | None:

@@ -10,13 +10,14 @@ import time
 from collections.abc import Callable, Sequence
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import StopException
 
 from linecnn.serve.sharing import sharing_gpu
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.i18n import duration, t
-from linecnn.ui.train import charts, sharing
+from linecnn.ui.train import away, charts, sharing
 from linecnn.ui.train.buttons import file_ended_run, stop_on_error, stop_slot_lost
 from linecnn.ui.train.summary import summary
 
@@ -120,7 +121,8 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     """Train the live run to its end, drawing between epochs, then show its summary and rerun.
 
     It first waits its turn in the server's training queue (its place shown in the progress bar).
-    The loop ends early when a click pauses, stops or takes over the run.
+    The loop ends early when a click pauses, stops or takes over the run, or when the browser went
+    away (``away``: the run is paused and says why on return).
     """
     try:
         with sharing.training_turn(live, live_charts.progress) as lease:
@@ -136,6 +138,10 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     except RuntimeError as error:
         stop_on_error(live, error)  # out of memory: files the run and leaves a message
         st.rerun()
+    except StopException:  # Streamlit stopped this script run: for a click's new run, or the browser left
+        if away.browser_gone():
+            away.pause_for_absence(live)  # the slot is already back in the queue
+        raise
     record = file_ended_run(live) if live.ended else None
     # None: a click paused, stopped or filed the run, and its newer script run draws the page. This
     # stale run just carries on to its next st.* call, which ends it: st.rerun here would restart
