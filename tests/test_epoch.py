@@ -13,11 +13,13 @@ import torch.nn.functional as F
 
 from linecnn.bench import timing
 from linecnn.bench.config import BenchConfig
+from linecnn.device import cpu_threads
 from linecnn.parallel import launch, series
 from linecnn.parallel import rank as ddp
 from linecnn.parallel.config import RanksConfig
 from linecnn.train import trainer as train
 from linecnn.train.config import ModelConfig, RunConfig
+from linecnn.train.data import make_dataset
 from linecnn.train.epoch import WHOLE, Shard, train_epoch
 from linecnn.train.model import build_model
 
@@ -146,6 +148,42 @@ def test_the_trainer_and_the_benchmark_train_with_train_epoch(monkeypatch):
     workload = timing.prepare(BenchConfig.from_flat(per_class=10, warmup=1, repeats=1), "cpu")
     workload.epoch()
     assert len(timed) == 1
+
+
+def lesson_loop_losses(config: RunConfig) -> list[tuple[float, float]]:
+    """(train loss, validation loss) per epoch of the lesson's plain loop on the core's data and weights.
+
+    As the lesson writes it: Conv -> ReLU -> Pool, contiguous tensors, Adam's plain for-loop, a
+    ``.item()`` per number and validation under ``torch.no_grad()``.
+    """
+    data, model = make_dataset(config.data, config.seed), build_model(config.model, config.seed)
+
+    def forward(x: torch.Tensor) -> torch.Tensor:
+        x = F.max_pool2d(F.relu(model.conv1(x)), 2)
+        x = F.max_pool2d(F.relu(model.conv2(x)), 2)
+        return model.fc2(F.relu(model.fc1(torch.flatten(x, start_dim=1))))
+
+    optimizer = torch.optim.Adam(model.parameters(), lr=config.train.lr, foreach=False)
+    losses = []
+    for _ in range(config.train.epochs):
+        loss = F.cross_entropy(forward(data.train_x), data.train_y)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        with torch.no_grad():
+            losses.append((loss.item(), F.cross_entropy(forward(data.val_x), data.val_y).item()))
+    return losses
+
+
+def test_the_core_computes_what_the_lessons_plain_loop_computes():
+    """Each epoch of the core's lesson run has the plain loop's train and validation loss, up to rounding."""
+    config = RunConfig.from_flat(epochs=20)  # the lesson's run, shortened
+    with cpu_threads("cpu", 1):  # a few milliseconds per epoch even on a busy machine
+        core = [(r.train_loss, r.val_loss) for r in train.fit(config).history]
+        lesson = lesson_loop_losses(config)
+    assert len(core) == len(lesson) == 20
+    for epoch, (mine, theirs) in enumerate(zip(core, lesson, strict=True), start=1):
+        assert mine == pytest.approx(theirs, rel=1e-4, abs=1e-6), epoch
 
 
 def test_a_bad_data_mode_is_refused_with_a_sentence():
