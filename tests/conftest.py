@@ -6,21 +6,47 @@ missing browser is a failure: .ci/run installs it, so the tests must run there.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, in_ci
 
+BACKGROUND_NICENESS = 5  # the non-browser worker's niceness: a quarter of a core's weight under contention
 
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A test that uses Chromium is a browser test, and every browser test is slow: the fast tier
-    (-m "not slow") never starts a browser, even for a test whose file forgot its marker."""
+    (-m "not slow") never starts a browser, even for a test whose file forgot its marker. The
+    browser tests form one xdist group, listed first, so one worker starts on them at once and
+    runs them one at a time while the other worker takes the rest."""
     for item in items:
         if "chromium" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.browser)
-        if item.get_closest_marker("browser") and not item.get_closest_marker("slow"):
-            item.add_marker(pytest.mark.slow)
+        if item.get_closest_marker("browser"):
+            if not item.get_closest_marker("slow"):
+                item.add_marker(pytest.mark.slow)
+            item.add_marker(pytest.mark.xdist_group("browser"))
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None)  # stable: files keep their order
+
+
+_first_test_seen = False
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """In a worker whose first test is not a browser test, run at a lower CPU priority.
+
+    The browser tests wait on pages, servers and timers in real time; the others only need CPU.
+    Given the cores first, the browser worker's run (the longest) is not slowed by the other's,
+    which takes whatever the browser leaves."""
+    global _first_test_seen
+    if _first_test_seen:
+        return
+    _first_test_seen = True
+    if os.environ.get("PYTEST_XDIST_WORKER") and not item.get_closest_marker("browser"):
+        os.nice(BACKGROUND_NICENESS)
 
 
 @pytest.fixture(scope="session")
