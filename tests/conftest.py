@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -16,20 +17,39 @@ from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, in_ci
 BACKGROUND_NICENESS = 5  # the non-browser worker's niceness: a quarter of a core's weight under contention
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def is_browser_file(nodeid: str) -> bool:
+    """True for a test in a file named test_*browser.py, where every browser test lives."""
+    return Path(nodeid.split("::")[0]).stem.endswith("browser")
+
+
+def pytest_itemcollected(item: pytest.Item) -> None:
     """A test that uses Chromium is a browser test, and every browser test is slow: the fast tier
-    (-m "not slow") never starts a browser, even for a test whose file forgot its marker. The
-    browser tests form one xdist group, listed first, so one worker starts on them at once and
-    runs them one at a time while the other worker takes the rest."""
-    for item in items:
-        if "chromium" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.browser)
-        if item.get_closest_marker("browser"):
-            if not item.get_closest_marker("slow"):
-                item.add_marker(pytest.mark.slow)
-            item.add_marker(pytest.mark.xdist_group("browser"))
-    items.sort(key=lambda item: item.get_closest_marker("browser") is None)  # stable: files keep their order
+    (-m "not slow") never starts a browser, even for a test whose file forgot its marker. A browser
+    test outside a *browser.py file is refused: the workers keep browser tests apart by file name."""
+    if "chromium" in getattr(item, "fixturenames", ()) and not item.get_closest_marker("browser"):
+        item.add_marker(pytest.mark.browser)
+    if item.get_closest_marker("browser"):
+        if not item.get_closest_marker("slow"):
+            item.add_marker(pytest.mark.slow)
+        if not is_browser_file(item.nodeid):
+            raise pytest.UsageError(f"{item.nodeid} uses a browser: move it to a tests/test_*browser.py file")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests first, so one worker starts on them at once while the other takes the rest."""
+    items.sort(key=lambda item: not is_browser_file(item.nodeid))  # stable: files keep their order
+
+
+def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
+    """Every browser test in one work unit, run in one worker one after another (two browsers and
+    servers at once made them flaky on 2 cores); every other test on its own, to either worker."""
+    from xdist.scheduler import LoadScopeScheduling
+
+    class BrowserTestsTogether(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return "browser tests" if is_browser_file(nodeid) else nodeid
+
+    return BrowserTestsTogether(config, log)
 
 
 _first_test_seen = False
