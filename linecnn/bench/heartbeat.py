@@ -10,6 +10,8 @@ host's bound means the process itself stopped, not that an epoch is long.
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -25,6 +27,24 @@ MIN_TIMEOUT_SECONDS = 2.0  # a bound shorter than two beats would end healthy wo
 START_SECONDS = 60.0  # a worker may take at least this long to import torch and send its first line
 BEAT_SECONDS = 1.0  # how often a worker says it is alive
 BEAT = "beat"  # the key of a beat line: {"beat": true}
+
+
+def open_replies(name: str) -> Replies:
+    """A worker's replies, started, on its original stdout; everything else printed goes to stderr,
+    and the process exits at once when its stdin ends (the parent cancelled, or is gone)."""
+    out = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    threading.Thread(target=_exit_when_orphaned, name=f"{name}-stdin", daemon=True).start()
+    replies = Replies(out)
+    replies.start()
+    return replies
+
+
+def _exit_when_orphaned() -> None:
+    """Exit at once when stdin ends."""
+    sys.stdin.read()
+    os._exit(0)
 
 
 def worker_timeout() -> float:

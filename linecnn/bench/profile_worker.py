@@ -11,7 +11,6 @@ every second among them (``heartbeat``): a worker silent past the host's bound i
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import threading
@@ -20,7 +19,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
-from linecnn.bench.heartbeat import BEAT, Replies, Silence, worker_timeout
+from linecnn.bench.heartbeat import BEAT, Replies, Silence, open_replies, worker_timeout
 from linecnn.bench.profile import profile_step
 from linecnn.bench.remote import end_worker, start_worker
 from linecnn.bench.step_profile import StepProfile
@@ -99,21 +98,10 @@ def _lines(
             done.wait(0.1)
 
 
-def _exit_when_orphaned() -> None:
-    """Exit at once when stdin ends: the parent cancelled, or the server that started us is gone."""
-    sys.stdin.read()
-    os._exit(0)
-
-
 def main() -> int:
     """Read the request, profile each cell, reply line by line."""
     request = json.loads(sys.stdin.readline())
-    out = os.fdopen(os.dup(1), "w")  # the replies' channel; fd 1 itself now points at stderr
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    threading.Thread(target=_exit_when_orphaned, name="linecnn-profile-stdin", daemon=True).start()
-    replies = Replies(out)
-    replies.start()
+    replies = open_replies("linecnn-profile")
     try:
         last = _profile_cells(request, replies)
     finally:

@@ -15,15 +15,13 @@ among them (``heartbeat``); anything else printed goes to stderr.
 from __future__ import annotations
 
 import json
-import os
 import sys
-import threading
 import time
 
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
 from linecnn.bench.document import BenchEnv
 from linecnn.bench.factors import factor
-from linecnn.bench.heartbeat import Replies
+from linecnn.bench.heartbeat import open_replies
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.sweep import CellProgress, run_sweep
 
@@ -55,21 +53,10 @@ def read_request(line: str) -> tuple[SweepPlan, Caps]:
     return plan, Caps(max_seconds=left)
 
 
-def _exit_when_orphaned() -> None:
-    """Exit at once when stdin ends: the parent cancelled, or the server that started us is gone."""
-    sys.stdin.read()
-    os._exit(0)
-
-
 def main() -> int:
     """Read the request, time its cells, reply line by line."""
     plan, caps = read_request(sys.stdin.readline())
-    out = os.fdopen(os.dup(1), "w")  # the replies' channel; fd 1 itself now points at stderr
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    threading.Thread(target=_exit_when_orphaned, name="linecnn-worker-stdin", daemon=True).start()
-    replies = Replies(out)
-    replies.start()
+    replies = open_replies("linecnn-worker")
     try:
         replies.send({"env": BenchEnv.here().to_dict()})
 
