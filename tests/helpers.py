@@ -144,6 +144,16 @@ def wait_for_app(tab, timeout_ms: int = 90_000) -> None:
     )
 
 
+class ManualClock:
+    """A clock that moves only when the test moves it (``clock.now += 2``), not at the machine's pace."""
+
+    def __init__(self, start: float = 1000.0) -> None:
+        self.now = start
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def app_test(page_path: str | None = None, timeout: float = 30):
     """An AppTest of app.py, switched to ``page_path`` (e.g. 'pages/1_Train.py') and run."""
     from streamlit.testing.v1 import AppTest

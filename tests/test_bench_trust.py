@@ -22,6 +22,7 @@ from linecnn.cli.bench import plan_from
 from linecnn.cli.main import build_parser
 from linecnn.serve.allowance import Allowance, Ledger
 from tests.bench_fixture import fake_gpu_document
+from tests.helpers import ManualClock
 
 
 def timed(median: float = 10.0, p25: float = 9.0, p75: float = 11.0) -> CellResult:
@@ -96,19 +97,9 @@ def test_a_retimed_run_keeps_its_other_cells():
     assert merged.results[:2] == document.results[:2] and merged.results[3:] == document.results[3:]
 
 
-class Clock:
-    """A clock the test moves."""
-
-    def __init__(self) -> None:
-        self.now = 1_000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def test_a_sessions_share_is_spent_and_returns_as_the_window_slides():
     """600 s an hour: after 590 s used only 10 s are left, and a run is possible again once time frees up."""
-    clock = Clock()
+    clock = ManualClock()
     ledger, allowance = Ledger(clock), Allowance(seconds=600.0, window=3_600.0)
     ledger.record("ana", 300.0)
     clock.now += 1_000

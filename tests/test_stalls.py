@@ -19,18 +19,9 @@ from linecnn.stop import Stopped, StopReason
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import Trainer
 from linecnn.ui.i18n import say
+from tests.helpers import ManualClock
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking
-
-
-class Clock:
-    """A clock that moves only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 class Holder(threading.Thread):
@@ -58,7 +49,7 @@ class Holder(threading.Thread):
 def test_a_slot_holder_silent_past_the_bound_loses_its_slot_to_the_next_run():
     """A holder that has not beaten for stall_seconds loses the slot once a run waits; it learns why at its
     next check, and its leaving does not free a second slot."""
-    clock = Clock()
+    clock = ManualClock()
     queue = SlotQueue(slots=1, stall_seconds=30, clock=clock)
     frozen = Holder(lambda: queue.hold("frozen", poll=0.01))
     frozen.start()
@@ -85,7 +76,7 @@ def test_a_slot_holder_silent_past_the_bound_loses_its_slot_to_the_next_run():
 
 def test_a_silent_holder_keeps_its_slot_while_nobody_waits():
     """Nothing is taken from a run while no other run wants the slot."""
-    clock = Clock()
+    clock = ManualClock()
     queue = SlotQueue(slots=1, stall_seconds=5, clock=clock)
     with queue.hold("alone") as lease:
         clock.now += 60
@@ -105,7 +96,7 @@ def test_every_optimizer_step_of_a_trainer_runs_its_after_step():
 
 def test_the_benchmark_lock_goes_to_the_next_benchmark_when_its_holder_falls_silent():
     """A benchmark silent for stall_seconds loses the lock to a queued one; its next check says why."""
-    clock = Clock()
+    clock = ManualClock()
     lock = BenchLock(stall_seconds=120, clock=clock)
     stuck = Holder(lambda: lock.hold("stuck", poll=0.01))
     stuck.start()
@@ -135,7 +126,7 @@ def test_the_benchmark_lock_goes_to_the_next_benchmark_when_its_holder_falls_sil
 
 def test_the_watchdog_names_the_rank_silent_past_its_bound():
     """A rank has `seconds` after its last line (START_SECONDS to start); the most silent one is named."""
-    clock = Clock()
+    clock = ManualClock()
     watchdog = Watchdog(ranks=2, seconds=20, clock=clock)
     clock.now += 30
     watchdog.hear(0)
@@ -167,7 +158,7 @@ def test_a_silent_rank_whose_process_ended_names_torchrun_as_the_frozen_one():
 
     from linecnn.parallel.procs import exited
 
-    clock = Clock()
+    clock = ManualClock()
     watchdog = Watchdog(ranks=2, seconds=20, clock=clock)
     watchdog.hear(0)
     watchdog.hear(1)

@@ -7,6 +7,7 @@ from linecnn.train.trainer import EpochRecord
 from linecnn.ui.train.charts import thinned
 from linecnn.ui.train.live import LiveCharts, seconds_left
 from linecnn.ui.train.sharing import TRAIN_THREADS_ENV, training_threads
+from tests.helpers import ManualClock
 
 
 class Slot:
@@ -30,20 +31,10 @@ def history(done: int, seconds_per_epoch: float) -> list[EpochRecord]:
     ]
 
 
-class Clock:
-    """A clock that moves only when a test moves it, so no redraw depends on the machine's pace."""
-
-    def __init__(self) -> None:
-        self.now = 100.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 def charts_due_now() -> tuple[LiveCharts, Slot, Slot]:
     """LiveCharts whose progress bar and charts were last drawn long ago (on a clock it owns)."""
     progress, loss = Slot(), Slot()
-    charts = LiveCharts(progress, loss, Slot(), clock=Clock())
+    charts = LiveCharts(progress, loss, Slot(), clock=ManualClock(100.0))
     charts.progress_at = charts.charts_at = 0.0
     return charts, progress, loss
 

@@ -16,21 +16,12 @@ from linecnn.bench.heartbeat import BEAT, START_SECONDS, TIMEOUT_ENV, Replies, S
 from linecnn.errors import Message
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui.i18n import say
-
-
-class Clock:
-    """A clock that moves only when the test says so."""
-
-    def __init__(self) -> None:
-        self.now = 500.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.helpers import ManualClock
 
 
 def test_a_worker_heard_from_is_stopped_once_silent_past_the_bound_with_a_sentence_saying_so():
     """Within the bound nothing happens; past it Stopped (no progress) names the silence in both languages."""
-    clock = Clock()
+    clock = ManualClock(500.0)
     silence = Silence(20.0, clock)
     silence.heard()
     clock.now += 19.5
@@ -47,7 +38,7 @@ def test_a_worker_heard_from_is_stopped_once_silent_past_the_bound_with_a_senten
 
 def test_a_worker_gets_the_start_bound_before_its_first_line():
     """A worker still importing torch is not silent until START_SECONDS, and then it did not start."""
-    clock = Clock()
+    clock = ManualClock(500.0)
     silence = Silence(2.0, clock)
     clock.now += START_SECONDS - 1
     silence.check()
@@ -81,7 +72,7 @@ def test_replies_are_whole_lines_with_beats_among_them_until_closed():
 
 def test_the_sweep_reader_skips_beats_and_ends_on_silence():
     """Beats keep a worker alive without being results; a worker silent past the bound raises Stopped."""
-    clock, lines = Clock(), queue.Queue()
+    clock, lines = ManualClock(500.0), queue.Queue()
     silence = Silence(5.0, clock)
     for message in ({BEAT: True}, {BEAT: True}, {"progress": [1, "timed", 1, 3]}):
         lines.put(message)
