@@ -16,9 +16,10 @@ from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.peaks import peak_gflops
 from linecnn.bench.profile import profile_step
-from linecnn.bench.step_profile import STEP_RANGE, phase_of, summarize_events
+from linecnn.bench.step_profile import STEP_RANGE, Operator, StepProfile, phase_of, summarize_events
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui import i18n
+from linecnn.ui.bench.inside_view import figures_frame, honesty, operators_frame
 from tests.helpers import app_test
 
 LESSON = BenchConfig()  # the lesson's cell: 360 images in one full batch
@@ -170,6 +171,30 @@ def test_the_page_looks_inside_and_offers_the_trace(tmp_path, monkeypatch):
     text = " ".join(m.value for m in at.markdown)
     assert "operator calls of about" in text
     assert len(at.dataframe) >= 2
+
+
+def test_gpu_columns_appear_only_when_a_cell_ran_on_a_gpu():
+    """A CPU-only machine's tables carry no column of dashes for kernels, GPU time or a GPU's peak."""
+    conv = Operator("aten::mkldnn_convolution", "forward", calls=2, self_ms=1.0, device_ms=0.0)
+    cpu = StepProfile("cpu", 360, 5, 3.0, 4.0, 229, None, 2.5, 48.8e6, (conv,))
+    gpu = StepProfile("cuda:0", 360, 5, 1.0, 1.2, 229, 40, 0.2, 48.8e6, (conv,))
+    gpu_only = {"GPU kernels", "Peak GFLOP/s", "GPU time, ms"}
+    assert not gpu_only & (set(figures_frame([cpu]).columns) | set(operators_frame(cpu).columns))
+    both = figures_frame([cpu, gpu])
+    assert {"GPU kernels", "Peak GFLOP/s", "GFLOP/s"} <= set(both.columns)
+    assert list(both["GPU kernels"]) == ["–", "40"]
+    assert "GPU time, ms" in operators_frame(gpu).columns
+
+
+def test_the_profilers_cost_is_quoted_unless_noise_hid_it():
+    """A profiled step slower than the plain one is quoted as the profiler's cost; a faster one is not."""
+
+    def cell(plain_ms: float, profiled_ms: float) -> StepProfile:
+        return StepProfile("cpu", 360, 5, plain_ms, profiled_ms, 229, None, 2.0, 48.8e6, ())
+
+    assert "up to 25% slower" in honesty([cell(4.0, 5.0), cell(40.0, 41.0)])
+    noisy = honesty([cell(5.0, 4.0)])
+    assert "no slower than the plain ones" in noisy and "%" not in noisy
 
 
 def test_the_page_says_so_in_spanish(tmp_path, monkeypatch):

@@ -18,6 +18,8 @@ from linecnn.ui.bench.inside_job import Looked
 from linecnn.ui.i18n import number, percent, plotly_separators, t
 
 WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
+# The legend sits above the bars, where Plotly's toolbar would cover its end; a two-bar chart needs no zoom.
+CHART_CONFIG = {"displayModeBar": False}
 
 
 def label(profile: StepProfile) -> str:
@@ -28,19 +30,11 @@ def label(profile: StepProfile) -> str:
 def render_looked(looked: list[Looked]) -> None:
     """The chart, the figures table, one sentence per cell, then a tab per cell with its operators."""
     profiles = [item.profile for item in looked]
-    st.plotly_chart(split_figure(profiles), key="inside.split")
+    st.plotly_chart(split_figure(profiles), config=CHART_CONFIG, key="inside.split")
     st.dataframe(figures_frame(profiles), hide_index=True, key="inside.figures")
     for profile in profiles:
         st.markdown(f"**{label(profile)}**: {verdict(profile)}")
-    overhead = max(profile.overhead for profile in profiles)
-    st.caption(
-        t(
-            "inside.honest",
-            steps=PROFILED_STEPS,
-            warmup=WARMUP_STEPS,
-            overhead=percent(max(overhead - 1, 0.0)),
-        )
-    )
+    st.caption(honesty(profiles))
     for tab, item in zip(st.tabs([label(p) for p in profiles]), looked, strict=True):
         with tab:
             st.dataframe(operators_frame(item.profile), hide_index=True)
@@ -80,41 +74,57 @@ def split_figure(profiles: list[StepProfile]) -> go.Figure:
     return fig
 
 
+def on_a_gpu(profiles: list[StepProfile]) -> bool:
+    """Whether any cell ran on a GPU: only then do the kernel, GPU-time and peak columns say anything."""
+    return any(p.kernels is not None for p in profiles)
+
+
 def figures_frame(profiles: list[StepProfile]) -> pd.DataFrame:
     """One row per cell: step times, counts, the split and the floating-point work."""
+    gpu_columns = on_a_gpu(profiles)
     rows = []
     for p in profiles:
-        peak = peak_gflops(describe(p.device)) if p.device.startswith("cuda") else None
-        rows.append(
-            {
-                t("inside.col.cell"): label(p),
-                t("inside.col.step"): number(p.plain_ms, 3),
-                t("inside.col.profiled"): number(p.profiled_ms, 3),
-                t("inside.col.calls"): number(p.operator_calls),
-                t("inside.col.kernels"): "–" if p.kernels is None else number(p.kernels),
-                t("inside.col.work"): f"{number(p.work_ms, 3)} ({percent(p.work_share)})",
-                t("inside.col.around"): number(p.around_ms, 3),
-                t("inside.col.mflop"): number(p.flops / 1e6, 1),
-                t("inside.col.rate"): number(p.gflops_per_s, 1),
-                t("inside.col.peak"): "–" if peak is None else t("inside.peak", gflops=number(peak)),
-            }
-        )
+        row = {
+            t("inside.col.cell"): label(p),
+            t("inside.col.step"): number(p.plain_ms, 3),
+            t("inside.col.profiled"): number(p.profiled_ms, 3),
+            t("inside.col.calls"): number(p.operator_calls),
+        }
+        if gpu_columns:
+            row[t("inside.col.kernels")] = "–" if p.kernels is None else number(p.kernels)
+        row[t("inside.col.work")] = f"{number(p.work_ms, 3)} ({percent(p.work_share)})"
+        row[t("inside.col.around")] = number(p.around_ms, 3)
+        row[t("inside.col.mflop")] = number(p.flops / 1e6, 1)
+        row[t("inside.col.rate")] = number(p.gflops_per_s, 1)
+        if gpu_columns:
+            peak = peak_gflops(describe(p.device)) if p.device.startswith("cuda") else None
+            row[t("inside.col.peak")] = "–" if peak is None else t("inside.peak", gflops=number(peak))
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
 def operators_frame(profile: StepProfile) -> pd.DataFrame:
-    """The busiest operators of one step, by phase: calls, own host time and GPU time."""
-    rows = [
-        {
+    """The busiest operators of one step, by phase: calls, own host time and, on a GPU, GPU time."""
+    rows = []
+    for op in profile.operators:
+        row = {
             t("inside.col.phase"): t(f"inside.phase.{op.phase}"),
             t("inside.col.operator"): op.name,
             t("inside.col.op_calls"): number(op.calls),
             t("inside.col.own"): number(op.self_ms, 3),
-            t("inside.col.gpu"): number(op.device_ms, 3) if profile.kernels is not None else "–",
         }
-        for op in profile.operators
-    ]
+        if profile.kernels is not None:
+            row[t("inside.col.gpu")] = number(op.device_ms, 3)
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+def honesty(profiles: list[StepProfile]) -> str:
+    """Which steps the figures come from, and what the profiler cost (or that noise hid its cost)."""
+    overhead = max(profile.overhead for profile in profiles) - 1
+    if overhead < 0.005:  # under half a percent, or profiled steps faster: noise, not a cost to quote
+        return t("inside.honest_noise", steps=PROFILED_STEPS, warmup=WARMUP_STEPS)
+    return t("inside.honest", steps=PROFILED_STEPS, warmup=WARMUP_STEPS, overhead=percent(overhead))
 
 
 def verdict(p: StepProfile) -> str:
