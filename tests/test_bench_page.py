@@ -11,6 +11,7 @@ import pytest
 
 from linecnn.bench.store import History
 from linecnn.bench.sweep import run_sweep
+from linecnn.ui import i18n
 from linecnn.ui.bench.state import server_caps
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import bad_documents, fake_gpu_document
@@ -98,6 +99,19 @@ def test_the_server_time_cap_stops_a_sweep_with_a_message(monkeypatch):
     statuses = list(at.dataframe[0].value["Status"])
     assert statuses[0].startswith("stopped: time cap")
     assert statuses[1].startswith("skipped: the server's time cap")
+
+
+def test_a_benchmarks_end_message_follows_a_switch_of_language(monkeypatch):
+    """The message on how a benchmark ended is worded again in the language the reader switches to."""
+    monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "0")  # ends at once, with a message of several parts
+    at = small_sweep(app_test(PAGE, timeout=60))
+    assert any(w.value.startswith("Benchmark done") and "time cap" in w.value for w in at.warning)
+    at.session_state[i18n.LANGUAGE] = "es"
+    at.run()
+    assert not at.exception
+    said = [w.value for w in at.warning]
+    assert any(s.startswith("Medición terminada") and "límite de tiempo del servidor" in s for s in said), said
+    assert not any("time cap" in s for s in said)
 
 
 def test_the_server_size_cap_limits_the_sweep(monkeypatch):

@@ -6,6 +6,8 @@ only those allowed see Delete, and no sentence names where the history lives on 
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from linecnn.bench.document import BenchDocument
@@ -13,6 +15,7 @@ from linecnn.bench.factors import FACTORS
 from linecnn.bench.jsonfields import MAX_FILE_BYTES
 from linecnn.bench.store import SOURCES, History, RunSummary
 from linecnn.serve.roles import Rights
+from linecnn.ui import notice
 from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history, history_problem, visible_runs
 from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
@@ -21,7 +24,7 @@ from linecnn.ui.i18n import count, number, t
 from linecnn.ui.roles import session_rights
 from linecnn.untrusted import plain_text
 
-IMPORT_MESSAGE = "bench.import.message"  # (kind, text) about the last upload, shown under the uploader
+IMPORT_MESSAGE = "bench.import.message"  # a Notice (ui.notice) on the last upload, shown under the uploader
 
 
 def run_label(summary: RunSummary) -> str:
@@ -82,7 +85,7 @@ def _import(store: History, session: Rights) -> None:
         help=t("bench.import.help"),
     )
     if upload is None or upload.file_id in st.session_state.setdefault(IMPORTED, []):
-        said = st.session_state.get(IMPORT_MESSAGE) if upload is not None else None
+        said = notice.worded(IMPORT_MESSAGE) if upload is not None else None
         if said is not None:  # kept while the file stays in the uploader
             (st.success if said[0] == "success" else st.info)(said[1], icon=":material/upload_file:")
         return
@@ -105,7 +108,7 @@ def _import(store: History, session: Rights) -> None:
     if twin is None or session.sees_all or twin.user_owns(session.user):
         st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
     # Said under the uploader while the file stays there: a new run, or the run this file already is.
-    st.session_state[IMPORT_MESSAGE] = _imported(run_id, twin)
+    notice.keep(IMPORT_MESSAGE, partial(_imported, run_id, twin))
     st.rerun()  # the picker lists a new run only in a run that reads the history again
 
 
@@ -145,9 +148,9 @@ def _delete(store: History, run_id: int) -> None:
     try:
         store.delete(run_id)
     except ValueError as error:
-        st.session_state[MESSAGE] = ("error", history_problem(error))
+        notice.keep(MESSAGE, notice.said("error", history_problem, error))
     else:
-        st.session_state[MESSAGE] = ("info", t("bench.delete.done", run=run_id))
+        notice.keep(MESSAGE, notice.said("info", t, "bench.delete.done", run=run_id))
     st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i != run_id]
     st.session_state[DELETE + ".run"] = None
     st.session_state[DELETE + ".sure"] = False

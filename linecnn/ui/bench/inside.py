@@ -14,6 +14,7 @@ from linecnn.bench.factors import FACTORS
 from linecnn.bench.plan import Caps, SweepRequest
 from linecnn.bench.profile import profile_targets
 from linecnn.device import list_devices
+from linecnn.ui import notice
 from linecnn.ui.bench import job_view
 from linecnn.ui.bench.inside_job import InsideJob, inside_work
 from linecnn.ui.bench.inside_view import render_looked
@@ -23,7 +24,7 @@ from linecnn.ui.i18n import number, say, t
 RUNNING = "inside.running"  # this session's InsideJob, from Look inside until the page has shown its end
 CANCEL = "inside.cancel"  # key of the Cancel button
 RESULT = "inside.result"  # what the last look measured, shown until the next one ends
-MESSAGE = "inside.message"  # (kind, text) about the last look
+MESSAGE = "inside.message"  # a Notice (ui.notice) about the last look
 
 
 def targets(caps: Caps) -> list[tuple[BenchConfig, str]]:
@@ -49,9 +50,7 @@ def render(caps: Caps, busy: bool) -> None:
     running = job_view.running(RUNNING)
     if st.button(t("inside.run"), icon=":material/biotech:", disabled=busy or running, key="inside.run"):
         job_view.start_job(RUNNING, inside_work(chosen, caps.max_seconds), "linecnn-inside", result=[])
-    message = st.session_state.get(MESSAGE)
-    if message is not None:
-        getattr(st, message[0])(message[1])
+    notice.show(MESSAGE)
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
     looked = st.session_state.get(RESULT)
@@ -80,8 +79,8 @@ def _finish() -> None:
     if job.result:
         st.session_state[RESULT] = job.result
     if job.cancelled:
-        st.session_state[MESSAGE] = ("info", t("inside.cancelled", done=number(len(job.result or []))))
+        notice.keep(MESSAGE, lambda: ("info", t("inside.cancelled", done=number(len(job.result or [])))))
     elif job.error is not None:
-        st.session_state[MESSAGE] = ("error", t("inside.failed", reason=say(job.error)))
+        notice.keep(MESSAGE, lambda: ("error", t("inside.failed", reason=say(job.error))))
     else:
         st.session_state.pop(MESSAGE, None)

@@ -7,12 +7,15 @@ under the server-wide benchmark lock, polled by a fragment as the sweep is. The 
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from linecnn.bench.plan import Caps
 from linecnn.parallel.config import RanksConfig, check_ranks
 from linecnn.parallel.memory import check_memory
 from linecnn.parallel.results import LOSS_TOLERANCE, Series
+from linecnn.ui import notice
 from linecnn.ui.bench import job_view
 from linecnn.ui.bench.job import POLL_SECONDS
 from linecnn.ui.bench.ranks_form import form
@@ -24,7 +27,7 @@ from linecnn.ui.roles import reserved_refusal
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
 CANCEL = "ddp.cancel"  # key of the Cancel button
 RESULT = "ddp.result"  # the last Series measured, shown until the next run ends
-MESSAGE = "ddp.message"  # (kind, text) about the last run
+MESSAGE = "ddp.message"  # a Notice (ui.notice) about the last run
 
 
 def running() -> bool:
@@ -38,9 +41,7 @@ def render(caps: Caps) -> None:
     st.subheader(t("ddp.title"))
     st.markdown(t("ddp.intro"))
     submitted, config, counts = form(caps, busy=running())
-    message = st.session_state.get(MESSAGE)
-    if message is not None:
-        getattr(st, message[0])(message[1])
+    notice.show(MESSAGE)
     refusal = reserved_refusal() if submitted else None  # a teacher holds the benchmark: teachers only
     if refusal is not None:
         st.error(refusal, icon=":material/lock_clock:")
@@ -96,7 +97,7 @@ def _finish() -> None:
         return
     if job.result is not None and job.result.rows:
         st.session_state[RESULT] = job.result
-    st.session_state[MESSAGE] = _ending(job, job.result)
+    notice.keep(MESSAGE, partial(_ending, job, job.result))
 
 
 def _ending(job: RanksJob, series: Series | None) -> tuple[str, str]:

@@ -9,6 +9,7 @@ from linecnn.bench.document import BenchDocument
 from linecnn.bench.plan import SweepPlan
 from linecnn.bench.results import CellResult
 from linecnn.device import list_devices
+from linecnn.ui import notice
 from linecnn.ui.bench import sweep_view
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.bench.state import MESSAGE, server_caps
@@ -53,4 +54,4 @@ def _repeat(document: BenchDocument, results: list[CellResult]) -> None:
     try:
         sweep_view.start_benchmark(repeat_plan(document, results), server_caps(), base=document)
     except ValueError as error:
-        st.session_state[MESSAGE] = ("error", escape_markdown(error))
+        notice.keep(MESSAGE, notice.said("error", escape_markdown, error))

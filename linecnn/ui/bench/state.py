@@ -16,6 +16,7 @@ from linecnn.bench.store import History, HistoryError, RunSummary
 from linecnn.serve.roles import Rights
 from linecnn.serve.settings import env_number, env_uncapped
 from linecnn.train.config import RunConfig
+from linecnn.ui import notice
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
@@ -23,7 +24,7 @@ from linecnn.ui.roles import session_rights
 
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
 UNSAVED = "bench.unsaved"  # documents of runs the history could not store, newest first, shown from memory
-MESSAGE = "bench.message"  # (kind, text) about the last run, shown until the next one starts
+MESSAGE = "bench.message"  # a Notice (ui.notice) about the last run, shown until the next one starts
 IMPORTED = "bench.imported"  # ids of uploaded files already imported, so a rerun does not import again
 DELETE = "bench.delete"  # keys of the delete control: the run picked, the confirmation, the button
 REQUEST = "bench.request"  # the SweepRequest the form holds now (its last submitted values), each run
@@ -108,10 +109,7 @@ def show_run(run_id: int, keep_imported: bool = True) -> None:
 
 def show_message() -> None:
     """The message about the last run; kept until the next run starts, so a rerun cannot lose it."""
-    message = st.session_state.get(MESSAGE)
-    if message is not None:
-        kind, text = message
-        {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text)
+    notice.show(MESSAGE)
 
 
 def keep_unsaved(document: BenchDocument) -> None:

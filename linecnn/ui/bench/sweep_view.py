@@ -6,11 +6,13 @@ The job (``job``) runs in a background thread that never calls Streamlit; a frag
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 
 import streamlit as st
 
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.plan import Caps, SweepPlan
+from linecnn.ui import notice
 from linecnn.ui.bench import job_view
 from linecnn.ui.bench.fair import session_caps
 from linecnn.ui.bench.job import POLL_SECONDS, Job
@@ -82,4 +84,4 @@ def _finish(job: Job[SweepRun, object]) -> None:
             show_run(run.run_id)
     elif run.document is not None:
         keep_unsaved(run.document)
-    st.session_state[MESSAGE] = outcome(job)
+    notice.keep(MESSAGE, partial(outcome, job))

@@ -8,6 +8,7 @@ from linecnn.bench.store import History
 from linecnn.serve import reservation
 from linecnn.serve.reservation import MAX_MINUTES
 from linecnn.serve.roles import Rights
+from linecnn.ui import notice
 from linecnn.ui.bench.state import MESSAGE, SHOWN, history_problem
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count as counted
@@ -58,13 +59,13 @@ def _reserve(by: str) -> None:
     """The Reserve button's callback: hold the benchmark for the minutes chosen and say until when."""
     # Read here, not bound when drawn: a value typed just before the click reaches the callback.
     held = reservation.reserve(by, int(st.session_state[RESERVE + ".minutes"]))
-    st.session_state[MESSAGE] = ("info", t("bench.reserve.done", until=until_text(held)))
+    notice.keep(MESSAGE, lambda: ("info", t("bench.reserve.done", until=until_text(held))))
 
 
 def _release() -> None:
     """The Release button's callback: students may run again now."""
     reservation.release()
-    st.session_state[MESSAGE] = ("info", t("bench.reserve.released"))
+    notice.keep(MESSAGE, notice.said("info", t, "bench.reserve.released"))
 
 
 def _clear_control(store: History) -> None:
@@ -85,8 +86,8 @@ def _clear(store: History) -> None:
     try:
         count = store.clear()
     except ValueError as error:
-        st.session_state[MESSAGE] = ("error", history_problem(error))
+        notice.keep(MESSAGE, notice.said("error", history_problem, error))
     else:
-        st.session_state[MESSAGE] = ("info", t("bench.clear.done", count=counted(count)))
+        notice.keep(MESSAGE, lambda: ("info", t("bench.clear.done", count=counted(count))))
         st.session_state[SHOWN] = []
     st.session_state[CLEAR + ".sure"] = False

@@ -1,0 +1,38 @@
+"""A message that outlives the rerun that made it, worded again on every rerun in the reader's language.
+
+A page keeps what it has to say (a benchmark's end, a deletion, a refusal) across reruns. Kept as
+finished text, it would stay in the language of the moment it was made after the reader switches;
+kept as a function that words it, it follows the switch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import streamlit as st
+
+Notice = Callable[[], tuple[str, str]]  # returns (kind: "success", "info", "warning" or "error"; Markdown)
+
+
+def said(kind: str, word: Callable[..., str], *args: object, **fields: object) -> Notice:
+    """A notice of ``kind`` worded as ``word(*args, **fields)`` at each showing: said("info", t, key)."""
+    return lambda: (kind, word(*args, **fields))
+
+
+def keep(key: str, notice: Notice) -> None:
+    """Keep ``notice`` under ``key`` until it is replaced or dropped."""
+    st.session_state[key] = notice
+
+
+def worded(key: str) -> tuple[str, str] | None:
+    """(kind, text) of the notice under ``key``, in the reader's language now; None when there is none."""
+    notice = st.session_state.get(key)
+    return None if notice is None else notice()
+
+
+def show(key: str, icon: str | None = None) -> None:
+    """Show the notice under ``key``, if any, with the Streamlit element of its kind."""
+    said = worded(key)
+    if said is not None:
+        kind, text = said
+        {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text, icon=icon)
