@@ -20,6 +20,9 @@ _CSS = """<style>
 [data-testid="stColumn"] { min-width: min(100%, 7rem); }
 [data-testid="stColumn"]:has([data-testid="stCheckbox"]) { min-width: min(100%, 18rem); }
 [data-testid="stColumn"]:has([data-testid="stButtonGroup"]) { min-width: min(100%, 17rem); }
+/* A segmented control wider than its column wraps onto a second line, instead of hiding its last
+   options behind a scroll that shows no scrollbar (Spanish labels on a phone or a half-width window). */
+[data-testid="stButtonGroup"] > div:has(> button) { flex-wrap: wrap; row-gap: 0.25rem; }
 [data-testid="stColumn"]:has([data-testid="stMultiSelect"]) { min-width: min(100%, 14rem); }
 [data-testid="stColumn"]:has(.stPlotlyChart, [data-testid="stHorizontalBlock"]) {
   min-width: min(100%, 18rem);
