@@ -7,6 +7,8 @@ import re
 import pytest
 from playwright.sync_api import expect
 
+from tests.draw_helpers import DRAWN, INKED_JS, Stroke, draw, stroke_landed, wait_until
+
 pytestmark = pytest.mark.browser
 
 DRAW_TIMEOUT = 120_000  # the first Draw page of a server trains the default model
@@ -23,7 +25,8 @@ def heading(tab, name: str):
 
 def test_a_deep_link_opens_draw_in_spanish_and_the_toggle_changes_the_page_and_the_address(server, page):
     """/Draw?lang=es: title, empty-canvas warning and the in-browser Clear button read in Spanish.
-    Clicking English, then Español, redraws the page in that language and the URL's lang follows."""
+    Clicking English, then Español, redraws the page in that language and the URL's lang follows;
+    there, Borrar empties a drawn canvas."""
     page.goto(f"{server.url}/Draw?lang=es")
     expect(page.get_by_text("El lienzo está vacío.")).to_be_visible(timeout=DRAW_TIMEOUT)
     expect(heading(page, "Dibujar")).to_be_visible(timeout=WAIT)
@@ -38,6 +41,14 @@ def test_a_deep_link_opens_draw_in_spanish_and_the_toggle_changes_the_page_and_t
     sidebar(page).get_by_role("radio", name="Español").click(timeout=WAIT)
     expect(heading(page, "Dibujar")).to_be_visible(timeout=WAIT)
     expect(page).to_have_url(re.compile(r"/Draw\?lang=es$"), timeout=WAIT)
+
+    # Spanish Clear empties the canvas: it finds the canvas's reset by a label the translator rewrote.
+    draw(page, Stroke("vertical", "vertical", ((100, 30), (104, 250))))
+    assert stroke_landed(page), "the stroke left no ink"
+    expect(page.get_by_text("El lienzo está vacío.")).to_have_count(0, timeout=WAIT)
+    page.get_by_role("button", name="Borrar", exact=True).click(timeout=WAIT)
+    assert not wait_until(page, lambda: page.locator(DRAWN).evaluate(INKED_JS), False), "Borrar left ink"
+    expect(page.get_by_text("El lienzo está vacío.")).to_be_visible(timeout=WAIT)
 
 
 def test_the_language_survives_a_sidebar_page_switch(server, page):

@@ -13,10 +13,11 @@ import json
 import streamlit as st
 
 from linecnn.train.lines import SIZE
-from linecnn.ui.i18n import t
+from linecnn.ui.i18n import DEFAULT, t, translate
 
 GRID_KEY = "draw.grid"  # the cell grid's widget; its value is {"cells": 64 booleans, row by row}
 CLEAR_KEY = "draw.canvas_clear"  # the canvas's Clear button
+RESET_LABEL = "builtin.reset"  # the canvas toolbar's reset button's label, in the catalogs
 
 # Shared look of the two components: Streamlit's secondary button, from its theme variables.
 _BUTTON_CSS = """
@@ -109,21 +110,24 @@ export default function ({ data, parentElement, setStateValue }) {
 # Clear presses the canvas's own reset (its toolbar's bin) in the browser: the canvas empties
 # at once and sends its empty drawing, with no remount that could swallow the next stroke.
 _CLEAR_JS = """
-const RESET = 'button[aria-label="Reset canvas & history"]';
-
-function resetCanvases() {
+// The canvas's own reset button, found by its label: the canvas's English, or the reader's language
+// once the widgets' translator (builtin_texts) has rewritten it.
+function resetCanvases(labels) {
   for (const host of document.querySelectorAll("div")) {
-    const reset = host.shadowRoot && host.shadowRoot.querySelector(RESET);
-    if (reset) reset.click();
+    if (!host.shadowRoot) continue;
+    for (const reset of host.shadowRoot.querySelectorAll("button[aria-label]")) {
+      if (labels.includes(reset.getAttribute("aria-label"))) reset.click();
+    }
   }
 }
 
 export default function ({ data, parentElement }) {
   const button = parentElement.querySelector(".clear");
   button.querySelector("span").textContent = data.label;
+  button.resetLabels = data.resets;  // renewed on every render, so a language switch is followed
   if (button.dataset.wired) return;
   button.dataset.wired = "yes";
-  button.addEventListener("click", resetCanvases);
+  button.addEventListener("click", () => resetCanvases(button.resetLabels));
 }
 """
 
@@ -155,4 +159,7 @@ def cell_grid(initial: list[bool]) -> list[bool]:
 
 def canvas_clear_button() -> None:
     """A Clear button that empties the page's canvas in the browser."""
-    _canvas_clear(key=CLEAR_KEY, data={"label": t("draw.clear")}, width="content", height="content")
+    resets = sorted({translate(DEFAULT, RESET_LABEL), t(RESET_LABEL)})
+    _canvas_clear(
+        key=CLEAR_KEY, data={"label": t("draw.clear"), "resets": resets}, width="content", height="content"
+    )
