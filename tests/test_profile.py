@@ -173,16 +173,21 @@ def test_the_page_looks_inside_and_offers_the_trace(tmp_path, monkeypatch):
     assert len(at.dataframe) >= 2
 
 
-def test_gpu_columns_appear_only_when_a_cell_ran_on_a_gpu():
-    """A CPU-only machine's tables carry no column of dashes for kernels, GPU time or a GPU's peak."""
+def test_gpu_figures_appear_only_when_a_cell_ran_on_a_gpu():
+    """Cells compare side by side, one column each; a CPU-only machine's tables carry no rows or
+    columns of dashes for kernels, GPU time or a GPU's peak."""
     conv = Operator("aten::mkldnn_convolution", "forward", calls=2, self_ms=1.0, device_ms=0.0)
     cpu = StepProfile("cpu", 360, 5, 3.0, 4.0, 229, None, 2.5, 48.8e6, (conv,))
+    big = StepProfile("cpu", 4096, 5, 30.0, 33.0, 229, None, 29.0, 554.8e6, (conv,))
     gpu = StepProfile("cuda:0", 360, 5, 1.0, 1.2, 229, 40, 0.2, 48.8e6, (conv,))
-    gpu_only = {"GPU kernels", "Peak GFLOP/s", "GPU time, ms"}
-    assert not gpu_only & (set(figures_frame([cpu]).columns) | set(operators_frame(cpu).columns))
-    both = figures_frame([cpu, gpu])
-    assert {"GPU kernels", "Peak GFLOP/s", "GFLOP/s"} <= set(both.columns)
-    assert list(both["GPU kernels"]) == ["–", "40"]
+    alone = figures_frame([cpu, big]).set_index("Figure")
+    assert list(alone.columns) == ["CPU · steps of 360 images", "CPU · steps of 4,096 images"]
+    assert list(alone.loc["MFLOP per step"]) == ["48.8", "554.8"]
+    assert not {"GPU kernels", "Peak GFLOP/s"} & set(alone.index)
+    assert "GPU time, ms" not in operators_frame(cpu).columns
+    both = figures_frame([cpu, gpu]).set_index("Figure")
+    assert {"GPU kernels", "Peak GFLOP/s", "GFLOP/s"} <= set(both.index)
+    assert list(both.loc["GPU kernels"]) == ["–", "40"]
     assert "GPU time, ms" in operators_frame(gpu).columns
 
 

@@ -74,33 +74,38 @@ def split_figure(profiles: list[StepProfile]) -> go.Figure:
     return fig
 
 
+GPU_ONLY = ("inside.col.kernels", "inside.col.peak")  # figures that say something only on a GPU
+
+
 def on_a_gpu(profiles: list[StepProfile]) -> bool:
     """Whether any cell ran on a GPU: only then do the kernel, GPU-time and peak columns say anything."""
     return any(p.kernels is not None for p in profiles)
 
 
 def figures_frame(profiles: list[StepProfile]) -> pd.DataFrame:
-    """One row per cell: step times, counts, the split and the floating-point work."""
-    gpu_columns = on_a_gpu(profiles)
-    rows = []
-    for p in profiles:
-        row = {
-            t("inside.col.cell"): label(p),
-            t("inside.col.step"): number(p.plain_ms, 3),
-            t("inside.col.profiled"): number(p.profiled_ms, 3),
-            t("inside.col.calls"): number(p.operator_calls),
-        }
-        if gpu_columns:
-            row[t("inside.col.kernels")] = "–" if p.kernels is None else number(p.kernels)
-        row[t("inside.col.work")] = f"{number(p.work_ms, 3)} ({percent(p.work_share)})"
-        row[t("inside.col.around")] = number(p.around_ms, 3)
-        row[t("inside.col.mflop")] = number(p.flops / 1e6, 1)
-        row[t("inside.col.rate")] = number(p.gflops_per_s, 1)
-        if gpu_columns:
-            peak = peak_gflops(describe(p.device)) if p.device.startswith("cuda") else None
-            row[t("inside.col.peak")] = "–" if peak is None else t("inside.peak", gflops=number(peak))
-        rows.append(row)
-    return pd.DataFrame(rows)
+    """One row per figure, one column per cell, so cells compare side by side at any screen width."""
+    figures = [
+        ("inside.col.step", lambda p: number(p.plain_ms, 3)),
+        ("inside.col.profiled", lambda p: number(p.profiled_ms, 3)),
+        ("inside.col.calls", lambda p: number(p.operator_calls)),
+        ("inside.col.kernels", lambda p: "–" if p.kernels is None else number(p.kernels)),
+        ("inside.col.work", lambda p: f"{number(p.work_ms, 3)} ({percent(p.work_share)})"),
+        ("inside.col.around", lambda p: number(p.around_ms, 3)),
+        ("inside.col.mflop", lambda p: number(p.flops / 1e6, 1)),
+        ("inside.col.rate", lambda p: number(p.gflops_per_s, 1)),
+        ("inside.col.peak", peak_text),
+    ]
+    if not on_a_gpu(profiles):
+        figures = [(key, value) for key, value in figures if key not in GPU_ONLY]
+    return pd.DataFrame(
+        [{t("inside.col.figure"): t(key), **{label(p): value(p) for p in profiles}} for key, value in figures]
+    )
+
+
+def peak_text(profile: StepProfile) -> str:
+    """A GPU's rough FP32 peak and where the figure comes from; a dash where it is not known."""
+    peak = peak_gflops(describe(profile.device)) if profile.device.startswith("cuda") else None
+    return "–" if peak is None else t("inside.peak", gflops=number(peak))
 
 
 def operators_frame(profile: StepProfile) -> pd.DataFrame:
