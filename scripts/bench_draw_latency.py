@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT))  # for tests.draw_helpers
 import torch  # noqa: E402
 
 from linecnn.device import environment  # noqa: E402
+from linecnn.draw.default_weights import load_default_model  # noqa: E402
 from linecnn.draw.geometry import straightness  # noqa: E402
 from linecnn.draw.predict import predict, train_default_model  # noqa: E402
 from linecnn.draw.preprocess import ink_map, preprocess  # noqa: E402
@@ -81,7 +82,7 @@ def main() -> None:
         f"torch {env.torch_version} · {env.cpu_model} · {env.cpu_count} CPUs · "
         f"torch threads {env.torch_threads} (inference runs on one)"
     )
-    model = train_default_model()
+    model = load_default_model() or train_default_model()  # the page's model: shipped, else trained
     canvases = [synthetic_canvas(stroke.points, width=stroke.brush) for stroke in SUITE]
     for canvas in canvases[:10]:  # warm-up: first calls allocate and pick kernels
         predict(model, preprocess(canvas).image, "cpu")

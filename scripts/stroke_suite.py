@@ -26,6 +26,7 @@ import numpy as np  # noqa: E402
 from PIL import Image  # noqa: E402
 
 from linecnn.device import cpu_threads  # noqa: E402
+from linecnn.draw.default_weights import load_default_model  # noqa: E402
 from linecnn.draw.predict import predict, train_default_model  # noqa: E402
 from linecnn.draw.preprocess import preprocess  # noqa: E402
 from linecnn.train.config import RunConfig  # noqa: E402
@@ -64,7 +65,7 @@ def draw_suite(base_url: str, out: Path, strokes: tuple[Stroke, ...]) -> list[di
 
 def score_offline(rows: list[dict], out: Path) -> None:
     """Add the default and the lesson-only model's answers on the saved canvas pixels."""
-    default = train_default_model()
+    default = load_default_model() or train_default_model()  # the page's model: shipped, else trained
     with cpu_threads("cpu", 1):
         lesson_only = fit(RunConfig()).model.eval()  # the lesson's data and recipe
     for row in rows:

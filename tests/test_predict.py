@@ -7,7 +7,8 @@ import pytest
 import torch
 
 from linecnn.device import cpu_threads, cuda_available
-from linecnn.draw.predict import DEFAULT_CONFIG, predict, train_default_model
+from linecnn.draw.default_weights import load_default_model
+from linecnn.draw.predict import DEFAULT_CONFIG, predict
 from linecnn.draw.preprocess import preprocess
 from linecnn.train.config import RunConfig
 from linecnn.train.data import CLASS_NAMES
@@ -37,8 +38,10 @@ STROKES = [
 
 @pytest.fixture(scope="module")
 def default_model():
-    """The Draw page's default model, trained once for the module."""
-    return train_default_model()
+    """The Draw page's default model, as shipped in the package."""
+    model = load_default_model()
+    assert model is not None, "linecnn/draw/default_model.pt cannot be read"
+    return model
 
 
 def test_prediction_has_probabilities_maps_and_timing(default_model):

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import streamlit as st
 from torch import nn
 
+from linecnn.draw.default_weights import load_default_model
 from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.train.lines import EXACT_LINE_MODES
 from linecnn.ui import state
@@ -37,12 +38,21 @@ _DEFAULT_READY = threading.Event()
 
 
 @st.cache_resource(show_spinner=False)
+def _shipped_default_model() -> nn.Module | None:
+    return load_default_model()
+
+
+@st.cache_resource(show_spinner=False)
 def _trained_default_model() -> nn.Module:
     return train_default_model("cpu")
 
 
 def default_model() -> nn.Module:
-    """The default model, trained once per server and shared read-only by every session."""
+    """The default model, read from the package (trained once per server only if its file cannot be
+    read) and shared read-only by every session."""
+    shipped = _shipped_default_model()
+    if shipped is not None:
+        return shipped
     if _DEFAULT_READY.is_set():
         return _trained_default_model()
     with st.spinner(t("draw.training_default")):

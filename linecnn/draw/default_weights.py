@@ -1,0 +1,52 @@
+"""The Draw page's default model as shipped: DEFAULT_CONFIG's trained weights in a file beside this module.
+
+Training it takes seconds of a core, which every fresh server paid on its first Draw visit behind a
+spinner; the weights are read instead. ``python -m linecnn.draw.default_weights`` trains the model
+again and rewrites the file, and a test retrains it to check the file still matches the code.
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import sys
+from pathlib import Path
+
+import torch
+from torch import nn
+
+from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
+from linecnn.train.model import build_model
+
+WEIGHTS_FILE = Path(__file__).with_name("default_model.pt")  # a state_dict, about 10 KB
+
+_LOG = logging.getLogger(__name__)
+
+
+def load_default_model(path: Path = WEIGHTS_FILE) -> nn.Module | None:
+    """The shipped default model on the CPU in eval mode; None (and a logged reason) if the file is
+    missing or does not hold DEFAULT_CONFIG's weights, so the caller can train it instead."""
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        model = build_model(DEFAULT_CONFIG.model, DEFAULT_CONFIG.seed)
+        model.load_state_dict(state, strict=True)
+    except (OSError, RuntimeError, ValueError, TypeError, AttributeError, pickle.UnpicklingError) as error:
+        _LOG.warning("The default model in %s cannot be read (%s); training it instead", path, error)
+        return None
+    return model.eval()
+
+
+def write_default_weights(path: Path = WEIGHTS_FILE) -> Path:
+    """Train the default model and save its weights to ``path``."""
+    torch.save(train_default_model("cpu").state_dict(), path)
+    return path
+
+
+def main() -> int:
+    """Rewrite the shipped weights file (after a change to DEFAULT_CONFIG, the model or training)."""
+    print(write_default_weights())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
