@@ -70,6 +70,36 @@ def layout_problems(tab) -> list[str]:
     return problems
 
 
+# True once the layout reading has been the same on three polls in a row.
+_SETTLED = """() => {
+    const reading = JSON.stringify(layout());
+    const same = window.lastLayoutReading === reading;
+    window.lastLayoutReading = reading;
+    window.sameLayoutReadings = same ? (window.sameLayoutReadings || 0) + 1 : 0;
+    return window.sameLayoutReadings >= 2;
+}""".replace("layout()", f"({LAYOUT_JS})()")
+
+
+def settled_layout_problems(tab) -> list[str]:
+    """``layout_problems`` once the page has stopped moving after a resize (charts redraw, columns
+    stack): the same reading on three polls in a row."""
+    tab.wait_for_function(_SETTLED, polling=250, timeout=60_000)
+    problems = layout_problems(tab)
+    if problems:
+        # A sidebar sliding open or shut after a resize can hold still for a few polls; what is
+        # still cut a second later, after settling again, is what a reader sees.
+        tab.wait_for_timeout(1_000)
+        tab.evaluate("() => { window.sameLayoutReadings = 0; window.lastLayoutReading = null; }")
+        return settled_once_more(tab)
+    return problems
+
+
+def settled_once_more(tab) -> list[str]:
+    """``layout_problems`` after one more settling, without a further retry."""
+    tab.wait_for_function(_SETTLED, polling=250, timeout=60_000)
+    return layout_problems(tab)
+
+
 # An element's place on the screen, whether or not it has finished drawing (a busy browser may still
 # be drawing a chart that a run redraws twice a second; where it will show is what counts here).
 PLACE_JS = "el => { const b = el.getBoundingClientRect(); return {y: b.y, height: b.height}; }"

@@ -18,6 +18,7 @@ from playwright.sync_api import expect
 from linecnn.ui.builtin_texts import RULES
 from tests.helpers import wait_for_app
 from tests.i18n_check import english_numbers_in, is_untranslated
+from tests.layout_helpers import settled_layout_problems
 
 pytestmark = pytest.mark.browser
 
@@ -105,8 +106,27 @@ WORDS = {  # the Train page's buttons and a heading the finished run shows, in e
 }
 
 
-def read_every_page(tab, url: str, language: str) -> dict[str, tuple[list[str], list[str]]]:
-    """Each page's texts and labels in ``language``: Train after a one-epoch run, Draw with its canvas."""
+# Spanish words are longer than English ones: at a projector's 800 px and a phone's 390 px, what the
+# English layout test passes may still be cut short in Spanish.
+NARROW = ({"width": 800, "height": 600}, {"width": 390, "height": 844})
+
+
+def cut_when_narrow(tab) -> list[str]:
+    """What a reader would see cut short on the page at each NARROW size; the tab's size is put back."""
+    wide = tab.viewport_size
+    found = []
+    for size in NARROW:
+        tab.set_viewport_size(size)
+        found += [f"{size['width']} px: {problem}" for problem in settled_layout_problems(tab)]
+    tab.set_viewport_size(wide)
+    return found
+
+
+def read_every_page(
+    tab, url: str, language: str, cut: dict[str, list[str]] | None = None
+) -> dict[str, tuple[list[str], list[str]]]:
+    """Each page's texts and labels in ``language``: Train after a one-epoch run, Draw with its canvas.
+    With ``cut``, also what each page shows cut short on narrow screens (``cut_when_narrow``)."""
     step, resume, stop, compare = WORDS[language]
     tab.goto(f"{url}/Train?lang={language}")
     wait_for_app(tab, WAIT_MS)
@@ -116,12 +136,16 @@ def read_every_page(tab, url: str, language: str) -> dict[str, tuple[list[str], 
     expect(tab.get_by_text(compare)).to_be_visible(timeout=WAIT_MS)
     wait_for_app(tab, WAIT_MS)
     pages = {"Train": read_page(tab, language)}
+    if cut is not None:
+        cut["Train"] = cut_when_narrow(tab)
     for name, path in (("Home", ""), ("Benchmark", "Benchmark"), ("Lesson", "Lesson"), ("Draw", "Draw")):
         tab.goto(f"{url}/{path}?lang={language}")
         wait_for_app(tab, WAIT_MS)
         if name == "Draw":  # the canvas builds its toolbar in its shadow root after the page is drawn
             tab.wait_for_function(_HAS_TOOLBAR, timeout=WAIT_MS)
         pages[name] = read_page(tab, language)
+        if cut is not None:
+            cut[name] = cut_when_narrow(tab)
     return pages
 
 
@@ -130,9 +154,12 @@ _HAS_TOOLBAR = """() => [...document.querySelectorAll("div")].some(
 
 
 def test_spanish_pages_show_no_english_of_the_widgets_and_no_english_numbers(server, page):
-    """Every page (Train after a run) as the browser shows it in both languages: Spanish has no English."""
+    """Every page (Train after a run) as the browser shows it in both languages: Spanish has no English,
+    and nothing of it is cut short on a projector's or a phone's narrower screen."""
     page.set_default_timeout(WAIT_MS)
     english = read_every_page(page, server.url, "en")
-    spanish = read_every_page(page, server.url, "es")
+    cut: dict[str, list[str]] = {}
+    spanish = read_every_page(page, server.url, "es", cut)
     problems = [f"{name}: {found}" for name in spanish for found in english_on(english[name], spanish[name])]
     assert not problems, "\n".join(problems)
+    assert cut == {name: [] for name in spanish}

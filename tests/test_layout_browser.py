@@ -12,7 +12,7 @@ from playwright.sync_api import expect
 
 from tests.draw_helpers import CANVAS, PREDICTION, Stroke, draw, read_prediction, wait_until
 from tests.helpers import ROOT
-from tests.layout_helpers import LAYOUT_JS, OutsideRequests, below_the_fold, layout_problems
+from tests.layout_helpers import OutsideRequests, below_the_fold, settled_layout_problems
 
 pytestmark = pytest.mark.browser
 
@@ -57,36 +57,6 @@ def fill_page(tab, path: str) -> None:
         tab.locator(CANVAS).scroll_into_view_if_needed()
         draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
         read_prediction(tab, 60_000)
-
-
-# True once the layout reading has been the same on three polls in a row.
-_SETTLED = """() => {
-    const reading = JSON.stringify(layout());
-    const same = window.lastLayoutReading === reading;
-    window.lastLayoutReading = reading;
-    window.sameLayoutReadings = same ? (window.sameLayoutReadings || 0) + 1 : 0;
-    return window.sameLayoutReadings >= 2;
-}""".replace("layout()", f"({LAYOUT_JS})()")
-
-
-def settled_layout_problems(tab) -> list[str]:
-    """``layout_problems`` once the page has stopped moving after a resize (charts redraw, columns
-    stack): the same reading on three polls in a row."""
-    tab.wait_for_function(_SETTLED, polling=250, timeout=60_000)
-    problems = layout_problems(tab)
-    if problems:
-        # A sidebar sliding open or shut after a resize can hold still for a few polls; what is
-        # still cut a second later, after settling again, is what a reader sees.
-        tab.wait_for_timeout(1_000)
-        tab.evaluate("() => { window.sameLayoutReadings = 0; window.lastLayoutReading = null; }")
-        return settled_once_more(tab)
-    return problems
-
-
-def settled_once_more(tab) -> list[str]:
-    """``layout_problems`` after one more settling, without a further retry."""
-    tab.wait_for_function(_SETTLED, polling=250, timeout=60_000)
-    return layout_problems(tab)
 
 
 @pytest.mark.parametrize("path", PAGES, ids=[path or "Home" for path in PAGES])

@@ -24,6 +24,9 @@ _CSS = """<style>
    options behind a scroll that shows no scrollbar (Spanish labels on a phone or a half-width window). */
 [data-testid="stButtonGroup"] > div:has(> button) { flex-wrap: wrap; row-gap: 0.25rem; }
 [data-testid="stColumn"]:has([data-testid="stMultiSelect"]) { min-width: min(100%, 14rem); }
+/* A metric's label does not wrap: "Exactitud de entrenamiento" needs 10.5rem (before the rule below,
+   which a column holding a whole row of metrics keeps). */
+[data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: min(100%, 10.5rem); }
 [data-testid="stColumn"]:has(.stPlotlyChart, [data-testid="stHorizontalBlock"]) {
   min-width: min(100%, 18rem);
 }
