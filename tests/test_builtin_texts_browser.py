@@ -97,6 +97,7 @@ def test_the_checker_knows_the_widgets_english():
     """The uploader's and the toolbar's English are recognised; the Spanish we write is not."""
     assert is_builtin_english("Upload") and is_builtin_english("8MB per file")
     assert is_builtin_english("Help for Imágenes por clase") and is_builtin_english("Reset canvas & history")
+    assert is_builtin_english("json files are not allowed.") and is_builtin_english("files are not allowed.")
     assert not is_builtin_english("Subir") and not is_builtin_english("Ayuda sobre Imágenes por clase")
 
 

@@ -31,6 +31,7 @@ RULES = (
     ("text", r"^(?<size>\S+) per file$", "builtin.per_file"),
     ("text", r"^File must be (?<size>.+) or smaller\.$", "builtin.too_large"),
     ("text", r"^(?<type>.+) files are not allowed\.$", "builtin.wrong_type"),
+    ("text", r"^files are not allowed\.$", "builtin.wrong_type_unnamed"),  # a file with no extension
     ("text", r"^Only one file is allowed\.$", "builtin.only_one"),
     ("text", r"^File size is too small\.$", "builtin.too_small"),
     ("text", r"^Unexpected error\. Please try again\.$", "builtin.unexpected"),
