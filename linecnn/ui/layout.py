@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+# Plotly's config for every chart: no toolbar. It covers the legends and titles of the small figures
+# the pages draw, none of which needs zoom or pan.
+CHART_CONFIG = {"displayModeBar": False}
+
 # A column never gets narrower than what its content needs to read whole; a row that cannot
 # give every column that much wraps. Columns holding charts or columns of their own need most.
 _CSS = """<style>

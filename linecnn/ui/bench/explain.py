@@ -19,6 +19,7 @@ from linecnn.ui.bench.repeat import offer_repeat
 from linecnn.ui.bench.words import ms_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, percent, t
+from linecnn.ui.layout import CHART_CONFIG
 
 ROUGH_FIT = 0.25  # a line more than 25 % from some measured point is called rough on screen, shares unbolded
 # Above 50 % the line misses some measured epoch by half its time or more. Its two parts are fitted to
@@ -59,7 +60,7 @@ def render_where_time_goes(timed: pd.DataFrame, factor: str, runs: list[ShownRun
             st.markdown(_series_text(series, fit, rows, factor))
     if split:
         chart = fit_figure(timed[timed["series"].isin(list(split))], split, factor)
-        st.plotly_chart(chart, config={"displayModeBar": False}, key="bench.fit_chart")
+        st.plotly_chart(chart, config=CHART_CONFIG, key="bench.fit_chart")
         st.caption(t("bench.explain.chart_caption"))
     st.markdown(t("bench.explain.gpu"))
 

@@ -16,10 +16,9 @@ from linecnn.bench.step_profile import StepProfile
 from linecnn.device import describe
 from linecnn.ui.bench.inside_job import Looked
 from linecnn.ui.i18n import number, percent, plotly_separators, t
+from linecnn.ui.layout import CHART_CONFIG
 
 WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
-# The legend sits above the bars, where Plotly's toolbar would cover its end; a two-bar chart needs no zoom.
-CHART_CONFIG = {"displayModeBar": False}
 
 
 def label(profile: StepProfile) -> str:

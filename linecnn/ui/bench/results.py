@@ -14,6 +14,7 @@ from linecnn.ui.bench.table import render_environment, render_table
 from linecnn.ui.bench.words import factor_title, factor_words, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
+from linecnn.ui.layout import CHART_CONFIG
 
 
 def render_results(runs: list[ShownRun]) -> None:
@@ -96,7 +97,5 @@ def _sweep_chart(timed, group, factor: str, found: dict) -> None:  # noqa: ANN00
         )
     if not found and not (timed["kind"] != "cpu").any():
         st.caption(t("bench.results.cpu_only"))
-    st.plotly_chart(
-        sweep_figure(timed, factor, found), config={"displayModeBar": False}, key="bench.sweep_chart"
-    )
+    st.plotly_chart(sweep_figure(timed, factor, found), config=CHART_CONFIG, key="bench.sweep_chart")
     st.caption(t("bench.results.chart_caption"))

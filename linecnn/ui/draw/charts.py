@@ -16,7 +16,6 @@ ACCENT = "#2f6690"  # the predicted class
 MUTED = "#b8c2cc"  # the other classes
 INPUT_SCALE = [[0.0, "#ffffff"], [1.0, INK]]  # 0 = blank page, 1 = full ink, as on the canvas
 MAP_SCALE = "Viridis"  # activations: dark = silent filter, yellow = strong response
-CHART_CONFIG = {"displayModeBar": False}  # Plotly's config for every chart: no toolbar over small figures
 
 
 def _square_axes(fig: go.Figure) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from linecnn.draw.predict import Prediction
-from linecnn.ui.draw.charts import CHART_CONFIG, feature_maps_figure
+from linecnn.ui.draw.charts import feature_maps_figure
 from linecnn.ui.i18n import number, t
+from linecnn.ui.layout import CHART_CONFIG
 
 MAX_CONV1_MAPS, MAX_CONV2_MAPS = 16, 32  # a width-2 model shows all; wider ones their most active
 

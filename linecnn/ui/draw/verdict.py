@@ -9,10 +9,11 @@ from linecnn.draw.familiar import like_lesson_data
 from linecnn.draw.predict import Prediction, predict
 from linecnn.draw.preprocess import Drawing
 from linecnn.train.data import CLASS_NAMES
-from linecnn.ui.draw.charts import CHART_CONFIG, input_figure, probability_figure
+from linecnn.ui.draw.charts import input_figure, probability_figure
 from linecnn.ui.draw.model import ModelChoice
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
+from linecnn.ui.layout import CHART_CONFIG
 
 LOW_CONFIDENCE = 0.6  # below this the verdict is "not sure", with the class it leans to
 # The verdict; the test ids let the browser tests read it.

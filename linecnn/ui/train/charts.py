@@ -26,7 +26,6 @@ RUN_COLORS = ("#2f6690", "#3a9d6e", "#d9822b", "#8e5ea2", "#c0504d", "#6c7a89", 
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
 # Plotly's config for every chart here: no toolbar, which a tap on a phone shows over the title.
 # Dragging still zooms and a double click resets.
-CHART_CONFIG = {"displayModeBar": False}
 # The loss and accuracy charts' height: with the settings, buttons and progress above them they fit
 # a 1366x768 laptop screen whole, so a run is watched without scrolling.
 EPOCH_CHART_PX = 250

@@ -8,6 +8,7 @@ from linecnn.train.diagnosis import find_problem, weights_fingerprint
 from linecnn.ui import i18n, state
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
+from linecnn.ui.layout import CHART_CONFIG
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import significant
 from linecnn.ui.train.controls import batch_choice, batch_text
@@ -45,9 +46,7 @@ def summary(record: state.RunRecord) -> None:
             t("train.summary.fingerprint", fingerprint=weights_fingerprint(record.model), epoch=last.epoch)
         )
     with right:
-        st.plotly_chart(
-            charts.confusion_figure(record.confusion), config=charts.CHART_CONFIG, key="train.confusion"
-        )
+        st.plotly_chart(charts.confusion_figure(record.confusion), config=CHART_CONFIG, key="train.confusion")
         st.caption(t("train.summary.confusion_caption", classes=", ".join(charts.class_names())))
 
 
