@@ -165,6 +165,19 @@ def test_a_malformed_import_is_refused_on_the_page(name, case):
     assert not at.exception
 
 
+def test_a_file_that_is_not_json_is_refused_by_name():
+    """The uploader lets any file through; one not named .json is refused with a sentence naming it."""
+    at = app_test(PAGE)
+    at.file_uploader(key="bench.upload").set_value(("chart.png", b"\x89PNG\r\n", "image/png")).run()
+    assert not at.exception
+    [error] = at.error
+    said = escape_markdown("chart.png is not a JSON file (.json): import the file that python -m linecnn")
+    assert error.value.startswith(f"This file cannot be imported. {said}")
+    assert History().runs() == []
+    at.run()  # a rerun with the file still in the uploader still says why it was refused
+    assert [e.value for e in at.error] == [error.value]
+
+
 def test_unreadable_stored_runs_are_left_out_with_a_warning():
     """Rows an older linecnn stored without checks are each left out with a warning; good runs still show."""
     good = History().import_json(json.dumps(fake_gpu_document(gpu_only=False)))

@@ -76,7 +76,13 @@ def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
     page.get_by_text("Press Start (or Step) to train.").wait_for()
     assert page.get_by_role("button", name="Download model (.safetensors)").count() == 0
 
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files([model_path, history_path])
+    # The uploader takes any file (Streamlit's own refusal of a type is a red mark with nothing said),
+    # so a wrong one is refused in a sentence, and the uploader is ready for the right ones.
+    dropzone = page.locator("[data-testid='stFileUploaderDropzoneInput']")
+    dropzone.set_input_files({"name": "notes.txt", "mimeType": "text/plain", "buffer": b"my notes"})
+    page.get_by_text("notes.txt is not a model file (.safetensors) or a history (.json).").wait_for()
+    wait_for_app(page)
+    dropzone.set_input_files([model_path, history_path])
     page.get_by_text(f"Run 1 · cpu · {EPOCHS} ep · restored from linecnn-run1.safetensors").wait_for()
     wait_for_app(page)
     expect(page.get_by_text(f"with its curves ({EPOCHS} epochs)")).to_have_count(1)

@@ -86,6 +86,7 @@ def test_a_model_alone_restores_the_last_epoch_and_a_later_history_adds_the_curv
         ("model.safetensors", b"not a model", "not in the safetensors format"),
         ("model.safetensors", b"\0" * (MAX_MODEL_BYTES + 1), "at most 3.0 MB"),
         ("history.json", b"{", "history file is not valid JSON"),
+        ("notes.txt", b"hello", "is not a model file (.safetensors) or a history (.json)."),
     ],
 )
 def test_a_bad_upload_shows_an_error_and_the_page_keeps_working(name, data, fragment):
@@ -151,6 +152,20 @@ def test_draw_page_uploads_a_model_and_classifies_with_it(files):
     assert f"Restored from {name}" in texts(at.caption)
     assert verdict(at) is not None
     assert at.session_state[state.RUNS][0].config == run.config
+
+
+def test_draw_page_refuses_a_history_with_a_sentence_and_keeps_the_default(files):
+    """Draw's uploader takes any file, so a run's history (no model) gets a sentence, not a silent mark."""
+    at = app_test(DRAW, timeout=TIMEOUT)
+    at = upload(at, ("run1.json", files[1], JSON))
+    assert not at.exception
+    [error] = at.error
+    assert error.value == (
+        f"{escape_markdown('run1.json')} is not a model file (.safetensors): "
+        "Draw classifies with a model saved from the Train page."
+    )
+    assert not at.session_state[state.RUNS]
+    assert "Default model" in texts(at.caption)
 
 
 def test_draw_page_shows_a_bad_model_file_and_keeps_the_default(files):

@@ -36,7 +36,6 @@ MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the n
 # the same as the core's own, which checks each kind of file again before reading it.
 UPLOAD_MB = math.ceil(max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES) / 1e6)
 MODEL_UPLOAD_MB = math.ceil(MAX_MODEL_BYTES / 1e6)
-MODEL_TYPES, HISTORY_TYPES = ("safetensors",), ("json",)
 KINDS = {  # a run file's extension -> its limit in bytes, and what sentences call it
     ".safetensors": (MAX_MODEL_BYTES, "model_file"),
     ".json": (MAX_HISTORY_BYTES, "history_file"),
@@ -99,14 +98,20 @@ def _split(files: Sequence[File]) -> tuple[File | None, File | None]:
     return (models[0] if models else None), (histories[0] if histories else None)
 
 
-def check_uploads(files: Sequence[tuple[str, int]]) -> None:
-    """Refuse, by name and size alone, a file that is no run file or is larger than its kind's limit.
+def check_uploads(files: Sequence[tuple[str, int]], models_only: bool = False) -> None:
+    """Refuse, by name and size alone, a file that is no run file (no model file, with ``models_only``)
+    or is larger than its kind's limit.
 
     Streamlit's server takes any file up to its one ``maxUploadSize``, whatever the browser checked,
-    so each file's own limit is checked here, before a byte of it is read.
+    so each file's own limit is checked here, before a byte of it is read. The uploaders let the
+    browser take files of any type, so that a wrong one reaches this check and gets a sentence:
+    Streamlit's own refusal is a red mark on the file with nothing said.
     """
     for name, size in files:
-        kind = KINDS.get(Path(name.lower()).suffix)
+        suffix = Path(name.lower()).suffix
+        kind = KINDS.get(suffix)
+        if models_only and suffix != ".safetensors":
+            raise ValueError(t("restore.not_a_model_file", name=quoted_name(name)))
         if kind is None:
             raise ValueError(t("restore.not_a_run_file", name=quoted_name(name)))
         try:
@@ -170,7 +175,7 @@ def restore_files(files: Sequence[File]) -> str:
     return t("restore.restored", run=record.label, name=quoted_name(model_file[0]), how=how)
 
 
-def _on_upload(key: str) -> None:
+def _on_upload(key: str, models_only: bool = False) -> None:
     """Uploader callback: restore from the files just uploaded, then empty the uploader."""
     files = st.session_state.get(key)
     if not files:
@@ -178,7 +183,7 @@ def _on_upload(key: str) -> None:
     files = files if isinstance(files, list) else [files]
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     try:
-        check_uploads([(file.name, file.size) for file in files])
+        check_uploads([(file.name, file.size) for file in files], models_only)
         message = restore_files([(file.name, file.getvalue()) for file in files])
     except ValueError as error:
         st.session_state[MESSAGE] = ("error", str(error))
@@ -216,7 +221,6 @@ def train_section() -> None:
     key = _uploader_key("train")
     st.file_uploader(
         t("restore.upload"),
-        type=[*MODEL_TYPES, *HISTORY_TYPES],
         accept_multiple_files=True,
         key=key,
         on_change=_on_upload,
@@ -232,9 +236,8 @@ def draw_uploader() -> None:
         key = _uploader_key("draw")
         st.file_uploader(
             t("restore.draw_upload"),
-            type=list(MODEL_TYPES),
             key=key,
             on_change=_on_upload,
-            args=(key,),
+            args=(key, True),
             max_upload_size=MODEL_UPLOAD_MB,
         )

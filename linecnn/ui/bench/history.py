@@ -21,6 +21,7 @@ from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, t
+from linecnn.ui.restore import shown_name
 from linecnn.ui.roles import session_rights
 from linecnn.untrusted import plain_text
 
@@ -79,18 +80,18 @@ def _import(store: History, session: Rights) -> None:
     """The upload of a CLI JSON: stored and shown, or refused with the reason."""
     upload = st.file_uploader(
         t("bench.import.label"),
-        type=["json"],
         key="bench.upload",
         max_upload_size=MAX_FILE_BYTES // 10**6,
         help=t("bench.import.help"),
     )
     if upload is None or upload.file_id in st.session_state.setdefault(IMPORTED, []):
-        said = notice.worded(IMPORT_MESSAGE) if upload is not None else None
-        if said is not None:  # kept while the file stays in the uploader
-            (st.success if said[0] == "success" else st.info)(said[1], icon=":material/upload_file:")
+        if upload is not None:  # what this file did is said while it stays in the uploader
+            _show_import_message()
         return
     st.session_state[IMPORTED].append(upload.file_id)
     try:
+        if not upload.name.lower().endswith(".json"):  # the browser lets any file through, so it is said here
+            raise ValueError(t("bench.import.not_json", name=shown_name(upload.name)))
         if upload.size > MAX_FILE_BYTES:  # the browser enforces the limit too; a script client may not
             raise ValueError(
                 t(
@@ -103,13 +104,24 @@ def _import(store: History, session: Rights) -> None:
         twin = store.stored(document)
         run_id = store.save(document, "import", session.user, session.name) if twin is None else twin.id
     except ValueError as error:
-        st.error(t("bench.import.refused", error=history_problem(error)), icon=":material/error:")
+        problem = history_problem(error)
+        notice.keep(IMPORT_MESSAGE, notice.said("error", t, "bench.import.refused", error=problem))
+        _show_import_message()
         return
     if twin is None or session.sees_all or twin.user_owns(session.user):
         st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
     # Said under the uploader while the file stays there: a new run, or the run this file already is.
     notice.keep(IMPORT_MESSAGE, partial(_imported, run_id, twin))
     st.rerun()  # the picker lists a new run only in a run that reads the history again
+
+
+def _show_import_message() -> None:
+    """What the file in the uploader did: imported, already there, or refused and why."""
+    said = notice.worded(IMPORT_MESSAGE)
+    if said is not None:
+        kind, text = said
+        show = {"success": st.success, "error": st.error}.get(kind, st.info)
+        show(text, icon=":material/error:" if kind == "error" else ":material/upload_file:")
 
 
 def _imported(run_id: int, found: RunSummary | None) -> tuple[str, str]:
