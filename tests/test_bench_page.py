@@ -92,8 +92,8 @@ def test_an_imported_gpu_run_shows_beside_the_cpu_with_the_crossover():
 
 
 def test_the_server_time_cap_stops_a_sweep_with_a_message(monkeypatch):
-    """With a zero-second cap the cells are stopped or skipped and the page says the cap was hit."""
-    monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "0")
+    """With a one-millisecond cap the cells are stopped or skipped and the page says the cap was hit."""
+    monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "0.001")
     at = small_sweep(app_test(PAGE, timeout=60))
     assert any("time cap" in w.value for w in at.warning)
     statuses = list(at.dataframe[0].value["Status"])
@@ -103,7 +103,7 @@ def test_the_server_time_cap_stops_a_sweep_with_a_message(monkeypatch):
 
 def test_a_benchmarks_end_message_follows_a_switch_of_language(monkeypatch):
     """The message on how a benchmark ended is worded again in the language the reader switches to."""
-    monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "0")  # ends at once, with a message of several parts
+    monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "0.001")  # ends at once, with a message of several parts
     at = small_sweep(app_test(PAGE, timeout=60))
     assert any(w.value.startswith("Benchmark done") and "time cap" in w.value for w in at.warning)
     at.session_state[i18n.LANGUAGE] = "es"
@@ -241,6 +241,7 @@ def test_every_shown_run_can_be_downloaded_and_summaries_load_once(monkeypatch):
         ("LINECNN_BENCH_MAX_IMAGES", "inf"),
         ("LINECNN_BENCH_MAX_IMAGES", "lots"),
         ("LINECNN_BENCH_MAX_SECONDS", "-1"),
+        ("LINECNN_BENCH_MAX_SECONDS", "0"),
         ("LINECNN_BENCH_MAX_SECONDS", "nan"),
         ("LINECNN_BENCH_MAX_STEP_BYTES", "inf"),
         ("LINECNN_BENCH_MAX_STEP_BYTES", "10"),

@@ -274,7 +274,6 @@ def test_a_remote_browser_gets_the_hosts_share_of_cores_and_a_local_one_a_single
 
     monkeypatch.delenv(page_sharing.TRAIN_THREADS_ENV, raising=False)
     monkeypatch.setattr(page_sharing, "training_queue", lambda device: SlotQueue(slots=1))
-    monkeypatch.setattr(page_sharing.os, "cpu_count", lambda: 8)
     monkeypatch.setattr(sharing.os, "cpu_count", lambda: 8)
     monkeypatch.setattr(page_sharing, "client_address", lambda: None)
     assert page_sharing.training_threads(RunConfig(), "cpu") == 1

@@ -41,7 +41,7 @@ class Allowance:
         seconds = (
             None
             if env_uncapped(SESSION_SECONDS_ENV)
-            else env_number(SESSION_SECONDS_ENV, DEFAULT_SESSION_SECONDS, minimum=MIN_RUN_SECONDS)
+            else env_number(SESSION_SECONDS_ENV, DEFAULT_SESSION_SECONDS, MIN_RUN_SECONDS, uncappable=True)
         )
         window = min(KEEP_SECONDS, env_number(WINDOW_SECONDS_ENV, DEFAULT_WINDOW_SECONDS, minimum=1.0))
         return cls(seconds, window)

@@ -2,7 +2,8 @@
 
 A value that is missing falls back to the default; one that is not a finite number of at least
 the minimum falls back too, with a warning in the server's log, so that a typo in a service file
-never takes the app down.
+never takes the app down. Every page run reads these settings again, so each bad value is logged
+once per process, not once per click of every student.
 """
 
 from __future__ import annotations
@@ -16,10 +17,23 @@ _LOG = logging.getLogger(__name__)
 UNCAPPED = ("inf", "none")  # what a host writes to lift a cap
 YES = ("1", "true", "yes", "on")  # what a host writes to turn a switch on
 NO = ("0", "false", "no", "off")  # and off
+_WARNED: set[tuple[str, str]] = set()  # (variable, value) pairs already logged
 
 
-def env_number(name: str, default: float, minimum: float) -> float:
-    """$name as a number of at least ``minimum``, else ``default``."""
+def _warn_once(name: str, raw: str, why: str) -> None:
+    """Log that $name=raw is ignored and why, the first time this process meets that value."""
+    if (name, raw) not in _WARNED:
+        _WARNED.add((name, raw))
+        _LOG.warning("Ignoring %s=%r: %s", name, raw, why)
+
+
+def plain_number(value: float) -> str:
+    """A number as a host writes it in a service file: '1000002', '0.001', never '1e+06'."""
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
+
+
+def env_number(name: str, default: float, minimum: float, uncappable: bool = False) -> float:
+    """$name as a number of at least ``minimum``, else ``default``; ``uncappable``: 'inf' lifts it."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
@@ -28,11 +42,23 @@ def env_number(name: str, default: float, minimum: float) -> float:
     except ValueError:
         value = math.nan
     if not (math.isfinite(value) and value >= minimum):
-        _LOG.warning(
-            "Ignoring %s=%r: it must be a number of at least %g; using %g.", name, raw, minimum, default
-        )
+        lift = " (write inf for no cap)" if uncappable else ""
+        why = f"it must be a number of at least {plain_number(minimum)}{lift}; using {plain_number(default)}."
+        _warn_once(name, raw, why)
         return default
     return value
+
+
+def env_whole(name: str, default: int | None, minimum: int = 1) -> int | None:
+    """$name as a whole number of at least ``minimum``, else ``default`` (None: the caller's policy)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    if not (raw.isdigit() and int(raw) >= minimum):
+        using = "the default" if default is None else str(default)
+        _warn_once(name, raw, f"it must be a whole number of at least {minimum}; using {using}.")
+        return default
+    return int(raw)
 
 
 def env_uncapped(name: str) -> bool:
@@ -44,7 +70,7 @@ def env_flag(name: str, default: bool) -> bool:
     """$name as a switch (1/true/yes/on or 0/false/no/off); missing or anything else: ``default``."""
     raw = os.environ.get(name, "").strip().lower()
     if raw and raw not in YES + NO:
-        _LOG.warning("Ignoring %s=%r: write 1 or 0; using %s.", name, raw, int(default))
+        _warn_once(name, raw, f"write 1 or 0; using {int(default)}.")
     return True if raw in YES else False if raw in NO else default
 
 

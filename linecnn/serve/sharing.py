@@ -17,7 +17,7 @@ from collections.abc import Iterator
 import torch
 
 from linecnn.serve.queue import SlotQueue
-from linecnn.serve.settings import env_number
+from linecnn.serve.settings import env_number, env_whole
 
 SLOTS_ENV = "LINECNN_TRAIN_SLOTS"  # host setting: CPU runs that may train at once
 GPU_SLOTS_ENV = "LINECNN_TRAIN_GPU_SLOTS"  # host setting: runs that may train at once on each GPU
@@ -33,9 +33,8 @@ def default_cpu_slots(cpu_count: int | None = None) -> int:
 
 
 def slots_from_env(name: str, default: int) -> int:
-    """A host's whole-number setting of at least 1 from the environment, else ``default``."""
-    value = os.environ.get(name, "").strip()
-    return int(value) if value.isdigit() and int(value) >= 1 else default
+    """A host's whole-number setting of at least 1 from the environment, else ``default`` (logged)."""
+    return env_whole(name, default) or default
 
 
 class GpuState:

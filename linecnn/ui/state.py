@@ -69,7 +69,7 @@ def server_limits() -> TrainLimits:
     """
     default = TrainLimits()
     capped = not env_uncapped(MAX_SECONDS_ENV)
-    seconds = env_number(MAX_SECONDS_ENV, default.max_seconds, 0.001) if capped else None
+    seconds = env_number(MAX_SECONDS_ENV, default.max_seconds, 0.001, uncappable=True) if capped else None
     return TrainLimits(
         max_seconds=seconds,
         max_image_epochs=int(env_number(MAX_IMAGE_EPOCHS_ENV, default.max_image_epochs, MIN_IMAGE_EPOCHS)),

@@ -33,6 +33,7 @@ MAX_SECONDS_ENV = "LINECNN_BENCH_MAX_SECONDS"  # server cap on one benchmark's w
 MAX_IMAGES_ENV = "LINECNN_BENCH_MAX_IMAGES"  # server cap on one cell's training images (default 1 M)
 MAX_STEP_BYTES_ENV = "LINECNN_BENCH_MAX_STEP_BYTES"  # server cap on one step's activations (default 1 GiB)
 MIN_CAP_IMAGES = RunConfig().data.train_size  # a host cap below the lesson's set leaves nothing to time
+MIN_CAP_SECONDS = 0.001  # a host's time cap must be above 0 s, as the Train page's is; 'inf' lifts it
 MIN_CAP_STEP_BYTES = 1 << 20  # nor would a step cap below 1 MiB (the lesson's full batch needs about 5 MiB)
 MAX_UNSAVED = 3  # runs kept in memory per session while the history cannot save them
 
@@ -63,9 +64,14 @@ def server_caps() -> Caps:
 
     return Caps(
         max_images=int(env_number(MAX_IMAGES_ENV, MAX_IMAGES, minimum=MIN_CAP_IMAGES)),
-        max_seconds=None if env_uncapped(MAX_SECONDS_ENV) else env_number(MAX_SECONDS_ENV, 300.0, minimum=0),
+        max_seconds=None if env_uncapped(MAX_SECONDS_ENV) else _time_cap(),
         max_step_bytes=int(env_number(MAX_STEP_BYTES_ENV, MAX_STEP_BYTES, minimum=MIN_CAP_STEP_BYTES)),
     )
+
+
+def _time_cap() -> float:
+    """The host's time cap in seconds: 0 would end every benchmark at once, so it falls back like a typo."""
+    return env_number(MAX_SECONDS_ENV, 300.0, minimum=MIN_CAP_SECONDS, uncappable=True)
 
 
 def init_shown() -> None:

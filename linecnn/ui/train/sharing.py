@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import os
 from collections.abc import Iterator, Mapping
 
 import streamlit as st
@@ -11,6 +10,7 @@ import torch
 
 from linecnn.device import cpu_threads
 from linecnn.serve.queue import Lease, Wait
+from linecnn.serve.settings import env_whole
 from linecnn.serve.sharing import cpu_share, is_local_client, training_queue
 from linecnn.train.config import RunConfig
 from linecnn.train.limits import cpu_threads_for
@@ -46,9 +46,9 @@ def training_threads(config: RunConfig, device: torch.device | str) -> int | Non
     leaves the cores to the server, and each run gets its share of them under the training queue.
     The host's $LINECNN_TRAIN_THREADS, a whole number of at least 1, overrides both.
     """
-    value = os.environ.get(TRAIN_THREADS_ENV, "").strip()
-    if value.isdigit() and int(value) >= 1:
-        return int(value)
+    threads = env_whole(TRAIN_THREADS_ENV, None)
+    if threads is not None:
+        return threads
     if is_local_client(client_address()):
         return cpu_threads_for(config)
     return cpu_share(training_queue(device).slots)
