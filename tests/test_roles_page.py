@@ -71,6 +71,7 @@ def test_a_student_cannot_delete_clear_or_reserve_and_lists_only_their_runs():
     options = at.multiselect(key="bench.shown").options
     assert len(options) == 1 and options[0].startswith(f"#{grace_run} "), options
     assert any("1 of your runs in this server's history" in c.value for c in at.caption)
+    assert any("Only the class's teachers may delete runs" in c.value for c in at.caption)
 
     teacher = bench_as(ADA)
     assert set(CLASS_TOOLS) <= set(expanders(teacher))
@@ -112,6 +113,7 @@ def test_without_sign_in_deletion_follows_the_host(monkeypatch, hosted, viewers_
     at = bench_as(None)
     assert not at.exception
     assert (set(CLASS_TOOLS) <= set(expanders(at))) is offered, expanders(at)
+    assert any("Runs are not deleted from the page" in c.value for c in at.caption) is not offered
     assert ("Reserve" in button_labels(at)) is False, "reserving needs a signed-in teacher"
 
 

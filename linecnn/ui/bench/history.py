@@ -14,7 +14,7 @@ from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import FACTORS
 from linecnn.bench.jsonfields import MAX_FILE_BYTES
 from linecnn.bench.store import SOURCES, History, RunSummary
-from linecnn.serve.roles import Rights
+from linecnn.serve.roles import Rights, Role
 from linecnn.ui import notice
 from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history, history_problem, visible_runs
 from linecnn.ui.bench.teacher import render_teacher_tools
@@ -72,6 +72,9 @@ def render_history() -> list[RunSummary] | None:
     st.caption(t("bench.history.count" if session.sees_all else "bench.history.count_own", count=runs))
     if session.delete:
         _delete_control(store, summaries)
+    else:  # say why there is no Delete, rather than leave a student looking for it
+        why = "teachers_delete" if session.role is Role.STUDENT else "nobody_deletes"
+        st.caption(t(f"bench.history.{why}"))
     render_teacher_tools(store, session)
     return everyone
 
