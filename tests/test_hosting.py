@@ -219,6 +219,15 @@ def test_the_image_keeps_the_load_test():
     assert {"!tests/__init__.py", "!tests/helpers.py"} <= set(ignored)
 
 
+def test_a_secrets_file_beside_either_config_stays_out_of_git():
+    """With the launcher Streamlit also reads deploy/.streamlit/secrets.toml: git must ignore it too."""
+    if shutil.which("git") is None or not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout")
+    for secrets in (".streamlit/secrets.toml", "deploy/.streamlit/secrets.toml"):
+        found = subprocess.run(["git", "check-ignore", "--no-index", "-q", secrets], cwd=ROOT, check=False)
+        assert found.returncode == 0, f"{secrets} is not git-ignored"
+
+
 def test_constraints_pin_every_dependency_within_pyproject():
     """Every requirement of pyproject (dev tools, streamlit's [auth] extra) is pinned, inside its range."""
     project = load(ROOT / "pyproject.toml")["project"]
