@@ -7,7 +7,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from linecnn.serve import reservation
-from linecnn.serve.roles import Role, RoleSettings, benchmark_refusal, email_matches, rights
+from linecnn.serve.roles import Role, RoleSettings, benchmark_refusal, email_matches, rights, start_up_line
 
 ADA = {"is_logged_in": True, "name": "Ada Lovelace", "email": "ada@school.edu", "email_verified": True}
 GRACE = {"is_logged_in": True, "name": "Grace Hopper", "email": "grace@school.edu", "email_verified": True}
@@ -130,3 +130,19 @@ def test_a_reservation_lasts_one_minute_to_a_lesson_and_can_be_ended_early():
     reservation.reserve("Ada", 5)
     reservation.release()
     assert reservation.current() is None
+
+
+@pytest.mark.parametrize(
+    ("signed_in", "settings", "said"),
+    [
+        (True, RoleSettings(), "no teacher is named (LINECNN_TEACHERS, LINECNN_TEACHER_GROUP): nobody"),
+        (True, RoleSettings(teachers=("ada@school.edu", "staff.org")), "Teachers: ada@school.edu, staff.org"),
+        (True, RoleSettings(teacher_group="staff"), "members of the group 'staff' (claim 'groups')"),
+        (False, RoleSettings(hosted=True), "nobody may delete runs from the page (LINECNN_VIEWERS_MAY"),
+        (False, RoleSettings(hosted=True, viewers_delete=True), "every viewer may delete runs"),
+        (False, RoleSettings(), "whoever opens the app may delete runs"),
+    ],
+)
+def test_the_start_up_log_says_who_may_delete_so_a_missed_teacher_setting_shows(signed_in, settings, said):
+    """A host who forgot LINECNN_TEACHERS (or quoted it wrong in a unit) reads so in the server's log."""
+    assert said in start_up_line(signed_in, settings)

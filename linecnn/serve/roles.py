@@ -121,3 +121,22 @@ def _entry_matches(entry: str, address: str, domain: str) -> bool:
 def benchmark_refusal(session: Rights, reservation: Reservation | None) -> Reservation | None:
     """The reservation that stops this session's Run benchmark, or None when it may run now."""
     return None if reservation is None or session.teacher else reservation
+
+
+def start_up_line(signed_in: bool, settings: RoleSettings) -> str:
+    """The server log's sentence on who may delete, clear and reserve, so a host sees a missed setting."""
+    if not signed_in:
+        if not settings.hosted:
+            return "Sign-in off, not a class server: whoever opens the app may delete runs."
+        if settings.viewers_delete:
+            return f"Sign-in off: every viewer may delete runs and clear history ({VIEWERS_DELETE_ENV}=1)."
+        return f"Sign-in off: nobody may delete runs from the page ({VIEWERS_DELETE_ENV}=1 allows it)."
+    named = [", ".join(settings.teachers)] if settings.teachers else []
+    if settings.teacher_group:
+        named.append(f"members of the group {settings.teacher_group!r} (claim {settings.group_claim!r})")
+    if not named:
+        return (
+            f"Sign-in on, but no teacher is named ({TEACHERS_ENV}, {TEACHER_GROUP_ENV}): "
+            "nobody may delete runs, clear the history or reserve the benchmark."
+        )
+    return f"Sign-in on. Teachers: {'; '.join(named)}. Everyone else who signs in is a student."

@@ -4,7 +4,8 @@ Streamlit checks ``server.allowedHosts`` only on the WebSocket, after its page h
 browser under a refused name would show the page's grey skeleton for ever. :class:`HostGate`
 answers such a browser's page requests with a short page in its language instead, naming the
 setting a host changes. :func:`hosting_lifespan` adds the loopback names to the list at start-up,
-and again whenever Streamlit re-reads its config, and prints the names the server answers to.
+and again whenever Streamlit re-reads its config, and prints the names the server answers to and
+who may delete runs (sign-in and teachers).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from streamlit.web.server.starlette.starlette_websocket import is_host_allowed
 
 from linecnn.serve.hosts import host_name, public_names, with_loopback
 from linecnn.ui.i18n import LANGUAGES, catalog, from_locale
+from linecnn.ui.roles import roles_start_up_line
 
 _LOG = logging.getLogger(__name__)
 HOSTS_OPTION = "server.allowedHosts"
@@ -108,7 +110,8 @@ async def hosting_lifespan(_app: Any) -> AsyncIterator[None]:
     disconnect = config.on_config_parsed(allow_loopback, force_connect=True)
     allow_loopback()
     hosts = list(config.get_option(HOSTS_OPTION))
-    print("\n".join(start_up_lines(hosts, int(config.get_option("server.port")))), flush=True)
+    lines = start_up_lines(hosts, int(config.get_option("server.port")))
+    print("\n".join([*lines, f"  {roles_start_up_line()}"]), flush=True)
     try:
         yield
     finally:

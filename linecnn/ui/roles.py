@@ -6,7 +6,7 @@ import streamlit as st
 
 from linecnn.serve import reservation
 from linecnn.serve.reservation import Reservation
-from linecnn.serve.roles import Rights, Role, RoleSettings, benchmark_refusal, rights
+from linecnn.serve.roles import Rights, Role, RoleSettings, benchmark_refusal, rights, start_up_line
 from linecnn.ui.auth import auth_configured
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
@@ -15,10 +15,20 @@ from linecnn.ui.i18n import t
 HOSTING_MARK = ("client.showErrorDetails", "none")
 
 
+def role_settings() -> RoleSettings:
+    """The host's settings about roles; the hosting profile makes this a class server by default."""
+    option, value = HOSTING_MARK
+    return RoleSettings.from_env(profile_hosted=str(st.get_option(option)).lower() == value)
+
+
+def roles_start_up_line() -> str:
+    """The start-up log's sentence on who may delete, clear and reserve on this server."""
+    return start_up_line(auth_configured(), role_settings())
+
+
 def session_rights() -> Rights:
     """What this session may do: from the signed-in user when sign-in is on, else from the host's settings."""
-    option, value = HOSTING_MARK
-    settings = RoleSettings.from_env(profile_hosted=str(st.get_option(option)).lower() == value)
+    settings = role_settings()
     if not auth_configured():
         return rights(None, settings)
     user = st.user.to_dict()
