@@ -7,6 +7,7 @@ import logging
 import pytest
 
 from linecnn.serve import settings, sharing
+from linecnn.serve.allowance import Allowance
 from linecnn.train.config import RunConfig
 from linecnn.ui.bench.state import server_caps
 from linecnn.ui.train.sharing import TRAIN_THREADS_ENV, training_threads
@@ -52,3 +53,11 @@ def test_a_zero_time_cap_falls_back_and_the_log_says_how_to_lift_a_cap(monkeypat
     with caplog.at_level(logging.WARNING, logger=SETTINGS_LOG):
         assert server_caps().max_seconds == 300.0
     assert "at least 0.001 (write inf for no cap); using 300." in caplog.text
+
+
+def test_a_window_longer_than_a_day_counts_as_a_day_and_the_log_says_so(monkeypatch, caplog):
+    """LINECNN_BENCH_WINDOW_SECONDS above a day was cut to a day without a word."""
+    monkeypatch.setenv("LINECNN_BENCH_WINDOW_SECONDS", "1e9")
+    with caplog.at_level(logging.WARNING, logger=SETTINGS_LOG):
+        assert Allowance.from_env().window == 86_400
+    assert "LINECNN_BENCH_WINDOW_SECONDS='1e9': it must be at most 86400; using 86400." in caplog.text

@@ -43,7 +43,7 @@ class Allowance:
             if env_uncapped(SESSION_SECONDS_ENV)
             else env_number(SESSION_SECONDS_ENV, DEFAULT_SESSION_SECONDS, MIN_RUN_SECONDS, uncappable=True)
         )
-        window = min(KEEP_SECONDS, env_number(WINDOW_SECONDS_ENV, DEFAULT_WINDOW_SECONDS, minimum=1.0))
+        window = env_number(WINDOW_SECONDS_ENV, DEFAULT_WINDOW_SECONDS, minimum=1.0, maximum=KEEP_SECONDS)
         return cls(seconds, window)
 
 

@@ -32,8 +32,10 @@ def plain_number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def env_number(name: str, default: float, minimum: float, uncappable: bool = False) -> float:
-    """$name as a number of at least ``minimum``, else ``default``; ``uncappable``: 'inf' lifts it."""
+def env_number(
+    name: str, default: float, minimum: float, uncappable: bool = False, maximum: float = math.inf
+) -> float:
+    """$name as a number: below ``minimum`` (or not one) ``default``, above ``maximum`` ``maximum``."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
@@ -46,6 +48,9 @@ def env_number(name: str, default: float, minimum: float, uncappable: bool = Fal
         why = f"it must be a number of at least {plain_number(minimum)}{lift}; using {plain_number(default)}."
         _warn_once(name, raw, why)
         return default
+    if value > maximum:
+        _warn_once(name, raw, f"it must be at most {plain_number(maximum)}; using {plain_number(maximum)}.")
+        return maximum
     return value
 
 
