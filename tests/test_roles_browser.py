@@ -71,6 +71,8 @@ def test_a_student_cannot_delete_or_reserve_and_a_teachers_reservation_refuses_t
         teacher.get_by_text("Class controls").click()
         teacher.get_by_role("button", name="Reserve").click()
         teacher.get_by_text("The benchmark is reserved until").wait_for()
+        # The notice above must not close the class controls: End the reservation stays in sight.
+        expect(teacher.get_by_role("button", name="End the reservation")).to_be_visible()
         _shot(teacher, "teacher-reserved")
 
         student.reload()

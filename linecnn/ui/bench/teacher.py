@@ -17,6 +17,8 @@ from linecnn.ui.roles import until_text
 
 RESERVE = "bench.reserve"  # keys of the reservation's controls: its minutes, Reserve, Release
 CLEAR = "bench.clear"  # keys of the clear control: the confirmation, the button
+# The class controls' expander: keyed, so it stays open when the reservation's notice appears above it.
+CLASS_TOOLS = "bench.class"
 LESSON_MINUTES = 45  # the reservation a teacher is offered first: one lesson
 
 
@@ -24,7 +26,7 @@ def render_teacher_tools(store: History, session: Rights) -> None:
     """The class controls this session may use, in one expander; nothing when it may use none."""
     if not (session.reserve or session.clear):
         return
-    with st.expander(t("bench.class.title"), icon=":material/admin_panel_settings:"):
+    with st.expander(t("bench.class.title"), icon=":material/admin_panel_settings:", key=CLASS_TOOLS):
         if session.reserve:
             _reserve_control(session)
         if session.clear:
