@@ -61,3 +61,10 @@ def test_a_huge_number_typed_is_written_in_powers_of_ten_not_a_traceback(value, 
 
     assert _number(value, digits, "es") == spanish
     assert _number(1e9, 4, "es") == "1.000.000.000,0000"
+
+
+def test_minus_zero_is_written_zero():
+    """'-0' typed stays -0.0 when '0' follows it: the range message said '-0' beside a box showing 0."""
+    from linecnn.ui.i18n import _number
+
+    assert (_number(-0.0, 0, "es"), _number(-0.0, 4, "en")) == ("0", "0.0000")

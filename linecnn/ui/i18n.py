@@ -182,6 +182,7 @@ def number(value: float, digits: int = 0) -> str:
 
 def _number(value: float, digits: int, language: str) -> str:
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    value = value + 0.0 if value == 0 else value  # -0 (typed '-0', or '0' after it) is written '0'
     try:
         return format_decimal(value, format=pattern, locale=language)
     except InvalidOperation:  # past Decimal's 28 digits, e.g. '1e30' typed in a box: written '1E30'
