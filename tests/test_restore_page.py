@@ -148,6 +148,9 @@ def test_draw_page_uploads_a_model_and_classifies_with_it(files):
     assert not at.exception
     name = escape_markdown("saved.safetensors")  # a file name is quoted as escaped Markdown
     assert f"Restored **Run 1 · cpu · 3 ep · restored** from {name}" in at.success[0].value
+    # Draw's uploader takes no history: the sentence sends the curves to Train instead of asking for it here.
+    said = at.success[0].value
+    assert "on the Train page" in said and "upload its history JSON too" not in said
     assert at.radio(key="draw.model").value == "run"
     assert f"Restored from {name}" in texts(at.caption)
     assert verdict(at) is not None
