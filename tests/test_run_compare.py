@@ -87,3 +87,10 @@ def test_the_loss_axis_holds_every_value_and_moves_only_in_steps():
     assert charts.loss_range([], log=True) == start  # before the first epoch: where runs start
     assert charts.loss_range([1.1, 0.3], log=False) == [0.0, 2.0]
     assert charts.loss_range([1.1, 4.5], log=False) == [0.0, 10.0]  # a diverging run is still shown
+
+
+def test_the_compare_legend_sits_at_the_charts_foot():
+    """One name per run wraps to several lines on a phone: above the plot they covered the chart's title."""
+    history = run(1).history
+    legend = charts.overlay_figure([("Run 1 · lr 0.01", history), ("Run 2 · lr 0.05", history)]).layout.legend
+    assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom")

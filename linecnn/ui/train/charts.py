@@ -23,6 +23,8 @@ from linecnn.ui.train.compare import ema
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
 RUN_COLORS = ("#2f6690", "#3a9d6e", "#d9822b", "#8e5ea2", "#c0504d", "#6c7a89", "#b5a642", "#1f9eb3")
+# The compare chart's legend: at the figure's foot, left-aligned; Plotly makes room for its lines.
+OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom", yref="container")
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
 # Plotly's config for every chart here: no toolbar, which a tap on a phone shows over the title.
 # Dragging still zooms and a double click resets.
@@ -195,7 +197,8 @@ def overlay_figure(
         fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
         y_title = t("train.chart.accuracy_axis")
     fig = _layout(fig, t("train.chart.by_run", metric=name), y_title, t(f"train.x_axis.{x_axis}"), height=380)
-    fig.update_layout(hovermode="closest")
+    # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
+    fig.update_layout(hovermode="closest", legend=OVERLAY_LEGEND)
     return fig
 
 
