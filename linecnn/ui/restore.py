@@ -234,7 +234,10 @@ def train_section() -> None:
 
 
 def draw_uploader() -> None:
-    """Draw page: a popover to classify with a model file saved from the Train page."""
+    """Draw page: a popover to classify with a model file saved from the Train page.
+
+    What an upload did is said in the popover, under its uploader: the popover stays open, and on a
+    phone the top of the page, where it was said before, lies a screen or more above."""
     with st.popover(t("restore.use_file"), icon=":material/upload_file:"):
         key = _uploader_key("draw")
         st.file_uploader(
@@ -244,3 +247,4 @@ def draw_uploader() -> None:
             args=(key, True),
             max_upload_size=MODEL_UPLOAD_MB,
         )
+        show_message()
