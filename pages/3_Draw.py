@@ -24,7 +24,7 @@ with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
 # Always one element here, shown or empty: a hint appearing or vanishing with the model choice
 # would shift the canvas below to a new place in the page, remounting it blank.
 hint = st.empty()
-if not restore.show_message(hint) and choice.exact_lines_only:
+if choice.exact_lines_only:
     names = {"mode": t("train.mode.varied"), "setting": t("train.settings.data")}
     hint.info(t("draw.lesson_hint", **names), icon=":material/lightbulb:")
 

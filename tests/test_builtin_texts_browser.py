@@ -164,3 +164,18 @@ def test_spanish_pages_show_no_english_of_the_widgets_and_no_english_numbers(ser
     problems = [f"{name}: {found}" for name in spanish for found in english_on(english[name], spanish[name])]
     assert not problems, "\n".join(problems)
     assert cut == {name: [] for name in spanish}
+    # Back to English mid-way (Draw's canvas toolbar): the Spanish script stops, the widgets' English is back.
+    page.locator('[data-testid="stSidebar"] button').filter(has_text="English").click()
+    wait_for_app(page, WAIT_MS)
+    widgets = {text for text in english["Draw"][0] + english["Draw"][1] if is_builtin_english(text)}
+    assert widgets and widgets <= back_in_english(page, widgets)
+
+
+def back_in_english(tab, widgets: set[str]) -> set[str]:
+    """The page's texts and labels once all of ``widgets`` show again, or after SETTLE_MS."""
+    deadline = time.monotonic() + SETTLE_MS / 1000
+    while True:
+        texts, labels = read_page(tab, "en")
+        if widgets <= set(texts + labels) or time.monotonic() > deadline:
+            return set(texts + labels)
+        tab.wait_for_timeout(200)

@@ -18,6 +18,13 @@ def test_a_value_is_written_with_every_digit_and_the_languages_mark(value, engli
     assert read_decimal(english) == read_decimal(spanish) == value
 
 
+@pytest.mark.parametrize("value", [1e9, 1.5e30, 1e300, -1e300])
+def test_a_huge_number_typed_is_written_back_without_a_traceback(value):
+    """'1e9' typed has more digits than Decimal's 28 with every decimal: written '1E9', read back."""
+    for language in ("en", "es"):
+        assert read_decimal(decimal_text(value, language)) == value
+
+
 @pytest.mark.parametrize(
     ("text", "value"),
     [("0,05", 0.05), ("0.05", 0.05), (" 0,0100 ", 0.01), ("1e-3", 0.001), ("5", 5.0), ("-1", -1.0)]

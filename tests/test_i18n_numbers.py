@@ -52,3 +52,19 @@ def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     assert all(re.fullmatch(r"\d+,\d\s?%", cell) for cell in table["exactitud val"])
     assert at.select_slider(key="train.smoothing").options[:3] == ["0,00", "0,01", "0,02"]
     assert at.text_input(key="train.lr.text").value == "0,01"  # a number box wrote '0.0100'
+
+
+@pytest.mark.parametrize(("value", "digits", "spanish"), [(1e30, 0, "1E30"), (1.5e300, 4, "1,5E300")])
+def test_a_huge_number_typed_is_written_in_powers_of_ten_not_a_traceback(value, digits, spanish):
+    """'1e30' in the epochs box made the range message's number raise decimal.InvalidOperation."""
+    from linecnn.ui.i18n import _number
+
+    assert _number(value, digits, "es") == spanish
+    assert _number(1e9, 4, "es") == "1.000.000.000,0000"
+
+
+def test_minus_zero_is_written_zero():
+    """'-0' typed stays -0.0 when '0' follows it: the range message said '-0' beside a box showing 0."""
+    from linecnn.ui.i18n import _number
+
+    assert (_number(-0.0, 0, "es"), _number(-0.0, 4, "en")) == ("0", "0.0000")

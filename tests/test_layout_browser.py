@@ -104,7 +104,7 @@ def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, brows
     epochs.press("Enter")
     wait_for_page(tab)
     tab.get_by_role("button", name="Start").click()
-    tab.get_by_text(re.compile(r"^Epoch \d+ / 5,?000")).first.wait_for(timeout=120_000)
+    tab.get_by_text(re.compile(r"^Epoch [\d,]+ / 5,?000")).first.wait_for(timeout=120_000)
     # The row of the two charts: its place is the layout's doing, while a busy browser may still be
     # drawing the charts themselves; each needs its 250 px.
     charts = tab.locator("[data-testid='stHorizontalBlock']:has([data-testid='stPlotlyChart'])").first

@@ -39,7 +39,7 @@ def train_tab(browser, server: StreamlitServer, epochs: int):
 def queue_behind(first, second) -> None:
     """Start a long run in ``first``, then Start in ``second``, which must wait in line."""
     first.get_by_role("button", name="Start").click()
-    first.get_by_text(re.compile(r"Epoch \d+ / 4,?000")).wait_for()
+    first.get_by_text(re.compile(r"Epoch [\d,]+ / 4,?000")).wait_for()
     second.get_by_role("button", name="Start").click()
     expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
 

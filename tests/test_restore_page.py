@@ -37,6 +37,21 @@ def upload(at, *files: tuple[str, bytes, str]):
     return at.run()
 
 
+def holders(at, element) -> list[str]:
+    """The types of the blocks that hold ``element`` on the page, outermost first ([] if not found)."""
+
+    def path(node) -> list[str] | None:
+        for child in getattr(node, "children", {}).values():
+            if child is element:
+                return []
+            found = path(child)
+            if found is not None:
+                return [getattr(child, "type", "")] + found
+        return None
+
+    return path(at.main) or []
+
+
 def test_a_finished_run_offers_its_three_downloads():
     at = app_test(TRAIN)
     at.session_state[state.RUNS] = [run_record(RunConfig.from_flat(epochs=1, per_class=5))]
@@ -148,6 +163,9 @@ def test_draw_page_uploads_a_model_and_classifies_with_it(files):
     assert not at.exception
     name = escape_markdown("saved.safetensors")  # a file name is quoted as escaped Markdown
     assert f"Restored **Run 1 · cpu · 3 ep · restored** from {name}" in at.success[0].value
+    # Draw's uploader takes no history: the sentence sends the curves to Train instead of asking for it here.
+    said = at.success[0].value
+    assert "on the Train page" in said and "upload its history JSON too" not in said
     assert at.radio(key="draw.model").value == "run"
     assert f"Restored from {name}" in texts(at.caption)
     assert verdict(at) is not None
@@ -164,6 +182,8 @@ def test_draw_page_refuses_a_history_with_a_sentence_and_keeps_the_default(files
         f"{escape_markdown('run1.json')} is not a model file (.safetensors): "
         "Draw classifies with a model saved from the Train page."
     )
+    # Said under the uploader, in its popover, which stays open: the page's top is off a phone's screen.
+    assert "popover" in holders(at, error)
     assert not at.session_state[state.RUNS]
     assert "Default model" in texts(at.caption)
 

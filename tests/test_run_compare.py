@@ -1,6 +1,7 @@
 """Comparing runs: EMA smoothing, legends naming what differs, the validation-set warning, loss axes."""
 
 import math
+from dataclasses import replace
 
 import pytest
 
@@ -87,3 +88,21 @@ def test_the_loss_axis_holds_every_value_and_moves_only_in_steps():
     assert charts.loss_range([], log=True) == start  # before the first epoch: where runs start
     assert charts.loss_range([1.1, 0.3], log=False) == [0.0, 2.0]
     assert charts.loss_range([1.1, 4.5], log=False) == [0.0, 10.0]  # a diverging run is still shown
+
+
+def test_the_compare_legend_sits_at_the_charts_foot():
+    """One name per run wraps to several lines on a phone: above the plot they covered the chart's title."""
+    history = run(1).history
+    legend = charts.overlay_figure([("Run 1 · lr 0.01", history), ("Run 2 · lr 0.05", history)]).layout.legend
+    assert (legend.yref, legend.y, legend.yanchor) == ("container", 0, "bottom")
+
+
+def test_a_loss_of_exactly_zero_is_named_where_the_log_axis_breaks_its_curve():
+    """Plotly leaves a gap at log(0): the curve fell off the chart with nothing said; a note now says why."""
+    history = list(run(1).history)
+    zero = replace(history[1], train_loss=0.0, val_loss=0.0)
+    notes = [a.text for a in charts.loss_figure([history[0], zero, history[2]], 3).layout.annotations]
+    assert notes == ["A gap: the loss was exactly 0,<br>which a log scale cannot draw."]
+    assert not charts.loss_figure(history, 3).layout.annotations  # no zero, no note
+    linear = charts.ChartStyle(log_loss=False)
+    assert not charts.loss_figure([history[0], zero], 3, linear).layout.annotations  # 0 is drawn there

@@ -84,3 +84,16 @@ def test_a_live_redraw_of_a_long_run_plots_a_thinned_history():
     charts.loss_slot.plotly_chart = lambda figure, **kwargs: drawn.append(len(figure.data[0].x))
     charts.update(history(5_000, 0.001), 20_000, live=None)  # 15 s to go
     assert drawn and drawn[0] <= LiveCharts.LIVE_POINTS + 1
+
+
+def test_a_live_runs_progress_writes_its_epochs_the_languages_way():
+    """'Época 20 / 1000' sat above 'Detenido en la época 48 de 1.000' once stopped: both now say 1.000."""
+    import streamlit as st
+
+    from linecnn.ui.train.live import progress_text
+
+    st.session_state["language"] = "es"  # i18n.LANGUAGE
+    try:
+        assert progress_text(history(1200, 0.01), 5000, live=object()).startswith("Época 1.200 / 5.000 · ")
+    finally:
+        del st.session_state["language"]

@@ -166,10 +166,15 @@ export default function ({ data }) {
     if (rules.length) observer.observe(root, options);
     if (root !== document) patchTree(root);
   };
+  // Streamlit calls this again when the language changes, and cleans up only when the sidebar
+  // goes: the earlier call's observer would keep writing the earlier language, so it stops here.
+  const stop = () => { observer.disconnect(); cancelAnimationFrame(frame); };
+  if (window.linecnnBuiltinTextsStop) window.linecnnBuiltinTextsStop();
+  window.linecnnBuiltinTextsStop = stop;
   // An English page only puts back what an earlier language wrote; the widgets write English.
   adopt(document);
   patchTree(document);
-  return () => { observer.disconnect(); cancelAnimationFrame(frame); };
+  return stop;
 }
 """
 _builtin_texts = st.components.v2.component("linecnn_builtin_texts", js=_JS)

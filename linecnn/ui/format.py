@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 import re
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 
-from babel.numbers import format_decimal
+from babel.numbers import format_decimal, format_scientific
 
 from linecnn.device import DeviceInfo, describe, list_devices
 from linecnn.untrusted import MAX_QUOTE, plain_text
@@ -25,7 +25,10 @@ def decimal_text(value: float, locale: str) -> str:
     No thousands separator: a text box reads this back (``linecnn.ui.decimal_box``)."""
     if not math.isfinite(value):
         return str(value)
-    return format_decimal(Decimal(repr(value)), format=_ALL_DIGITS, locale=locale)
+    try:
+        return format_decimal(Decimal(repr(value)), format=_ALL_DIGITS, locale=locale)
+    except InvalidOperation:  # past Decimal's 28 digits ('1e9' typed): '1E9', which reads back too
+        return format_scientific(Decimal(repr(value)), format=_ALL_DIGITS + "E0", locale=locale)
 
 
 def format_bytes(count: int | None, locale: str = "en") -> str:

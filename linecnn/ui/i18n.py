@@ -11,11 +11,18 @@ so only Spanish has an ``errors.toml``.
 from __future__ import annotations
 
 import tomllib
+from decimal import InvalidOperation
 from functools import cache
 from pathlib import Path
 
 import streamlit as st
-from babel.numbers import format_decimal, format_percent, get_decimal_symbol, get_group_symbol
+from babel.numbers import (
+    format_decimal,
+    format_percent,
+    format_scientific,
+    get_decimal_symbol,
+    get_group_symbol,
+)
 
 from linecnn.errors import Message, Size
 from linecnn.sentences import ENGLISH
@@ -175,7 +182,11 @@ def number(value: float, digits: int = 0) -> str:
 
 def _number(value: float, digits: int, language: str) -> str:
     pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
-    return format_decimal(value, format=pattern, locale=language)
+    value = value + 0.0 if value == 0 else value  # -0 (typed '-0', or '0' after it) is written '0'
+    try:
+        return format_decimal(value, format=pattern, locale=language)
+    except InvalidOperation:  # past Decimal's 28 digits, e.g. '1e30' typed in a box: written '1E30'
+        return format_scientific(value, format="0.###E0", locale=language)
 
 
 def percent(fraction: float, digits: int = 0) -> str:

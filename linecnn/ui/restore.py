@@ -142,9 +142,10 @@ def _attach_curves(name: str, saved: Sequence[SavedRun]) -> str:
     raise ValueError(t("restore.history_alone", name=quoted_name(name)))
 
 
-def restore_files(files: Sequence[File]) -> str:
+def restore_files(files: Sequence[File], on_draw: bool = False) -> str:
     """Restore a run from a model file and, optionally, its history JSON; return what was done.
 
+    ``on_draw``: said on the Draw page, whose uploader takes no history, so the curves are left to Train.
     Raises ValueError, restoring nothing, when a file fails its checks or the history is not the model's.
     """
     model_file, history_file = _split(files)
@@ -169,6 +170,8 @@ def restore_files(files: Sequence[File]) -> str:
             restored_from=shown_name(model_file[0]),
         )
     )
+    if on_draw:
+        return t("restore.restored_on_draw", run=record.label, name=quoted_name(model_file[0]))
     how = (
         t("restore.with_curves", epochs=count(len(curves.history))) if curves else t("restore.without_curves")
     )
@@ -184,7 +187,7 @@ def _on_upload(key: str, models_only: bool = False) -> None:
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     try:
         check_uploads([(file.name, file.size) for file in files], models_only)
-        message = restore_files([(file.name, file.getvalue()) for file in files])
+        message = restore_files([(file.name, file.getvalue()) for file in files], on_draw=models_only)
     except ValueError as error:
         st.session_state[MESSAGE] = ("error", str(error))
         return
@@ -231,7 +234,10 @@ def train_section() -> None:
 
 
 def draw_uploader() -> None:
-    """Draw page: a popover to classify with a model file saved from the Train page."""
+    """Draw page: a popover to classify with a model file saved from the Train page.
+
+    What an upload did is said in the popover, under its uploader: the popover stays open, and on a
+    phone the top of the page, where it was said before, lies a screen or more above."""
     with st.popover(t("restore.use_file"), icon=":material/upload_file:"):
         key = _uploader_key("draw")
         st.file_uploader(
@@ -241,3 +247,4 @@ def draw_uploader() -> None:
             args=(key, True),
             max_upload_size=MODEL_UPLOAD_MB,
         )
+        show_message()

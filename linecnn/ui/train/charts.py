@@ -23,6 +23,12 @@ from linecnn.ui.train.compare import ema
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
 RUN_COLORS = ("#2f6690", "#3a9d6e", "#d9822b", "#8e5ea2", "#c0504d", "#6c7a89", "#b5a642", "#1f9eb3")
+# The compare chart's legend: at the figure's foot, left-aligned; Plotly makes room for its lines.
+OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom", yref="container")
+# The note a log loss chart shows when a loss was exactly 0: in its top-right corner, which a loss
+# that fell that far has long left.
+ZERO_GAP_NOTE = dict(x=0.99, y=0.98, xref="paper", yref="paper", xanchor="right", yanchor="top")
+ZERO_GAP_NOTE |= dict(align="right", showarrow=False, font={"size": 11, "color": "#6c7a89"})
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
 # Plotly's config for every chart here: no toolbar, which a tap on a phone shows over the title.
 # Dragging still zooms and a double click resets.
@@ -132,6 +138,8 @@ def _loss_axis(fig: go.Figure, values: Sequence[float], style: ChartStyle) -> st
     fig.update_yaxes(range=loss_range(values, style.log_loss))
     if style.log_loss:
         fig.update_yaxes(type="log", exponentformat="power")
+        if any(value == 0 for value in values):  # a float32 loss can reach 0: the curve breaks there
+            fig.add_annotation(ZERO_GAP_NOTE, text=t("train.chart.zero_gap"))
         return t("train.chart.cross_entropy_log")
     fig.update_yaxes(type="linear")
     return t("train.chart.cross_entropy")
@@ -195,7 +203,8 @@ def overlay_figure(
         fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
         y_title = t("train.chart.accuracy_axis")
     fig = _layout(fig, t("train.chart.by_run", metric=name), y_title, t(f"train.x_axis.{x_axis}"), height=380)
-    fig.update_layout(hovermode="closest")
+    # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
+    fig.update_layout(hovermode="closest", legend=OVERLAY_LEGEND)
     return fig
 
 

@@ -108,7 +108,8 @@ def progress_text(
         )
     eta = duration(seconds_left(history, epochs))
     paused = t("train.progress.paused") if state.is_paused() else ""
-    return t("train.progress.live", done=done, epochs=epochs, time=elapsed, eta=eta, paused=paused)
+    done_text, epochs_text = i18n.number(done), i18n.number(epochs)
+    return t("train.progress.live", done=done_text, epochs=epochs_text, time=elapsed, eta=eta, paused=paused)
 
 
 def seconds_left(history: Sequence[EpochRecord], epochs: int) -> float:
