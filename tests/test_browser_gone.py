@@ -70,7 +70,7 @@ def test_the_train_page_pauses_a_run_whose_browser_left_and_says_why_on_its_retu
     monkeypatch.setattr(away, "browser_gone", lambda: True)
     monkeypatch.setattr(live_view, "answer_clicks", streamlit_stops_the_run)
     at = app_test(TRAIN)
-    at.number_input(key="train.epochs").set_value(50)
+    at.text_input(key="train.epochs.text").input("50")
     at.run()
     click(at, "Start")
     trainer = at.session_state["train.live"]

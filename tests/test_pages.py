@@ -100,8 +100,8 @@ def test_device_toggle_offers_gpus_and_keeps_the_choice_across_pages(monkeypatch
 def test_train_tiny_config_shows_charts_and_summary():
     """Start on a tiny config streams to the end: both charts, the summary and the confusion matrix."""
     at = app_test(TRAIN)
-    at.number_input(key="train.epochs").set_value(12)
-    at.number_input(key="train.per_class").set_value(30)
+    at.text_input(key="train.epochs.text").input("12")
+    at.text_input(key="train.per_class.text").input("30")
     at.run()
     click(at, "Start")
     assert not at.exception
@@ -118,7 +118,7 @@ def test_a_host_can_set_the_train_threads(monkeypatch):
     """$LINECNN_TRAIN_THREADS sets the CPU threads a run trains on, and the summary says so."""
     monkeypatch.setenv("LINECNN_TRAIN_THREADS", "2")
     at = app_test(TRAIN)
-    at.number_input(key="train.epochs").set_value(3)
+    at.text_input(key="train.epochs.text").input("3")
     at.run()
     click(at, "Start")
     assert at.session_state["train.runs"][0].threads == 2
@@ -146,9 +146,9 @@ def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
 
     at = app_test(TRAIN)
     click(at, "Step")
-    assert at.number_input(key="train.epochs").disabled
+    assert at.text_input(key="train.epochs.text").disabled
     click(at, "Stop")
-    assert not at.number_input(key="train.epochs").disabled
+    assert not at.text_input(key="train.epochs.text").disabled
 
     def reject():
         raise ValueError("Learning rate must be a number above 0 and at most 10; got 50.")
@@ -185,7 +185,7 @@ def test_running_out_of_memory_mid_run_stops_it_and_keeps_the_finished_epochs(mo
 def test_a_step_too_big_for_memory_is_refused_with_a_suggestion():
     """Full batch of 60,000 images at width 16 would need GBs per step: the page says what to pick instead."""
     at = app_test(TRAIN)
-    at.number_input(key="train.per_class").set_value(20_000)
+    at.text_input(key="train.per_class.text").input("20000")
     at.select_slider(key="train.width").set_value(16)
     at.run()
     click(at, "Start")
@@ -234,7 +234,7 @@ def test_the_page_states_the_limits_and_a_host_can_change_them(monkeypatch, capl
 def test_a_start_over_the_work_budget_is_refused_naming_a_setting_that_fits(monkeypatch):
     monkeypatch.setenv("LINECNN_TRAIN_MAX_IMAGE_EPOCHS", "100000")
     at = app_test(TRAIN)
-    at.number_input(key="train.epochs").set_value(5000)
+    at.text_input(key="train.epochs.text").input("5000")
     at.run()
     click(at, "Start")
     assert not at.exception and "train.live" not in at.session_state
@@ -245,7 +245,7 @@ def test_a_start_over_the_work_budget_is_refused_naming_a_setting_that_fits(monk
 def test_a_run_that_reaches_the_time_cap_is_filed_with_its_epochs_and_says_so(monkeypatch):
     monkeypatch.setenv("LINECNN_TRAIN_MAX_SECONDS", "0.001")  # the first epoch alone takes longer
     at = app_test(TRAIN)
-    at.number_input(key="train.epochs").set_value(50)
+    at.text_input(key="train.epochs.text").input("50")
     at.run()
     click(at, "Start")
     assert not at.exception
@@ -258,7 +258,7 @@ def test_a_run_that_reaches_the_time_cap_is_filed_with_its_epochs_and_says_so(mo
 def test_a_run_at_chance_accuracy_suggests_a_smaller_learning_rate():
     at = app_test(TRAIN)
     at.text_input(key="train.lr.text").input("1")
-    at.number_input(key="train.epochs").set_value(30)
+    at.text_input(key="train.epochs.text").input("30")
     at.run()
     click(at, "Start")
     assert not at.exception

@@ -216,7 +216,7 @@ def test_a_run_whose_slot_was_taken_back_is_filed_and_the_page_says_why(monkeypa
     queue = TakenBack(slots=1)
     monkeypatch.setattr(page_sharing, "training_queue", lambda device: queue)
     at = app_test(TRAIN)
-    at.number_input(key="train.epochs").set_value(50)
+    at.text_input(key="train.epochs.text").input("50")
     at.run()
     click(at, "Start")
     assert not at.exception

@@ -60,7 +60,7 @@ def test_the_page_draws_only_between_timed_epochs(monkeypatch):
     monkeypatch.setattr(charts, "loss_figure", drawn(charts.loss_figure))
     monkeypatch.setattr(live, "progress_text", drawn(live.progress_text))
     at = app_test(TRAIN)
-    at.number_input(key="train.epochs").set_value(6)
+    at.text_input(key="train.epochs.text").input("6")
     at.run()
     draws.clear()
     click(at, "Start")
@@ -75,13 +75,13 @@ def test_a_number_out_of_range_blocks_start_and_says_why():
     that arrives anyway (typed and clicked at once, the button drawn enabled) refuses with the same words."""
     said = "**Epochs**: 50,000 is outside the allowed range. Enter a number from 1 to 5,000."
     at = page_in("en", TRAIN)
-    at.number_input(key="train.epochs").set_value(50_000).run()
+    at.text_input(key="train.epochs.text").input("50000").run()
     start, step = at.button[0], at.button[2]
     assert start.disabled and step.disabled
     assert [e.value for e in at.error] == [said]
-    at.number_input(key="train.epochs").set_value(2).run()
+    at.text_input(key="train.epochs.text").input("2").run()
     assert not at.error and not at.button[0].disabled
-    at.number_input(key="train.epochs").set_value(50_000)
+    at.text_input(key="train.epochs.text").input("50000")
     at.button[0].click().run()
     assert "train.live" not in at.session_state and not at.session_state["train.runs"]
     assert [e.value for e in at.error] == [said, said]  # the box's, and Start's refusal
@@ -105,20 +105,19 @@ def test_the_range_message_is_in_the_readers_language():
 
 @pytest.mark.parametrize(
     ("key", "value", "said"),
-    [("train.lr.text", "5", "from 0.0001 to 1.0000"), ("train.seed", -1, "from 0 to 2,147,483,647")],
+    [("train.lr.text", "5", "from 0.0001 to 1.0000"), ("train.seed.text", "-1", "from 0 to 2,147,483,647")],
 )
 def test_every_bounded_setting_is_checked_by_the_page(key, value, said):
     """The learning rate and the seed have page-checked ranges too, named in the message."""
     at = page_in("en", TRAIN)
-    box = at.text_input(key=key) if isinstance(value, str) else at.number_input(key=key)
-    box.set_value(value).run()
+    at.text_input(key=key).input(value).run()
     assert at.button[0].disabled and said in at.error[0].value
 
 
 def test_a_stopped_run_says_where_it_stopped_and_its_bar_is_not_full():
     """Step twice then Stop a 600-epoch run: 'Stopped at epoch 2 of 600', the bar at 2/600."""
     at = page_in("en", TRAIN)
-    at.number_input(key="train.epochs").set_value(600).run()
+    at.text_input(key="train.epochs.text").input("600").run()
     click(click(at, "Step"), "Step")
     click(at, "Stop")
     bar = at.get("progress")[0].proto
@@ -129,6 +128,6 @@ def test_a_run_ended_by_the_time_cap_says_so(monkeypatch):
     """A time cap far below one epoch ends the run after its first: the bar says the time cap did it."""
     monkeypatch.setenv("LINECNN_TRAIN_MAX_SECONDS", "0.001")
     at = page_in("en", TRAIN)
-    at.number_input(key="train.epochs").set_value(50).run()
+    at.text_input(key="train.epochs.text").input("50").run()
     click(at, "Start")
     assert at.get("progress")[0].proto.text.startswith("Stopped by the time cap after 1 of 50 epochs")

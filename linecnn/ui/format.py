@@ -22,7 +22,7 @@ def _decimal(value: float, digits: int, locale: str) -> str:
 def decimal_text(value: float, locale: str) -> str:
     """``value`` with the digits Python would print and the decimal mark of ``locale``: '0,01', '0.0005'.
 
-    No thousands separator: a text box reads this back (``linecnn.ui.decimal_box``)."""
+    No thousands separator: a text box reads this back (``linecnn.ui.number_boxes``)."""
     if not math.isfinite(value):
         return str(value)
     try:

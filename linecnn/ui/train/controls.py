@@ -10,9 +10,9 @@ import streamlit as st
 from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.train.lines import DATA_MODES
 from linecnn.ui import i18n, state
-from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
-from linecnn.ui.decimal_box import decimal_box
+from linecnn.ui.bounds import Bounds, problems, problems_text
 from linecnn.ui.i18n import duration, t
+from linecnn.ui.number_boxes import count_box, decimal_box
 
 # Widget keys; values persist for the whole session so settings survive page switches.
 EPOCHS, LR, PER_CLASS, BATCH, WIDTH, SEED, MODE = (
@@ -27,8 +27,8 @@ MAX_SEED_UI = 2**31 - 1  # the page offers 32-bit seeds; the core takes up to co
 BATCH_CHOICES = ("full", 8, 16, 32, 64, 128, 256, 512, 1024)
 WIDTH_CHOICES = (1, 2, 4, 8, 16)
 # The number boxes' ranges, checked by the page (linecnn.ui.bounds): key -> (its label's key, bounds).
-# The learning rate's box is a text box (linecnn.ui.decimal_box): a number box writes '0.0100' on
-# a Spanish page; its number is kept under LR all the same.
+# Every box here is a text box (linecnn.ui.number_boxes), which writes and reads numbers the reader's
+# way ('0,01', '20.000' in Spanish); each keeps its number under its key all the same.
 BOUNDED = {
     EPOCHS: ("train.settings.epochs", Bounds(1, MAX_EPOCHS_UI)),
     LR: ("train.settings.lr", Bounds(0.0001, 1.0, digits=4)),
@@ -60,9 +60,9 @@ def range_problems() -> list[str]:
 
 def _size_controls(columns: list, locked: bool) -> None:
     """Epochs, learning rate, images per class and batch size."""
-    whole_number_input(columns[0], t("train.settings.epochs"), DEFAULT.train.epochs, EPOCHS, disabled=locked)
+    count_box(columns[0], t("train.settings.epochs"), DEFAULT.train.epochs, EPOCHS, disabled=locked)
     decimal_box(columns[1], t("train.settings.lr"), DEFAULT.train.lr, LR, disabled=locked)
-    whole_number_input(
+    count_box(
         columns[2],
         t("train.settings.per_class"),
         DEFAULT.data.per_class,
@@ -93,15 +93,7 @@ def _model_controls(columns: list, locked: bool) -> None:
         disabled=locked,
         help=t("train.settings.width_help"),
     )
-    number_box(
-        columns[1],
-        t("train.settings.seed"),
-        DEFAULT.seed,
-        SEED,
-        step=1,
-        persist_state="session",
-        disabled=locked,
-    )
+    count_box(columns[1], t("train.settings.seed"), DEFAULT.seed, SEED, disabled=locked)
     columns[2].segmented_control(
         t("train.settings.data"),
         list(DATA_MODES),  # each named train.mode.<key>
@@ -123,34 +115,6 @@ def batch_choice(config: RunConfig) -> int | str:
 def batch_text(size: int | str) -> str:
     """A batch size choice as shown: a number, or 'full' in the language."""
     return t("train.batch_full") if size == "full" else i18n.number(size)
-
-
-def whole_number_input(column, label: str, default: int, key: str, **kwargs) -> None:
-    """A number input for a count, its range checked by the page (``BOUNDED``).
-
-    It holds a float: the browser reads an int input with parseInt, so "1e9" would silently
-    become 1. As a float, "1e9" arrives and the page's range check refuses it, "2e3" means 2,000,
-    and a fraction is rounded to a whole number when it arrives.
-    """
-    number_box(
-        column,
-        label,
-        float(default),
-        key,
-        step=10.0,
-        format="%.0f",
-        persist_state="session",
-        on_change=_round_to_whole,
-        args=(key,),
-        **kwargs,
-    )
-
-
-def _round_to_whole(key: str) -> None:
-    """Callback: a count typed with a fraction becomes the nearest whole number (halves up)."""
-    value = st.session_state.get(key)
-    if value is not None and value != int(value):
-        st.session_state[key] = float(int(value + 0.5))
 
 
 def limits_note(limits: TrainLimits) -> None:

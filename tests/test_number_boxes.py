@@ -1,10 +1,10 @@
-"""The learning-rate box: its number written and read the reader's way, '0,01' on a Spanish page."""
+"""The number boxes: numbers written and read the reader's way, '0,01' and '20.000' on a Spanish page."""
 
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from linecnn.ui.decimal_box import read_decimal
 from linecnn.ui.format import decimal_text
+from linecnn.ui.number_boxes import read_count, read_decimal
 
 
 @pytest.mark.parametrize(
@@ -38,7 +38,7 @@ def test_either_decimal_mark_is_read_and_no_number_is_none(text, value):
 def _page() -> None:
     import streamlit as st
 
-    from linecnn.ui.decimal_box import decimal_box
+    from linecnn.ui.number_boxes import decimal_box
 
     st.session_state.setdefault("language", "es")  # i18n.LANGUAGE: a Spanish page until the test switches
     decimal_box(st, "lr", 0.01, "rate")
@@ -57,3 +57,39 @@ def test_the_box_shows_the_readers_way_and_keeps_the_number_typed():
     assert at.text_input(key="rate.text").value == "0.05"
     at.text_input(key="rate.text").input("fast").run()
     assert at.session_state["rate"] is None and at.text_input(key="rate.text").value == "fast"
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "value"),
+    [("20.000", "es", 20000.0), ("1.000", "es", 1000.0), ("1,5", "es", 1.5), ("20 000", "es", 20000.0)]
+    + [("20,000", "en", 20000.0), ("1.5", "en", 1.5), ("2e3", "en", 2000.0), ("2e3", "es", 2000.0)]
+    + [("", "es", None), ("abc", "en", None), ("inf", "es", None), (None, "en", None)],
+)
+def test_a_count_is_read_with_the_languages_thousands_separator(text, language, value):
+    """'20.000' is twenty thousand on a Spanish page and '20,000' on an English one; a non-number is None."""
+    assert read_count(text, language) == value
+
+
+def _count_page() -> None:
+    import streamlit as st
+
+    from linecnn.ui.number_boxes import count_box
+
+    st.session_state.setdefault("language", "es")  # i18n.LANGUAGE: a Spanish page until the test switches
+    count_box(st, "images", 20_000, "images")
+
+
+def test_the_count_box_writes_and_reads_thousands_the_readers_way():
+    """Spanish shows '20.000'; '1.000' typed is a thousand, '2,5' rounds to 3; English reads '12,000';
+    text that is no number leaves the number None and the text as typed."""
+    at = AppTest.from_function(_count_page).run()
+    assert at.text_input(key="images.text").value == "20.000" and at.session_state["images"] == 20_000
+    at.text_input(key="images.text").input("1.000").run()
+    assert at.session_state["images"] == 1000
+    at.text_input(key="images.text").input("2,5").run()
+    assert at.session_state["images"] == 3 and at.text_input(key="images.text").value == "3"
+    at.session_state["language"] = "en"
+    at.text_input(key="images.text").input("12,000").run()
+    assert at.session_state["images"] == 12_000 and at.text_input(key="images.text").value == "12,000"
+    at.text_input(key="images.text").input("many").run()
+    assert at.session_state["images"] is None and at.text_input(key="images.text").value == "many"

@@ -1,0 +1,110 @@
+"""Boxes for numbers written and read the reader's way: '0,01' and '20.000' in Spanish.
+
+Streamlit's number box writes its value with printf (a decimal point in every language, so a
+Spanish page showed the learning rate as '0.0100') and the browser reads what is typed with a
+decimal point too, so '20.000' typed on a Spanish page, twenty thousand, arrived as 20. These boxes
+are text boxes that write the number in the language's way and read it back the same way.
+
+- ``decimal_box``, for small numbers with decimals (the learning rate): never written with
+  thousands separators, so '0.05' and '0,05' both mean five hundredths; '1e-3' reads too.
+- ``count_box``, for whole numbers (epochs, images, a seed): written with the language's thousands
+  separator and read with it ('20.000' is twenty thousand in Spanish, '20,000' in English); '2e3'
+  reads too, and a fraction becomes the nearest whole number.
+
+The number lives in a session key of its own, which the page checks against its Bounds like any
+number box (``linecnn.ui.bounds``); text that is no number leaves it None, reported as empty.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import NamedTuple
+
+import streamlit as st
+from babel.numbers import NumberFormatError, parse_decimal
+from streamlit.delta_generator import DeltaGenerator
+
+from linecnn.ui.format import decimal_text
+from linecnn.ui.i18n import current, number
+
+TEXT, LANGUAGE = "{}.text", "{}.language"  # the text widget's key and the language it was written in
+SPACES = str.maketrans("", "", " \u00a0\u202f")  # spaces, also the no-break ones some write thousands with
+
+
+def read_decimal(text: str | None) -> float | None:
+    """The number in ``text``, typed with either decimal mark ('0,05', '0.05', '5e-2'); None if none."""
+    cleaned = (text or "").translate(SPACES).replace(",", ".")
+    return _finite(cleaned)
+
+
+def read_count(text: str | None, language: str) -> float | None:
+    """The number in ``text`` as ``language`` writes it ('20.000' or '1,5' in Spanish), or as Python
+    does ('2e3', '1.5'); None if none. Not rounded: a fraction is the caller's to round."""
+    cleaned = (text or "").translate(SPACES)
+    try:
+        value = float(parse_decimal(cleaned, locale=language, strict=True))
+    except (NumberFormatError, ValueError):
+        return _finite(cleaned)
+    return value if math.isfinite(value) else None
+
+
+def _finite(text: str) -> float | None:
+    """``float(text)`` when it is a finite number, else None."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if math.isfinite(value) else None
+
+
+def whole(value: float) -> int:
+    """The nearest whole number, halves up: 2.5 -> 3, -0.5 -> 0."""
+    return math.floor(value + 0.5)
+
+
+def decimal_box(column: DeltaGenerator, label: str, default: float, key: str, **kwargs: object) -> None:
+    """A text box for the number with decimals in session key ``key`` (``default`` at first)."""
+    _text_box(column, label, default, key, _Way(lambda v: decimal_text(v, current()), read_decimal), kwargs)
+
+
+def count_box(column: DeltaGenerator, label: str, default: int, key: str, **kwargs: object) -> None:
+    """A text box for the whole number in session key ``key`` (``default`` at first)."""
+    _text_box(column, label, default, key, _Way(number, _read_whole), kwargs)
+
+
+def _read_whole(text: str | None) -> int | None:
+    """A count typed in the reader's language, rounded to a whole number; None if no number."""
+    value = read_count(text, current())
+    return None if value is None else whole(value)
+
+
+class _Way(NamedTuple):
+    """How a box writes its number as text and reads text back as a number."""
+
+    write: Callable[[float], str]
+    read: Callable[[str | None], float | None]
+
+
+def _text_box(
+    column: DeltaGenerator, label: str, default: float, key: str, way: _Way, kwargs: dict
+) -> None:
+    """The text box for session key ``key``: written again from the number when the language changes,
+    or when the number was set elsewhere; text the reader typed that is no number stays, to fix."""
+    state = st.session_state
+    value = state.setdefault(key, default)
+    text, language = TEXT.format(key), LANGUAGE.format(key)
+    stale = way.read(state.get(text)) != value or state.get(language) != current()
+    if value is not None and stale:
+        state[text] = way.write(value)
+    state[language] = current()
+    column.text_input(label, key=text, on_change=_typed, args=(key, way), persist_state="session", **kwargs)
+
+
+def _typed(key: str, way: _Way) -> None:
+    """Callback: the number typed becomes the key's value, and the text is written back the reader's way."""
+    text = TEXT.format(key)
+    value = way.read(st.session_state.get(text))
+    st.session_state[key] = value
+    if value is not None:
+        st.session_state[text] = way.write(value)
