@@ -114,6 +114,25 @@ def test_a_bad_upload_shows_an_error_and_the_page_keeps_working(name, data, frag
     assert not at.exception and not at.error
 
 
+def test_the_same_files_again_add_no_second_run_but_bring_missing_curves(files):
+    """A model dropped twice is said to be the session's last run already, not filed as a twin; dropped
+    again with its history, it gets its curves."""
+    model, history, run = files
+    at = upload(app_test(TRAIN), ("run1.safetensors", model, BINARY))
+    at = upload(at, ("run1.safetensors", model, BINARY))
+    assert not at.exception and not at.error
+    name = escape_markdown("run1.safetensors")
+    [said] = at.info
+    last = "**Run 1 · cpu · 3 ep · restored**, already the last run of this session: nothing was added."
+    assert said.value == f"{name} is {last}"
+    [restored] = at.session_state[state.RUNS]
+    assert len(restored.history) == 1
+    at = upload(at, ("run1.safetensors", model, BINARY), ("run1.json", history, JSON))
+    [restored] = at.session_state[state.RUNS]
+    assert restored.history == run.history
+    assert "Added the curves of" in at.success[0].value
+
+
 def test_a_history_alone_asks_for_its_model(files):
     _, history, _ = files
     at = upload(app_test(TRAIN), ("run1.json", history, JSON))
@@ -148,7 +167,7 @@ def test_a_run_restored_on_train_is_what_draw_classifies_with(files):
     at = draw(at, synthetic_canvas(((140, 10), (140, 270))))
     assert not at.exception
     assert at.radio(key="draw.model").value == "run"
-    assert "Run 2 · cpu · 3 ep · restored" in texts(at.caption)
+    assert "Run 1 · cpu · 3 ep · restored" in texts(at.caption)  # the same file twice is one run
     name = escape_markdown("run1.safetensors")  # a file name is quoted as escaped Markdown
     detail = f"Restored from {name}: hand-drawn-like data, 30 images per class, 3 epochs on cpu."
     assert detail in texts(at.caption)

@@ -8,15 +8,12 @@ JSON the curves. Every upload is checked by ``linecnn.checkpoint``; a bad one ge
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
-from pathlib import Path
 
 import streamlit as st
 
-from linecnn.checkpoint.checks import check_length
 from linecnn.checkpoint.history import (
     MAX_HISTORY_BYTES,
     SavedRun,
@@ -26,8 +23,8 @@ from linecnn.checkpoint.history import (
 )
 from linecnn.checkpoint.model_file import MAX_MODEL_BYTES, load_model, save_model
 from linecnn.ui import draw, state
-from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, current, say, t
+from linecnn.ui.run_files import File, check_uploads, quoted_name, shown_name, split_run_files
 from linecnn.ui.spreadsheet import runs_csv
 
 VERSION = "restore.version"  # bumped after each upload, so the uploaders come back empty
@@ -36,27 +33,10 @@ MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the n
 # the same as the core's own, which checks each kind of file again before reading it.
 UPLOAD_MB = math.ceil(max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES) / 1e6)
 MODEL_UPLOAD_MB = math.ceil(MAX_MODEL_BYTES / 1e6)
-KINDS = {  # a run file's extension -> its limit in bytes, and what sentences call it
-    ".safetensors": (MAX_MODEL_BYTES, "model_file"),
-    ".json": (MAX_HISTORY_BYTES, "history_file"),
-}
-MAX_NAME = 60  # characters of an uploaded file's name kept for messages and labels
-
-File = tuple[str, bytes]  # an uploaded file: its name and its bytes
 
 
 def _uploader_key(where: str) -> str:
     return f"restore.upload.{where}.{st.session_state.get(VERSION, 0)}"
-
-
-def shown_name(name: str) -> str:
-    """A file name safe to show in Markdown: letters, digits and . _ - ( ) only, shortened."""
-    return re.sub(r"[^\w.()-]", "_", name)[:MAX_NAME] or "file"
-
-
-def quoted_name(name: str) -> str:
-    """A file name for a sentence: ``shown_name``, escaped, since _ and . still mean something to Markdown."""
-    return escape_markdown(shown_name(name))
 
 
 def download_buttons(run: state.RunRecord) -> None:
@@ -86,40 +66,6 @@ def download_buttons(run: state.RunRecord) -> None:
             )
 
 
-def _split(files: Sequence[File]) -> tuple[File | None, File | None]:
-    """The uploaded model file and history file, each optional; anything else is refused."""
-    models = [file for file in files if file[0].lower().endswith(".safetensors")]
-    histories = [file for file in files if file[0].lower().endswith(".json")]
-    for name, _ in files:
-        if not name.lower().endswith((".safetensors", ".json")):
-            raise ValueError(t("restore.not_a_run_file", name=quoted_name(name)))
-    if len(models) > 1 or len(histories) > 1:
-        raise ValueError(t("restore.one_model"))
-    return (models[0] if models else None), (histories[0] if histories else None)
-
-
-def check_uploads(files: Sequence[tuple[str, int]], models_only: bool = False) -> None:
-    """Refuse, by name and size alone, a file that is no run file (no model file, with ``models_only``)
-    or is larger than its kind's limit.
-
-    Streamlit's server takes any file up to its one ``maxUploadSize``, whatever the browser checked,
-    so each file's own limit is checked here, before a byte of it is read. The uploaders let the
-    browser take files of any type, so that a wrong one reaches this check and gets a sentence:
-    Streamlit's own refusal is a red mark on the file with nothing said.
-    """
-    for name, size in files:
-        suffix = Path(name.lower()).suffix
-        kind = KINDS.get(suffix)
-        if models_only and suffix != ".safetensors":
-            raise ValueError(t("restore.not_a_model_file", name=quoted_name(name)))
-        if kind is None:
-            raise ValueError(t("restore.not_a_run_file", name=quoted_name(name)))
-        try:
-            check_length(size, *kind)
-        except ValueError as error:
-            raise ValueError(t("restore.file_error", name=quoted_name(name), error=say(error))) from None
-
-
 def _read(file: File, reader: Callable[[bytes], object]):
     """``reader`` applied to the file's bytes; its ValueError names the file, in the session's language."""
     name, data = file
@@ -142,22 +88,30 @@ def _attach_curves(name: str, saved: Sequence[SavedRun]) -> str:
     raise ValueError(t("restore.history_alone", name=quoted_name(name)))
 
 
-def restore_files(files: Sequence[File], on_draw: bool = False) -> str:
-    """Restore a run from a model file and, optionally, its history JSON; return what was done.
+def restore_files(files: Sequence[File], on_draw: bool = False) -> tuple[str, str]:
+    """Restore a run from a model file and, optionally, its history JSON; return what was done, as
+    (kind, text) for ``show_message``.
 
     ``on_draw``: said on the Draw page, whose uploader takes no history, so the curves are left to Train.
     Raises ValueError, restoring nothing, when a file fails its checks or the history is not the model's.
     """
-    model_file, history_file = _split(files)
+    model_file, history_file = split_run_files(files)
     saved = _read(history_file, load_history) if history_file else None
     if model_file is None:
         if history_file is None:
             raise ValueError(t("restore.no_file"))
-        return _attach_curves(history_file[0], saved)
+        return "success", _attach_curves(history_file[0], saved)
     config, model, info = _read(model_file, load_model)
     curves = matching_run(saved, config, info.final) if saved is not None else None
     if saved is not None and curves is None:
         raise ValueError(t("restore.other_history", name=quoted_name(history_file[0])))
+    last = state.runs()[-1] if state.runs() else None
+    if last is not None and last.config == config and last.history[-1] == info.final:
+        # The same files again (a second drop, or a run downloaded and put back): filing it twice
+        # would only list one run under two numbers; its curves are still added if they were missing.
+        if curves is not None and len(last.history) < len(curves.history):
+            return "success", _attach_curves(history_file[0], saved)
+        return "info", t("restore.already_last", run=last.label, name=quoted_name(model_file[0]))
     record = state.file_run(
         state.RunRecord(
             number=0,
@@ -171,11 +125,11 @@ def restore_files(files: Sequence[File], on_draw: bool = False) -> str:
         )
     )
     if on_draw:
-        return t("restore.restored_on_draw", run=record.label, name=quoted_name(model_file[0]))
+        return "success", t("restore.restored_on_draw", run=record.label, name=quoted_name(model_file[0]))
     how = (
         t("restore.with_curves", epochs=count(len(curves.history))) if curves else t("restore.without_curves")
     )
-    return t("restore.restored", run=record.label, name=quoted_name(model_file[0]), how=how)
+    return "success", t("restore.restored", run=record.label, name=quoted_name(model_file[0]), how=how)
 
 
 def _on_upload(key: str, models_only: bool = False) -> None:
@@ -187,12 +141,13 @@ def _on_upload(key: str, models_only: bool = False) -> None:
     st.session_state[VERSION] = st.session_state.get(VERSION, 0) + 1
     try:
         check_uploads([(file.name, file.size) for file in files], models_only)
-        message = restore_files([(file.name, file.getvalue()) for file in files], on_draw=models_only)
+        st.session_state[MESSAGE] = restore_files(
+            [(file.name, file.getvalue()) for file in files], on_draw=models_only
+        )
     except ValueError as error:
         st.session_state[MESSAGE] = ("error", str(error))
         return
-    st.session_state[MESSAGE] = ("success", message)
-    st.session_state[draw.MODEL] = "run"  # the Draw page classifies with the restored run
+    st.session_state[draw.MODEL] = "run"  # the Draw page classifies with the restored run, the last one
 
 
 def show_message(slot=None) -> bool:
@@ -203,6 +158,8 @@ def show_message(slot=None) -> bool:
         target.error(text, icon=":material/error:")
     elif kind == "success":
         target.success(text, icon=":material/check_circle:")
+    elif kind == "info":
+        target.info(text, icon=":material/info:")
     return kind is not None
 
 

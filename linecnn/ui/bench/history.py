@@ -21,8 +21,8 @@ from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, t
-from linecnn.ui.restore import shown_name
 from linecnn.ui.roles import session_rights
+from linecnn.ui.run_files import shown_name
 from linecnn.untrusted import plain_text
 
 IMPORT_MESSAGE = "bench.import.message"  # a Notice (ui.notice) on the last upload, shown under the uploader
