@@ -30,8 +30,6 @@ OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom
 ZERO_GAP_NOTE = dict(x=0.99, y=0.98, xref="paper", yref="paper", xanchor="right", yanchor="top")
 ZERO_GAP_NOTE |= dict(align="right", showarrow=False, font={"size": 11, "color": "#6c7a89"})
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
-# Plotly's config for every chart here: no toolbar, which a tap on a phone shows over the title.
-# Dragging still zooms and a double click resets.
 # The loss and accuracy charts' height: with the settings, buttons and progress above them they fit
 # a 1366x768 laptop screen whole, so a run is watched without scrolling.
 EPOCH_CHART_PX = 250
