@@ -84,6 +84,18 @@ def test_a_close_fit_on_calm_cells_keeps_its_bold_figures_and_a_rough_one_loses_
     at = opened([rough])
     lines = [m.value for m in at.markdown if "each step costs about" in m.value]
     assert lines and "so this split is rough" in lines[0] and "**" not in lines[0].split("Roughly")[1]
+    # Rough for its disturbed epoch, not for the fit: it must not say the line misses anything.
+    assert "1 of those epochs were timed while the machine was disturbed" in lines[0]
+    assert "misses" not in lines[0]
+
+
+def test_a_split_of_two_sizes_says_its_exact_fit_proves_nothing():
+    """Two sizes: a line of two costs passes through both, so the page says the closeness proves nothing."""
+    two = History().import_json(json.dumps(fake_gpu_document(gpu_only=False, largest=400)))
+    at = opened([two])
+    lines = [m.value for m in at.markdown if "each step costs about" in m.value]
+    assert lines and "(2 points)" in lines[0], texts(at)
+    assert all("so that closeness proves nothing" in line for line in lines), lines
 
 
 def test_the_cuda_card_shows_the_command_for_the_forms_sweep(monkeypatch):
