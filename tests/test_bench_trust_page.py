@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -170,3 +171,17 @@ def test_a_queued_session_sees_who_runs_and_who_waits():
         assert any(c.value.startswith("Benchmark now: other1 (") and "you (" in c.value for c in at.caption)
         at.button(key="bench.cancel").click().run()
     assert job.done.wait(30) and job.cancelled
+
+
+def test_the_class_boards_axis_and_hover_write_rates_the_readers_way():
+    """In Spanish the board's rate axis reads whole numbers ('20.000', not Plotly's '10k' then '2 3 4 5')
+    and its hover number takes Spanish marks."""
+    run = History().import_json(json.dumps(fake_gpu_document(gpu_only=False, largest=400)))
+    at = opened([run], "es")
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    [board] = [spec for spec in specs if spec["data"][0].get("type") == "bar"]  # the page's only bars here
+    axis = board["layout"]["xaxis"]
+    assert board["layout"]["separators"] == ",."
+    whole = re.compile(r"\d{1,4}|\d{1,3}(\.\d{3})+")  # Spanish groups thousands from 10.000 on
+    assert axis["ticktext"] and all(whole.fullmatch(text) for text in axis["ticktext"]), axis
+    assert len(axis["tickvals"]) == len(axis["ticktext"])
