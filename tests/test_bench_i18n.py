@@ -54,6 +54,20 @@ def test_an_empty_page_is_spanish_too():
     assert any("Aún no hay resultados" in info.value for info in spanish.info)
 
 
+CHOICES = ("bench.up_to.data", "bench.batch", "ddp.device", "ddp.batch", "ddp.threads")  # select boxes
+
+
+def test_a_language_switch_sends_the_select_boxes_values_again():
+    """After a switch to Spanish the form's select boxes send their values again, or the browser would go
+    on showing 'full' and '36,000 images'; a rerun in the same language leaves a choice being made alone."""
+    at = opened("en").run()
+    assert not any(at.selectbox(key=key).proto.set_value for key in CHOICES)
+    at.session_state[i18n.LANGUAGE] = "es"
+    at.run()
+    assert all(at.selectbox(key=key).proto.set_value for key in CHOICES)
+    assert at.selectbox(key="bench.batch").proto.raw_value == "completo"  # the value kept, in new words
+
+
 def test_where_the_time_goes_splits_the_measured_epochs():
     """The fixture GPU pays 6 ms per step and 0.02 µs per image: the page says so, from the fit."""
     run_id = History().import_json(json.dumps(fake_gpu_document(gpu_only=False)))
