@@ -13,6 +13,7 @@ from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import fake_gpu_document
 from tests.helpers import app_test
 from tests.i18n_check import rendered_texts, untranslated
+from tests.test_bench_hostile import texts, upload
 from tests.test_bench_page import cpu_document
 
 PAGE = "pages/2_Benchmark.py"
@@ -186,3 +187,18 @@ def test_a_sweeps_notes_on_cells_left_out_are_spanish(monkeypatch):
     assert "Cells whose" not in texts and "were left out" not in texts
     assert "el tope de este servidor, de 8,0 MiB: ancho 2 (≈ 9,5 MiB)" in texts
     assert untranslated(english, spanish) == []
+
+
+def test_a_refused_import_follows_a_switch_to_spanish():
+    """A JSON that is not a benchmark, and one that is not JSON, are refused in English; switched to
+    Spanish while the file stays in the uploader, the whole refusal reads in Spanish."""
+    refusals = {
+        '{"not": "a run"}': ("This is not a linecnn benchmark JSON", "Esto no es un JSON de medición de"),
+        '{"broken": ': ("This file is not valid JSON (", "Este archivo no es JSON válido ("),
+    }
+    for data, (english, spanish) in refusals.items():
+        at = upload(opened("en"), data, "wrong.json")
+        assert any(english in e.value for e in at.error if "cannot be imported" in e.value), texts(at)
+        at.session_state[i18n.LANGUAGE] = "es"
+        [said] = [e.value for e in at.run().error if "no se puede importar" in e.value]
+        assert spanish in said and "This" not in said, said
