@@ -52,3 +52,19 @@ def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     assert all(re.fullmatch(r"\d+,\d\s?%", cell) for cell in table["exactitud val"])
     assert at.select_slider(key="train.smoothing").options[:3] == ["0,00", "0,01", "0,02"]
     assert at.text_input(key="train.lr.text").value == "0,01"  # a number box wrote '0.0100'
+
+
+def test_the_uploaders_own_sizes_are_written_the_spanish_way():
+    """Streamlit's '2MB per file' and 'File must be 2.0MB or smaller.' read '2 MB' and '2,0 MB' in Spanish."""
+    from linecnn.ui.builtin_texts import rules
+
+    def shown(english: str) -> str:  # the first rule that matches, as the page's script applies it
+        for where, pattern, text in rules("es"):
+            found = re.fullmatch(pattern.replace("(?<", "(?P<"), english)
+            if where == "text" and found:
+                return found.expand(re.sub(r"\$<(\w+)>", r"\\g<\1>", text))
+        return english
+
+    assert shown("2MB per file") == "2 MB por archivo"
+    assert shown("File must be 2.0MB or smaller.") == "El archivo debe ocupar 2,0 MB como mucho."
+    assert shown("File must be 2 GB or smaller.") == "El archivo debe ocupar 2 GB como mucho."  # as it is
