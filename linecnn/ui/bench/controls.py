@@ -77,6 +77,10 @@ def start_sweep(request: SweepRequest, caps: Caps) -> None:
         sweep_view.start_benchmark(request.plan(caps), caps, owner=(session.user, session.name))
     except ValueError as error:
         st.error(say(error), icon=":material/error:")
+        return
+    # The form above was drawn before the run began, its Run button still enabled; until the page's
+    # next full run (only the progress redraws itself) it would offer a second run that is refused.
+    st.rerun()
 
 
 def _whole(values: dict) -> dict:
