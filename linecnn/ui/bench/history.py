@@ -92,7 +92,8 @@ def _import(store: History, session: Rights) -> None:
     st.session_state[IMPORTED].append(upload.file_id)
     # Each refusal is worded at each showing, so it follows a language switch while the file stays.
     if not upload.name.lower().endswith(".json"):  # the browser lets any file through, so it is said here
-        return _refuse(partial(t, "bench.import.not_json", name=shown_name(upload.name)))
+        name = shown_name(upload.name)  # the sentence is escaped whole: _ and . in a name mean Markdown
+        return _refuse(lambda: escape_markdown(t("bench.import.not_json", name=name)))
     if upload.size > MAX_FILE_BYTES:  # the browser enforces the limit too; a script client may not
         megabytes, limit = upload.size / 1e6, MAX_FILE_BYTES / 1e6
         return _refuse(lambda: t("bench.import.too_big", size=number(megabytes, 1), limit=number(limit)))
