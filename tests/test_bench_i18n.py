@@ -202,3 +202,18 @@ def test_a_refused_import_follows_a_switch_to_spanish():
         at.session_state[i18n.LANGUAGE] = "es"
         [said] = [e.value for e in at.run().error if "no se puede importar" in e.value]
         assert spanish in said and "This" not in said, said
+
+
+def test_log_axes_label_a_narrow_range_and_write_decimals_the_readers_way(monkeypatch):
+    """Medians of 5.5 to 7.7 ms get ticks at 6 and 7 ms (the powers, 2 and 5 left none in view), and a
+    Spanish axis reads '0,2 ms' and '1,5k'."""
+    import pandas as pd
+
+    from linecnn.ui.bench import charts
+
+    monkeypatch.setattr(charts, "current", lambda: "es", raising=False)
+    ticks = charts._decades(pd.Series([5.5, 7.7]), charts._milliseconds)
+    pairs = zip(ticks["tickvals"], ticks["ticktext"], strict=True)
+    in_view = [text for value, text in pairs if 5.5 <= value <= 7.7]
+    assert in_view == ["6 ms", "7 ms"]
+    assert charts._milliseconds(0.2) == "0,2 ms" and charts._count(1_500) == "1,5k"
