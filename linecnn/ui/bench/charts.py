@@ -179,15 +179,16 @@ def plotly_text(text: str) -> str:
 def _decades(values: pd.Series, label) -> dict:  # noqa: ANN001 - label: float -> str
     """tickvals and ticktext at each power of ten spanning ``values`` (and at 2 and 5 when few decades).
 
-    Values all within a factor of NARROW get a tick at every digit: the axis then shows only a part of
-    one decade, where the powers, 2 and 5 would leave it one labelled tick or none.
+    Distinct values all within a factor of NARROW get a tick at every digit: the axis then shows only a
+    part of one decade, where the powers, 2 and 5 would leave it one labelled tick or none.
     """
     values = values.dropna()
     values = values[values > 0]
     if values.empty:
         return {}
     low, high = math.floor(math.log10(values.min())), math.ceil(math.log10(values.max()))
-    steps = range(1, 10) if values.max() < NARROW * values.min() else (1, 2, 5) if high - low <= 2 else (1,)
+    narrow = values.min() < values.max() < NARROW * values.min()  # one value: Plotly pads the axis widely
+    steps = range(1, 10) if narrow else (1, 2, 5) if high - low <= 2 else (1,)
     ticks = [round(step * 10.0**k, 12) for k in range(low, high + 1) for step in steps]
     return {"tickvals": ticks, "ticktext": [label(t) for t in ticks]}
 
