@@ -6,6 +6,9 @@ keys and the same ``{fields}``.
 
 from __future__ import annotations
 
+# The start of every sentence refusing a file that is not a benchmark JSON of linecnn
+_NOT_OURS = "This is not a linecnn benchmark JSON (make one with: python -m linecnn bench --json --out FILE)"
+
 # key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5;
 # a tuple is its items joined with ", "; a Size (linecnn.train.limits.format_size) is its own text.
 ENGLISH: dict[str, str] = {
@@ -73,6 +76,11 @@ ENGLISH: dict[str, str] = {
     "history_runs": "A history file holds 1 to {limit} runs.",
     "history_too_long": "The history file holds {epochs} epochs; at most {limit} are accepted.",
     "history_not_ascii": "The history file holds characters other than ASCII, which linecnn never writes.",
+    # bench/jsonfields.py and bench/document.py: a file imported as a benchmark that is not one
+    "bench_not_json": "This file is not valid JSON ({detail}).",
+    "bench_not_ours": f"{_NOT_OURS}.",
+    "bench_no_results": f"{_NOT_OURS}: it has no results.",
+    "bench_unknown_sweep": f"{_NOT_OURS}: unknown sweep {{sweep}}.",
     # bench/config.py: a faster path a device cannot take, noted on the cell timed without it
     "note_amp_cuda_only": "AMP runs on CUDA only; timed in fp32.",
     "note_no_bf16": "This GPU has no bf16; timed in fp32.",

@@ -13,6 +13,7 @@ from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import fake_gpu_document
 from tests.helpers import app_test
 from tests.i18n_check import rendered_texts, untranslated
+from tests.test_bench_hostile import texts, upload
 from tests.test_bench_page import cpu_document
 
 PAGE = "pages/2_Benchmark.py"
@@ -52,6 +53,20 @@ def test_an_empty_page_is_spanish_too():
     english, spanish = opened("en"), opened("es")
     assert untranslated(english, spanish) == []
     assert any("Aún no hay resultados" in info.value for info in spanish.info)
+
+
+CHOICES = ("bench.up_to.data", "bench.batch", "ddp.device", "ddp.batch", "ddp.threads")  # select boxes
+
+
+def test_a_language_switch_sends_the_select_boxes_values_again():
+    """After a switch to Spanish the form's select boxes send their values again, or the browser would go
+    on showing 'full' and '36,000 images'; a rerun in the same language leaves a choice being made alone."""
+    at = opened("en").run()
+    assert not any(at.selectbox(key=key).proto.set_value for key in CHOICES)
+    at.session_state[i18n.LANGUAGE] = "es"
+    at.run()
+    assert all(at.selectbox(key=key).proto.set_value for key in CHOICES)
+    assert at.selectbox(key="bench.batch").proto.raw_value == "completo"  # the value kept, in new words
 
 
 def test_where_the_time_goes_splits_the_measured_epochs():
@@ -172,3 +187,33 @@ def test_a_sweeps_notes_on_cells_left_out_are_spanish(monkeypatch):
     assert "Cells whose" not in texts and "were left out" not in texts
     assert "el tope de este servidor, de 8,0 MiB: ancho 2 (≈ 9,5 MiB)" in texts
     assert untranslated(english, spanish) == []
+
+
+def test_a_refused_import_follows_a_switch_to_spanish():
+    """A JSON that is not a benchmark, and one that is not JSON, are refused in English; switched to
+    Spanish while the file stays in the uploader, the whole refusal reads in Spanish."""
+    refusals = {
+        '{"not": "a run"}': ("This is not a linecnn benchmark JSON", "Esto no es un JSON de medición de"),
+        '{"broken": ': ("This file is not valid JSON (", "Este archivo no es JSON válido ("),
+    }
+    for data, (english, spanish) in refusals.items():
+        at = upload(opened("en"), data, "wrong.json")
+        assert any(english in e.value for e in at.error if "cannot be imported" in e.value), texts(at)
+        at.session_state[i18n.LANGUAGE] = "es"
+        [said] = [e.value for e in at.run().error if "no se puede importar" in e.value]
+        assert spanish in said and "This" not in said, said
+
+
+def test_log_axes_label_a_narrow_range_and_write_decimals_the_readers_way(monkeypatch):
+    """Medians of 5.5 to 7.7 ms get ticks at 6 and 7 ms (the powers, 2 and 5 left none in view), and a
+    Spanish axis reads '0,2 ms' and '1,5k'."""
+    import pandas as pd
+
+    from linecnn.ui.bench import charts
+
+    monkeypatch.setattr(charts, "current", lambda: "es", raising=False)
+    ticks = charts._decades(pd.Series([5.5, 7.7]), charts._milliseconds)
+    pairs = zip(ticks["tickvals"], ticks["ticktext"], strict=True)
+    in_view = [text for value, text in pairs if 5.5 <= value <= 7.7]
+    assert in_view == ["6 ms", "7 ms"]
+    assert charts._milliseconds(0.2) == "0,2 ms" and charts._count(1_500) == "1,5k"

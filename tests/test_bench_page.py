@@ -115,6 +115,26 @@ def test_a_benchmarks_end_message_follows_a_switch_of_language(monkeypatch):
     assert not any("time cap" in s for s in said)
 
 
+def test_run_benchmark_is_greyed_out_in_the_rerun_that_started_it(monkeypatch):
+    """The form is drawn again once the benchmark has begun: Run is disabled, not offered for a refused
+    second run until something else reruns the page."""
+    import threading
+
+    import streamlit as st
+
+    from linecnn.ui.bench import sweep_view
+
+    class InFlight:  # a benchmark still running, as the page sees one
+        done = threading.Event()
+
+    started = lambda *_, **__: st.session_state.__setitem__(sweep_view.RUNNING, InFlight())  # noqa: E731
+    monkeypatch.setattr(sweep_view, "start_benchmark", started)
+    monkeypatch.setattr(sweep_view, "render_job", lambda: None)  # no progress to poll for a stand-in
+    at = run_button(app_test(PAGE)).click().run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert run_button(at).disabled
+
+
 def test_the_server_size_cap_limits_the_sweep(monkeypatch):
     """A host's image cap removes bigger sizes from the choices and is stated on the page."""
     monkeypatch.setenv("LINECNN_BENCH_MAX_IMAGES", "2000")

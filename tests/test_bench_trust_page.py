@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -84,6 +85,18 @@ def test_a_close_fit_on_calm_cells_keeps_its_bold_figures_and_a_rough_one_loses_
     at = opened([rough])
     lines = [m.value for m in at.markdown if "each step costs about" in m.value]
     assert lines and "so this split is rough" in lines[0] and "**" not in lines[0].split("Roughly")[1]
+    # Rough for its disturbed epoch, not for the fit: it must not say the line misses anything.
+    assert "1 of those epochs were timed while the machine was disturbed" in lines[0]
+    assert "misses" not in lines[0]
+
+
+def test_a_split_of_two_sizes_says_its_exact_fit_proves_nothing():
+    """Two sizes: a line of two costs passes through both, so the page says the closeness proves nothing."""
+    two = History().import_json(json.dumps(fake_gpu_document(gpu_only=False, largest=400)))
+    at = opened([two])
+    lines = [m.value for m in at.markdown if "each step costs about" in m.value]
+    assert lines and "(2 points)" in lines[0], texts(at)
+    assert all("so that closeness proves nothing" in line for line in lines), lines
 
 
 def test_the_cuda_card_shows_the_command_for_the_forms_sweep(monkeypatch):
@@ -158,3 +171,17 @@ def test_a_queued_session_sees_who_runs_and_who_waits():
         assert any(c.value.startswith("Benchmark now: other1 (") and "you (" in c.value for c in at.caption)
         at.button(key="bench.cancel").click().run()
     assert job.done.wait(30) and job.cancelled
+
+
+def test_the_class_boards_axis_and_hover_write_rates_the_readers_way():
+    """In Spanish the board's rate axis reads whole numbers ('20.000', not Plotly's '10k' then '2 3 4 5')
+    and its hover number takes Spanish marks."""
+    run = History().import_json(json.dumps(fake_gpu_document(gpu_only=False, largest=400)))
+    at = opened([run], "es")
+    specs = [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    [board] = [spec for spec in specs if spec["data"][0].get("type") == "bar"]  # the page's only bars here
+    axis = board["layout"]["xaxis"]
+    assert board["layout"]["separators"] == ",."
+    whole = re.compile(r"\d{1,4}|\d{1,3}(\.\d{3})+")  # Spanish groups thousands from 10.000 on
+    assert axis["ticktext"] and all(whole.fullmatch(text) for text in axis["ticktext"]), axis
+    assert len(axis["tickvals"]) == len(axis["ticktext"])

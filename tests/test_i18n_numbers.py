@@ -68,3 +68,19 @@ def test_minus_zero_is_written_zero():
     from linecnn.ui.i18n import _number
 
     assert (_number(-0.0, 0, "es"), _number(-0.0, 4, "en")) == ("0", "0.0000")
+
+
+def test_the_uploaders_own_sizes_are_written_the_spanish_way():
+    """Streamlit's '2MB per file' and 'File must be 2.0MB or smaller.' read '2 MB' and '2,0 MB' in Spanish."""
+    from linecnn.ui.builtin_texts import rules
+
+    def shown(english: str) -> str:  # the first rule that matches, as the page's script applies it
+        for where, pattern, text in rules("es"):
+            found = re.fullmatch(pattern.replace("(?<", "(?P<"), english)
+            if where == "text" and found:
+                return found.expand(re.sub(r"\$<(\w+)>", r"\\g<\1>", text))
+        return english
+
+    assert shown("2MB per file") == "2 MB por archivo"
+    assert shown("File must be 2.0MB or smaller.") == "El archivo debe ocupar 2,0 MB como mucho."
+    assert shown("File must be 2 GB or smaller.") == "El archivo debe ocupar 2 GB como mucho."  # as it is

@@ -93,6 +93,39 @@ def test_an_output_survives_a_run_clicked_elsewhere_while_it_ran(monkeypatch):
     assert len(calls) == 2 and "x lives on: cpu" in texts(at.code) and "CUDA available:" in texts(at.code)
 
 
+@pytest.mark.skipif(cuda_available(), reason="the mistake's section has no Run only without a GPU")
+def test_a_run_whose_script_a_second_click_stopped_early_still_runs(monkeypatch):
+    """A second click that stops the script before it reaches the clicked Run's section (a student
+    pressing two Runs in a row) does not lose the first: its output shows after the rerun."""
+    from streamlit.proto.WidgetStates_pb2 import WidgetStates
+    from streamlit.runtime.scriptrunner import RerunData, get_script_run_ctx
+
+    stopped: list[bool] = []
+    shown_first = view.show_not_run  # drawn in the mistake's section, before the evaluation's Run
+
+    def stop_once() -> None:
+        if not stopped:  # what a click elsewhere does to the script, here before it reaches the Run
+            stopped.append(True)
+            ctx = get_script_run_ctx()
+            # The browser's rerun carries the widgets' values but no earlier click: it clears a
+            # button's trigger as soon as it has sent it.
+            sent = WidgetStates()
+            sent.widgets.extend(
+                w for w in ctx.session_state.get_widget_states() if w.WhichOneof("value") != "trigger_value"
+            )
+            again = RerunData(
+                query_string=ctx.query_string, page_script_hash=ctx.page_script_hash, widget_states=sent
+            )
+            ctx.script_requests.request_rerun(again)
+        shown_first()
+
+    at = on_cpu("en")
+    monkeypatch.setattr(view, "show_not_run", stop_once)
+    run_button(at, "evaluate").click().run()
+    assert not at.exception and stopped
+    assert "gradients tracked: False" in texts(at.code)  # printed by the run, not in the code shown
+
+
 def test_a_failing_snippet_shows_a_message_not_a_traceback(monkeypatch):
     """A snippet that fails (e.g. the GPU runs out of memory) gets a clear message and the page goes on."""
     failing = "raise RuntimeError('out of memory')"

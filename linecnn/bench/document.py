@@ -16,11 +16,11 @@ from linecnn.bench.factors import FACTORS, Factor
 from linecnn.bench.jsonfields import Fields, echo, parse_json
 from linecnn.bench.results import CellResult
 from linecnn.device import environment
+from linecnn.errors import UserError
 
 FORMAT = "linecnn.bench/1"  # the "format" of a benchmark JSON document
 MAX_RESULTS = 2_000  # the largest sweep the page or the CLI makes has under 200 cells
 WHAT = "benchmark JSON"
-NOT_OURS = f"This is not a linecnn {WHAT} (make one with: python -m linecnn bench --json --out FILE)"
 
 
 @dataclass(frozen=True)
@@ -132,21 +132,21 @@ class BenchDocument:
     def from_dict(cls, document: object) -> BenchDocument:
         """Read a parsed benchmark JSON; ValueError with a sentence when it is not one."""
         if not isinstance(document, dict) or not str(document.get("format", "")).startswith("linecnn.bench/"):
-            raise ValueError(f"{NOT_OURS}.")
+            raise UserError("bench_not_ours")
         if document["format"] != FORMAT:
             raise ValueError(
                 f"This {WHAT} has format {echo(document['format'])}; this linecnn reads {FORMAT!r}."
             )
         results = document.get("results")
         if not isinstance(results, list) or not results:
-            raise ValueError(f"{NOT_OURS}: it has no results.")
+            raise UserError("bench_no_results")
         if len(results) > MAX_RESULTS:
             raise ValueError(
                 f"This {WHAT} cannot be used: it has {len(results):,} results, "
                 f"more than {MAX_RESULTS:,} results a benchmark may hold."
             )
         if document.get("sweep") not in FACTORS:
-            raise ValueError(f"{NOT_OURS}: unknown sweep {echo(document.get('sweep'))}.")
+            raise UserError("bench_unknown_sweep", sweep=echo(document.get("sweep")))
         try:
             read = _read(Fields(document))
         except ValueError as error:

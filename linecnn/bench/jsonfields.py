@@ -10,6 +10,7 @@ import json
 import math
 from collections.abc import Iterator
 
+from linecnn.errors import UserError
 from linecnn.untrusted import value_bound
 
 MAX_FILE_BYTES = 2_000_000  # a real sweep's JSON is tens of kB; decimal MB, as the browser counts
@@ -57,7 +58,7 @@ def parse_json(text: str | bytes, what: str) -> object:
     except RecursionError:
         raise ValueError(f"This {what} cannot be used: it is nested too deeply.") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise ValueError(f"This file is not valid JSON ({error}).") from None
+        raise UserError("bench_not_json", detail=str(error)) from None
     problem = _size_problem(value)
     if problem is not None:
         raise ValueError(f"This {what} cannot be used: {problem}.")

@@ -28,7 +28,15 @@ RULES = (
     ("text", r"^Upload$", "builtin.upload"),
     ("text", r"^Drag and drop a file here$", "builtin.drop_one"),
     ("text", r"^Drag and drop files here$", "builtin.drop_many"),
+    # The uploader writes sizes as '2MB' and '2.0MB': said with the reader's decimal mark and a space
+    # before the unit; a size of any other form falls to the rule after, and is kept as it is.
+    ("text", r"^(?<whole>\d+)(?<unit>[KMGT]?B) per file$", "builtin.per_file_whole"),
     ("text", r"^(?<size>\S+) per file$", "builtin.per_file"),
+    (
+        "text",
+        r"^File must be (?<whole>\d+)\.(?<fraction>\d+)(?<unit>[KMGT]?B) or smaller\.$",
+        "builtin.too_big",
+    ),
     ("text", r"^File must be (?<size>.+) or smaller\.$", "builtin.too_large"),
     ("text", r"^(?<type>.+) files are not allowed\.$", "builtin.wrong_type"),
     ("text", r"^files are not allowed\.$", "builtin.wrong_type_unnamed"),  # a file with no extension

@@ -33,6 +33,7 @@ DEFAULT = "en"  # for a browser whose language is neither
 LANGUAGE = "language"  # session key of the session's language, 'en' or 'es'
 _TOGGLE = "language.toggle"  # the sidebar toggle's widget: shows LANGUAGE, and sets it when clicked
 _FROM_LINK = "language.from_link"  # the ?lang= value already applied, so a toggle can override it
+_WORDED_IN = "{}.worded_in"  # session key of the language a keyed choice box last showed its option in
 _LOCALES = Path(__file__).parent / "locales"
 MAX_FOREIGN = 600  # characters of an error without a sentence of ours (torch's, say) shown on a page
 
@@ -97,6 +98,18 @@ def language_toggle() -> None:
 
 def _toggled() -> None:
     st.session_state[LANGUAGE] = st.session_state[_TOGGLE]
+
+
+def reword_choice(key: str) -> None:
+    """Call before drawing the keyed select box ``key``: after a language switch its value is sent again.
+
+    The browser keeps a select box's chosen option in the words it was first shown in ('full' on a
+    Spanish page) until the server sends the value itself, which a write to its key does.
+    """
+    worded_in = _WORDED_IN.format(key)
+    if key in st.session_state and st.session_state.get(worded_in, current()) != current():
+        st.session_state[key] = st.session_state[key]
+    st.session_state[worded_in] = current()
 
 
 def t(key: str, **values: object) -> str:

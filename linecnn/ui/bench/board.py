@@ -18,7 +18,7 @@ from linecnn.bench.store import History, RunSummary
 from linecnn.ui.bench.charts import plotly_text
 from linecnn.ui.bench.state import history
 from linecnn.ui.bench.words import ms_text, verdict
-from linecnn.ui.i18n import number, t
+from linecnn.ui.i18n import number, plotly_separators, t
 from linecnn.ui.layout import CHART_CONFIG
 
 BOARD_RUNS = 60  # the newest stored runs the board reads (made here and imported alike)
@@ -68,19 +68,31 @@ def _figure(rows: list[BoardRow]) -> go.Figure | None:
         hovertemplate="%{x:,.0f}<extra></extra>",
     )
     figure = go.Figure(bars)
+    # From a decade below the slowest: on a log axis the slowest bar keeps a visible length.
+    low, high = min(rates) / 10, max(rates) * 10**0.05
+    ticks = _ticks(low, high)
     figure.update_layout(
         height=min(90 + 30 * len(timed), 700),
         margin={"l": 10, "r": 10, "t": 10, "b": 50},
-        # From a decade below the slowest: on a log axis the slowest bar keeps a visible length.
+        separators=plotly_separators(),  # the hover's rate with the language's marks
         xaxis={
             "title": {"text": t("bench.board.lesson_rate")},
             "type": "log",
-            "range": [math.log10(min(rates)) - 1, math.log10(max(rates)) + 0.05],
-            "nticks": 4,
+            "range": [math.log10(low), math.log10(high)],
+            # Whole rates the reader's way ('20.000'), not Plotly's log digits ('2 3 4 5' after '10k').
+            "tickvals": ticks,
+            "ticktext": [number(tick) for tick in ticks],
         },
         yaxis={"automargin": True, "type": "category"},
     )
     return figure
+
+
+def _ticks(low: float, high: float) -> list[float]:
+    """Round rates from ``low`` to ``high`` on a log axis: 1, 2 and 5 times a power of ten, or powers only."""
+    steps = (1, 2, 5) if math.log10(high / low) <= 3 else (1,)  # past three decades, a phone has room for few
+    decades = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    return [step * 10.0**decade for decade in decades for step in steps if low <= step * 10.0**decade <= high]
 
 
 def _who(row: BoardRow) -> str:

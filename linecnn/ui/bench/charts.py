@@ -14,12 +14,14 @@ import plotly.graph_objects as go
 from linecnn.bench.costfit import CostFit
 from linecnn.bench.crossover import Crossover
 from linecnn.ui.bench.words import factor_words
-from linecnn.ui.i18n import plotly_separators, t
+from linecnn.ui.format import decimal_text
+from linecnn.ui.i18n import current, plotly_separators, t
 from linecnn.untrusted import plain_text
 
 CPU_COLORS = ("#2f6690", "#6c7a89", "#1f9eb3", "#8e5ea2")
 GPU_COLORS = ("#3a9d6e", "#d9822b", "#c0504d", "#b5a642")
 WIN_FILL = "rgba(58, 157, 110, 0.10)"  # the region where the accelerator is faster
+NARROW = 4  # values within this factor of each other span part of one decade: a tick at every digit
 
 
 def series_colors(frame: pd.DataFrame) -> dict[str, str]:
@@ -175,25 +177,32 @@ def plotly_text(text: str) -> str:
 
 
 def _decades(values: pd.Series, label) -> dict:  # noqa: ANN001 - label: float -> str
-    """tickvals and ticktext at each power of ten spanning ``values`` (and at 2 and 5 when few decades)."""
+    """tickvals and ticktext at each power of ten spanning ``values`` (and at 2 and 5 when few decades).
+
+    Distinct values all within a factor of NARROW get a tick at every digit: the axis then shows only a
+    part of one decade, where the powers, 2 and 5 would leave it one labelled tick or none.
+    """
     values = values.dropna()
     values = values[values > 0]
     if values.empty:
         return {}
     low, high = math.floor(math.log10(values.min())), math.ceil(math.log10(values.max()))
-    steps = (1, 2, 5) if high - low <= 2 else (1,)
-    ticks = [step * 10.0**k for k in range(low, high + 1) for step in steps]
+    narrow = values.min() < values.max() < NARROW * values.min()  # one value: Plotly pads the axis widely
+    steps = range(1, 10) if narrow else (1, 2, 5) if high - low <= 2 else (1,)
+    ticks = [round(step * 10.0**k, 12) for k in range(low, high + 1) for step in steps]
     return {"tickvals": ticks, "ticktext": [label(t) for t in ticks]}
 
 
 def _count(x: float) -> str:
-    """1, 10, 100, 1k, 10k, 100k, 1M."""
+    """1, 10, 100, 1k, 10k, 100k, 1M, with the reader's decimal mark ('1,5k' in Spanish)."""
     for size, suffix in ((1e6, "M"), (1e3, "k")):
         if x >= size:
-            return f"{x / size:g}{suffix}"
-    return f"{x:g}"
+            return decimal_text(round(x / size, 12), current()) + suffix
+    return decimal_text(x, current())
 
 
 def _milliseconds(ms: float) -> str:
-    """0.1 ms, 1 ms, 10 ms, 100 ms, 1 s, 10 s."""
-    return f"{ms / 1000:g} s" if ms >= 1000 else f"{ms:g} ms"
+    """0.1 ms, 1 ms, 10 ms, 100 ms, 1 s, 10 s, with the reader's decimal mark ('0,1 ms' in Spanish)."""
+    if ms >= 1000:
+        return decimal_text(round(ms / 1000, 12), current()) + " s"
+    return decimal_text(ms, current()) + " ms"

@@ -19,7 +19,7 @@ from linecnn.ui.bench.fair import queue_text, share_text
 from linecnn.ui.bench.state import REQUEST
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
-from linecnn.ui.i18n import duration, number, say, size, t
+from linecnn.ui.i18n import duration, number, reword_choice, say, size, t
 from linecnn.ui.roles import reserved_refusal, session_rights
 
 DEFAULTS = BenchConfig()  # the form's starting timing options, as the CLI's
@@ -77,6 +77,10 @@ def start_sweep(request: SweepRequest, caps: Caps) -> None:
         sweep_view.start_benchmark(request.plan(caps), caps, owner=(session.user, session.name))
     except ValueError as error:
         st.error(say(error), icon=":material/error:")
+        return
+    # The form above was drawn before the run began, its Run button still enabled; until the page's
+    # next full run (only the progress redraws itself) it would offer a second run that is refused.
+    st.rerun()
 
 
 def _whole(values: dict) -> dict:
@@ -98,6 +102,7 @@ def _sweep_settings(factor: Factor, caps: Caps, checks: list) -> tuple[list[str]
     up_to = None
     if factor.values:
         options, default = up_to_choices(factor, caps)
+        reword_choice(f"bench.up_to.{factor.name}")
         up_to = top[1].selectbox(
             t("bench.form.up_to", factor=factor_title(factor.name).lower()),
             options,
@@ -117,6 +122,7 @@ def _held_settings(factor: Factor, caps: Caps, checks: list) -> dict:
     """The settings held fixed while another is swept (the swept one's widget, by its column, is disabled)."""
     held = st.columns(4)
     most, swept = caps.max_images // 3, factor.column
+    reword_choice("bench.batch")
     per_class = _count(
         held[0], "per_class", Bounds(1, most), LESSON["per_class"], checks, disabled=swept == "images"
     )

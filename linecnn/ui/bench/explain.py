@@ -28,6 +28,7 @@ ROUGH_FIT = 0.25  # a line more than 25 % from some measured point is called rou
 # Measured: a 2-core VM at a load average of 40 still fitted the default sweep within 31 % (shown as
 # rough); the runs in issue 20 missed by 88 % and by 16x, which this bound refuses to split.
 NOISY_FIT = 0.5
+EXACT_FIT = 0.005  # two sizes and a line of two costs through both: the fit's closeness proves nothing
 REFERENCES = "bench.references"  # session key of the toggle that shows the bundled reference GPU series
 
 
@@ -85,13 +86,19 @@ def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> 
     """The plain-words split for one series, from its smallest to its largest measured epoch.
 
     Figures are bold only when the fit is close and no cell of the series was disturbed; otherwise
-    the sentence says how rough the fit is before it gives any share.
+    the sentence says why the split is rough (the fit's distance, or the disturbed cells) before it
+    gives any share.
     """
     rows = rows.sort_values("x")
     small, large = rows.iloc[0], rows.iloc[-1]
-    firm = fit.max_error <= ROUGH_FIT and not any(result.disturbed for result in rows["result"])
+    disturbed = int(rows["result"].map(lambda result: bool(result.disturbed)).sum())
+    close = fit.max_error <= ROUGH_FIT
+    # A close line over disturbed cells is rough for the cells' sake: saying it "misses by 0.0 %" would
+    # give the fit as the reason.
+    key = "series" if close and not disturbed else "series_disturbed" if close else "series_rough"
     text = t(
-        "bench.explain.series" if firm else "bench.explain.series_rough",
+        f"bench.explain.{key}",
+        disturbed=disturbed,
         series=escape_markdown(series),
         error=percent(fit.max_error, 1),
         points=fit.points,
@@ -106,8 +113,10 @@ def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> 
     )
     if fit.balance_images is not None:
         text += " " + t("bench.explain.balance", images=number(fit.balance_images))
-    if firm:
+    if key == "series":
         text += " " + t("bench.explain.quality", error=percent(fit.max_error, 1), points=fit.points)
+    if fit.points == 2 and fit.max_error < EXACT_FIT:
+        text += " " + t("bench.explain.two_points")
     return text
 
 

@@ -6,6 +6,7 @@ only those allowed see Delete, and no sentence names where the history lives on 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
@@ -92,30 +93,30 @@ def _import(store: History, session: Rights) -> None:
             _show_import_message()
         return
     st.session_state[IMPORTED].append(upload.file_id)
+    # Each refusal is worded at each showing, so it follows a language switch while the file stays.
+    if not upload.name.lower().endswith(".json"):  # the browser lets any file through, so it is said here
+        name = shown_name(upload.name)  # the sentence is escaped whole: _ and . in a name mean Markdown
+        return _refuse(lambda: escape_markdown(t("bench.import.not_json", name=name)))
+    if upload.size > MAX_FILE_BYTES:  # the browser enforces the limit too; a script client may not
+        megabytes, limit = upload.size / 1e6, MAX_FILE_BYTES / 1e6
+        return _refuse(lambda: t("bench.import.too_big", size=number(megabytes, 1), limit=number(limit)))
     try:
-        if not upload.name.lower().endswith(".json"):  # the browser lets any file through, so it is said here
-            raise ValueError(t("bench.import.not_json", name=shown_name(upload.name)))
-        if upload.size > MAX_FILE_BYTES:  # the browser enforces the limit too; a script client may not
-            raise ValueError(
-                t(
-                    "bench.import.too_big",
-                    size=number(upload.size / 1e6, 1),
-                    limit=number(MAX_FILE_BYTES / 1e6),
-                )
-            )
         document = BenchDocument.from_json(upload.getvalue())
         twin = store.stored(document)
         run_id = store.save(document, "import", session.user, session.name) if twin is None else twin.id
     except ValueError as error:
-        problem = history_problem(error)
-        notice.keep(IMPORT_MESSAGE, notice.said("error", t, "bench.import.refused", error=problem))
-        _show_import_message()
-        return
+        return _refuse(partial(history_problem, error))
     if twin is None or session.sees_all or twin.user_owns(session.user):
         st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
     # Said under the uploader while the file stays there: a new run, or the run this file already is.
     notice.keep(IMPORT_MESSAGE, partial(_imported, run_id, twin))
     st.rerun()  # the picker lists a new run only in a run that reads the history again
+
+
+def _refuse(problem: Callable[[], str]) -> None:
+    """Keep and show 'This file cannot be imported.' with ``problem()``, worded again at each showing."""
+    notice.keep(IMPORT_MESSAGE, lambda: ("error", t("bench.import.refused", error=problem())))
+    _show_import_message()
 
 
 def _show_import_message() -> None:

@@ -15,7 +15,7 @@ from linecnn.parallel.config import RanksConfig, max_ranks
 from linecnn.train.config import MAX_WIDTH
 from linecnn.train.limits import step_memory_bytes
 from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
-from linecnn.ui.i18n import duration, number, size, t
+from linecnn.ui.i18n import duration, number, reword_choice, size, t
 
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
 DEFAULTS = RanksConfig()  # the widgets' starting values
@@ -68,6 +68,7 @@ def _run_inputs(checks: list) -> tuple[str, list[int], int, int]:
     if cuda_available():
         kinds["cuda"] = t("ddp.device_cuda")
     top = st.columns([2, 2, 1, 1])
+    reword_choice("ddp.device")
     kind = top[0].selectbox(t("ddp.device"), list(kinds), format_func=kinds.get, key="ddp.device")
     limit = max(1, max_ranks(kind))
     options = [n for n in RANK_CHOICES if n <= limit]
@@ -85,6 +86,8 @@ def _problem_inputs(caps: Caps, checks: list) -> tuple[int, int | str, int, int 
     per_class = _bounded(
         held[0], "per_class", Bounds(1, caps.max_images // 3), DEFAULTS.bench.run.data.per_class, checks
     )
+    for key in ("ddp.batch", "ddp.threads"):
+        reword_choice(key)
     batch = held[1].selectbox(
         t("ddp.batch"),
         ["full", *BATCH_SIZES],

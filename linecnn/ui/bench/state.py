@@ -19,7 +19,7 @@ from linecnn.train.config import RunConfig
 from linecnn.ui import notice
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import t
+from linecnn.ui.i18n import say, t
 from linecnn.ui.roles import session_rights
 
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
@@ -52,7 +52,7 @@ def history_problem(error: ValueError) -> str:
     """Why the history failed, for the page: "this server's history", never the file's path on disk."""
     if isinstance(error, HistoryError):
         return t("bench.history.broken", detail=escape_markdown(error.detail))
-    return escape_markdown(error)
+    return say(error)  # a core sentence in the reader's language; any other text escaped as it is
 
 
 def server_caps() -> Caps:

@@ -15,6 +15,7 @@ from linecnn.ui.format import decimal_text, device_text
 from linecnn.ui.i18n import current, duration, t
 
 RESULTS = "lesson.results"  # session key of {snippet key: its last Outcome}
+PENDING = "lesson.pending"  # session key of the snippets whose Run was clicked and that have not run yet
 
 
 def css_key(snippet: Snippet) -> str:
@@ -29,18 +30,27 @@ def show_snippet(snippet: Snippet, device: torch.device) -> None:
     # interrupts this script at its next Streamlit call, and storing the outcome through
     # st.session_state would be such a call, so the outcome would be lost.
     results = st.session_state.setdefault(RESULTS, {})
+    # The click is noted by the button's callback, before the script starts: a second Run clicked
+    # before the script reaches this one would otherwise rerun it without this click, losing it.
+    pending = st.session_state.setdefault(PENDING, set())
     st.code(code, language="python")
     with st.container(key=f"lesson-output-{css_key(snippet)}"):
         if snippet.needs_accelerator and device.type == "cpu":
             show_not_run()
-        elif st.button(
-            t("lesson.run"),
-            key=f"lesson.run.{snippet.key}",
-            icon=":material/play_arrow:",
-            help=t("lesson.run_help", device=device_text(device)),
-        ):
-            with st.spinner(t("lesson.running", device=device_text(device))):
-                results[snippet.key] = run(code, device, printed_number(current()))
+        else:
+            st.button(
+                t("lesson.run"),
+                key=f"lesson.run.{snippet.key}",
+                icon=":material/play_arrow:",
+                help=t("lesson.run_help", device=device_text(device)),
+                on_click=pending.add,
+                args=(snippet.key,),
+            )
+            if snippet.key in pending:
+                with st.spinner(t("lesson.running", device=device_text(device))):
+                    outcome = run(code, device, printed_number(current()))
+                    pending.discard(snippet.key)
+                    results[snippet.key] = outcome
         outcome = results.get(snippet.key)
         if outcome is not None:
             show_outcome(snippet, outcome)
