@@ -131,3 +131,14 @@ def test_a_run_ended_by_the_time_cap_says_so(monkeypatch):
     at.text_input(key="train.epochs.text").input("50").run()
     click(at, "Start")
     assert at.get("progress")[0].proto.text.startswith("Stopped by the time cap after 1 of 50 epochs")
+
+
+def test_a_language_switch_sends_the_batch_choice_again():
+    """After a switch to Spanish the batch box sends its value again, or the browser would go on showing
+    'full' on a Spanish page; a rerun in the same language leaves it alone."""
+    at = page_in("en", TRAIN)
+    assert not at.selectbox(key="train.batch").proto.set_value
+    at.session_state["language"] = "es"  # i18n.LANGUAGE
+    at.run()
+    batch = at.selectbox(key="train.batch").proto
+    assert batch.set_value and batch.raw_value == "completo"

@@ -70,6 +70,7 @@ def _size_controls(columns: list, locked: bool) -> None:
         disabled=locked,
         help=t("train.settings.per_class_help", val=DEFAULT.data.val_per_class),
     )
+    i18n.reword_choice(BATCH)  # 'full' is worded, so a language switch must send it again
     columns[3].selectbox(
         t("train.settings.batch"),
         BATCH_CHOICES,
