@@ -141,8 +141,8 @@ def test_a_broken_history_never_loses_a_benchmark(broken, monkeypatch):
     if broken in ("garbage bytes", "foreign schema", "truncated database", "locked database"):
         assert any("This server's history cannot be used" in error.value for error in at.error), texts(at)
     at.segmented_control(key="bench.factor").set_value("none").run()
-    at.number_input(key="bench.warmup").set_value(1)
-    at.number_input(key="bench.repeats").set_value(1)
+    at.text_input(key="bench.warmup.text").input("1")
+    at.text_input(key="bench.repeats.text").input("1")
     finish(run_button(at).click().run())
     assert not at.exception
     table = at.dataframe[0].value
@@ -198,7 +198,7 @@ def test_touching_widgets_during_a_benchmark_does_not_stop_it(gated):
     at = start_two_cells(app_test(PAGE))
     job = at.session_state["bench.running"]
     assert gated.first_done.wait(10)
-    at.number_input(key="bench.width").set_value(2).run()
+    at.text_input(key="bench.width.text").input("2").run()
     at.segmented_control(key="bench.factor").set_value("batch").run()
     at.switch_page("pages/1_Train.py").run()
     at.switch_page(PAGE).run()

@@ -168,8 +168,8 @@ def width_sweep(language: str, monkeypatch):
     at.segmented_control(key="bench.factor").set_value("width").run()
     at.selectbox(key="bench.up_to.width").set_value(2)
     at.multiselect(key="bench.devices").set_value(["cpu"])
-    at.number_input(key="bench.warmup").set_value(1)
-    at.number_input(key="bench.repeats").set_value(1)
+    at.text_input(key="bench.warmup.text").input("1")
+    at.text_input(key="bench.repeats.text").input("1")
     run = i18n.translate(language, "bench.form.run")
     next(b for b in at.button if b.label == run).click().run()
     assert at.session_state["bench.running"].done.wait(120), "the benchmark did not end in time"

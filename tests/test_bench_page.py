@@ -46,8 +46,8 @@ def finish(at, timeout: float = 120):
 def small_sweep(at, up_to: int = 1_200):
     """Pick a data sweep up to ``up_to`` images with one warm-up and two timed epochs, run it to its end."""
     at.selectbox(key="bench.up_to.data").set_value(up_to)
-    at.number_input(key="bench.warmup").set_value(1)
-    at.number_input(key="bench.repeats").set_value(2)
+    at.text_input(key="bench.warmup.text").input("1")
+    at.text_input(key="bench.repeats.text").input("2")
     return finish(run_button(at).click().run())
 
 
@@ -147,8 +147,8 @@ def test_a_faster_path_is_shown_beside_eager():
     """With channels_last on, each cell is also timed in eager and the page shows the ratio."""
     at = app_test(PAGE, timeout=120)
     at.segmented_control(key="bench.factor").set_value("none").run()
-    at.number_input(key="bench.repeats").set_value(2)
-    at.number_input(key="bench.warmup").set_value(1)
+    at.text_input(key="bench.repeats.text").input("2")
+    at.text_input(key="bench.warmup.text").input("1")
     at.toggle(key="bench.channels_last").set_value(True)
     finish(run_button(at).click().run())
     assert not at.exception
@@ -219,8 +219,8 @@ def test_a_step_above_the_memory_cap_is_refused_before_running():
     """Width 64 with 16 extra convs would keep ~3 GiB per step even at the lesson's size: refused, not run."""
     at = app_test(PAGE)
     at.segmented_control(key="bench.factor").set_value("none").run()
-    at.number_input(key="bench.width").set_value(64)
-    at.number_input(key="bench.extra").set_value(16)
+    at.text_input(key="bench.width.text").input("64")
+    at.text_input(key="bench.extra.text").input("16")
     run_button(at).click().run()
     assert not at.exception
     assert any("above this server's cap of 1.0 GiB per step" in e.value for e in at.error)
@@ -298,8 +298,8 @@ def test_a_benchmark_where_every_cell_failed_says_so(monkeypatch):
     monkeypatch.setattr("linecnn.ui.bench.sweep_job.run_in_worker", in_process)
     at = app_test(PAGE, timeout=60)
     at.segmented_control(key="bench.factor").set_value("none").run()
-    at.number_input(key="bench.warmup").set_value(1)
-    at.number_input(key="bench.repeats").set_value(1)
+    at.text_input(key="bench.warmup.text").input("1")
+    at.text_input(key="bench.repeats.text").input("1")
     at.toggle(key="bench.compile").set_value(True)
     at.toggle(key="bench.compare").set_value(False)
     finish(run_button(at).click().run())
@@ -382,7 +382,7 @@ def test_two_runs_of_the_same_cpu_are_not_called_cpu_faster_than_cpu():
 def test_a_number_out_of_range_is_refused_with_the_pages_own_words():
     """50 warm-up epochs (the form allows 20): Run benchmark starts nothing and names the box and range."""
     at = app_test(PAGE)
-    at.number_input(key="bench.warmup").set_value(50)
+    at.text_input(key="bench.warmup.text").input("50")
     at = run_button(at).click().run()
     assert not at.exception
     assert "bench.running" not in at.session_state or at.session_state["bench.running"] is None

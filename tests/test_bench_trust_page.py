@@ -107,7 +107,7 @@ def test_the_cuda_card_shows_the_command_for_the_forms_sweep(monkeypatch):
     assert code.startswith("python -m linecnn bench --sweep data --up-to 36000 --per-class 120")
     monkeypatch.setattr("linecnn.ui.bench.sweep_view.start_benchmark", lambda *a, **k: None)
     at.selectbox(key="bench.up_to.data").set_value(12_000)
-    at.number_input(key="bench.repeats").set_value(7)
+    at.text_input(key="bench.repeats.text").input("7")
     run_button(at).click().run()
     [code] = [c.value for c in at.code]
     assert "--up-to 12000" in code and "--warmup 2 --repeats 7" in code

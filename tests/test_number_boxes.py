@@ -93,3 +93,30 @@ def test_the_count_box_writes_and_reads_thousands_the_readers_way():
     assert at.session_state["images"] == 12_000 and at.text_input(key="images.text").value == "12,000"
     at.text_input(key="images.text").input("many").run()
     assert at.session_state["images"] is None and at.text_input(key="images.text").value == "many"
+
+
+def _form_page() -> None:
+    import streamlit as st
+
+    from linecnn.ui.number_boxes import count_field
+
+    st.session_state.setdefault("language", "es")  # i18n.LANGUAGE: a Spanish page until the test switches
+    with st.form("settings"):
+        count_field(st, "images", 120, "images")
+        st.form_submit_button("Run")
+
+
+def test_a_count_field_in_a_form_reads_thousands_and_follows_a_language_switch():
+    """In a form (no callbacks): '10.000' sent on a Spanish page is ten thousand; after a switch to English
+    the text reads '10,000', not ten; text that is no number is None."""
+    at = AppTest.from_function(_form_page).run()
+    assert at.text_input(key="images.text").value == "120" and at.session_state["images"] == 120
+    at.text_input(key="images.text").input("10.000")
+    at.button[0].click().run()
+    assert at.session_state["images"] == 10_000
+    at.session_state["language"] = "en"
+    at.run()
+    assert at.text_input(key="images.text").value == "10,000" and at.session_state["images"] == 10_000
+    at.text_input(key="images.text").input("lots")
+    at.button[0].click().run()
+    assert at.session_state["images"] is None

@@ -24,9 +24,9 @@ def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
     at = app_test(PAGE, timeout=60)
     assert not at.exception
     at.multiselect(key="ddp.ranks").set_value([1, 2])
-    at.number_input(key="ddp.per_class").set_value(20)
-    at.number_input(key="ddp.warmup").set_value(1)
-    at.number_input(key="ddp.repeats").set_value(2)
+    at.text_input(key="ddp.per_class.text").input("20")
+    at.text_input(key="ddp.warmup.text").input("1")
+    at.text_input(key="ddp.repeats.text").input("2")
     at = next(b for b in at.button if b.label == "Run data-parallel").click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     job = at.session_state["ddp.running"]
@@ -69,7 +69,7 @@ def test_cancel_ends_the_page_job_and_every_process_of_its_run():
 def test_a_number_out_of_range_is_refused_with_the_pages_own_words():
     """500 timed epochs (the form allows 100): Run data-parallel starts nothing and says why."""
     at = app_test(PAGE, timeout=60)
-    at.number_input(key="ddp.repeats").set_value(500)
+    at.text_input(key="ddp.repeats.text").input("500")
     at = next(b for b in at.button if b.label == "Run data-parallel").click().run()
     assert not at.exception
     assert "ddp.running" not in at.session_state or at.session_state["ddp.running"] is None

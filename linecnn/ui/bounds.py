@@ -1,17 +1,15 @@
-"""Number boxes whose range the page checks and explains itself, in the reader's language.
+"""The range of each number box, checked and explained by the page itself, in the reader's language.
 
 A widget's own ``min_value``/``max_value`` check answers in Streamlit's English only, and a box
 it refuses still shows the refused number while the app keeps the previous one: Start then ran
-a value the reader no longer saw. These boxes take any number; the page checks it against its
-Bounds, says what is wrong next to the form and refuses to start until it is fixed.
+a value the reader no longer saw. The boxes (``linecnn.ui.number_boxes``) take any number; the page
+checks it against its Bounds, says what is wrong next to the form and refuses to start until it is fixed.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-
-from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui.i18n import number, t
 
@@ -40,13 +38,6 @@ class Bounds:
         if self.low <= value <= self.high:
             return None
         return t("common.out_of_range", value=number(value, self.digits), **fields)
-
-
-def number_box(
-    column: DeltaGenerator, label: str, default: float, key: str, **kwargs: object
-) -> float | int | None:
-    """A number input with no range of its own: check its value with its Bounds (see above)."""
-    return column.number_input(label, value=default, key=key, **kwargs)
 
 
 def problems(checks: Iterable[tuple[str, float | None, Bounds]]) -> list[str]:

@@ -9,7 +9,8 @@ are text boxes that write the number in the language's way and read it back the 
   thousands separators, so '0.05' and '0,05' both mean five hundredths; '1e-3' reads too.
 - ``count_box``, for whole numbers (epochs, images, a seed): written with the language's thousands
   separator and read with it ('20.000' is twenty thousand in Spanish, '20,000' in English); '2e3'
-  reads too, and a fraction becomes the nearest whole number.
+  reads too, and a fraction becomes the nearest whole number. ``count_field`` is the same inside a
+  form, where a box takes no callback.
 
 The number lives in a session key of its own, which the page checks against its Bounds like any
 number box (``linecnn.ui.bounds``); text that is no number leaves it None, reported as empty.
@@ -71,6 +72,23 @@ def decimal_box(column: DeltaGenerator, label: str, default: float, key: str, **
 def count_box(column: DeltaGenerator, label: str, default: int, key: str, **kwargs: object) -> None:
     """A text box for the whole number in session key ``key`` (``default`` at first)."""
     _text_box(column, label, default, key, _Way(number, _read_whole), kwargs)
+
+
+def count_field(column: DeltaGenerator, label: str, default: int, key: str, **kwargs: object) -> int | None:
+    """``count_box`` for inside a form, where a box takes no callback: returns the whole number its text
+    holds at this run (None when none), kept under ``key`` too; a language switch writes the text again."""
+    state = st.session_state
+    text, language = TEXT.format(key), LANGUAGE.format(key)
+    written_in = state.get(language, current())
+    if state.get(text) is None:
+        state[text] = number(default)
+    elif written_in != current():  # read in the words it was typed in, written in the new ones
+        value = read_count(state[text], written_in)
+        if value is not None:
+            state[text] = number(whole(value))
+    state[language] = current()
+    state[key] = _read_whole(column.text_input(label, key=text, persist_state="session", **kwargs))
+    return state[key]
 
 
 def _read_whole(text: str | None) -> int | None:

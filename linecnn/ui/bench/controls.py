@@ -18,8 +18,9 @@ from linecnn.ui.bench import sweep_view
 from linecnn.ui.bench.fair import queue_text, share_text
 from linecnn.ui.bench.state import REQUEST
 from linecnn.ui.bench.words import factor_title, x_text
-from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
+from linecnn.ui.bounds import Bounds, problems, problems_text
 from linecnn.ui.i18n import duration, number, reword_choice, say, size, t
+from linecnn.ui.number_boxes import count_field
 from linecnn.ui.roles import reserved_refusal, session_rights
 
 DEFAULTS = BenchConfig()  # the form's starting timing options, as the CLI's
@@ -159,16 +160,8 @@ def _count(
 
     Its range is the page's to check: a box in use adds (label, value, bounds) to ``checks``."""
     label = t(f"bench.form.{name}")
-    value = number_box(
-        column,
-        label,
-        default,
-        f"bench.{name}",
-        step=1,
-        disabled=disabled,
-        persist_state="session",
-        help=t(f"bench.form.{name}_help"),
-    )
+    help_text = t(f"bench.form.{name}_help")
+    value = count_field(column, label, default, f"bench.{name}", disabled=disabled, help=help_text)
     if not disabled:
         checks.append((label, value, bounds))
     return value

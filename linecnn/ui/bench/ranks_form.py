@@ -14,8 +14,9 @@ from linecnn.device import cuda_available
 from linecnn.parallel.config import RanksConfig, max_ranks
 from linecnn.train.config import MAX_WIDTH
 from linecnn.train.limits import step_memory_bytes
-from linecnn.ui.bounds import Bounds, number_box, problems, problems_text
+from linecnn.ui.bounds import Bounds, problems, problems_text
 from linecnn.ui.i18n import duration, number, reword_choice, size, t
+from linecnn.ui.number_boxes import count_field
 
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
 DEFAULTS = RanksConfig()  # the widgets' starting values
@@ -54,10 +55,10 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
     return submitted and not found, config, sorted(counts)
 
 
-def _bounded(column: DeltaGenerator, name: str, bounds: Bounds, default: int, checks: list) -> float | None:
+def _bounded(column: DeltaGenerator, name: str, bounds: Bounds, default: int, checks: list) -> int | None:
     """A whole-number box labelled ddp.<name>, its range the page's to check: it goes to ``checks``."""
     label = t(f"ddp.{name}")
-    value = number_box(column, label, default, f"ddp.{name}", step=1)
+    value = count_field(column, label, default, f"ddp.{name}")
     checks.append((label, value, bounds))
     return value
 
