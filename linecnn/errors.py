@@ -113,6 +113,12 @@ def _rebuild(key: str, values: dict[str, object]) -> Message:
     return Message(key, **values)
 
 
+def said(error: ValueError) -> str:
+    """What an error says: its Message when it carries one (to say it in another sentence), else its text."""
+    text = error.args[0] if len(error.args) == 1 else None
+    return text if isinstance(text, Message) else str(error)
+
+
 class UserError(ValueError):
     """A ValueError whose sentence is a :class:`Message`: English in ``str()``, translatable in the app."""
 

@@ -57,4 +57,6 @@ BENCH_JSON: dict[str, str] = {
     "json.repeated": (
         "result {number} repeats the cell of result {first} (device {device}, {variant}, x = {x})"
     ),
+    # bench/store.py: a run an older linecnn stored without these checks, read back
+    "history_unreadable": "Run #{run} in the history cannot be read: {problem}",
 }

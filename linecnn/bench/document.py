@@ -16,7 +16,7 @@ from linecnn.bench.factors import FACTORS, Factor
 from linecnn.bench.jsonfields import Fields, echo, parse_json
 from linecnn.bench.results import CellResult
 from linecnn.device import environment
-from linecnn.errors import Figure, Message, UserError
+from linecnn.errors import Figure, Message, UserError, said
 
 FORMAT = "linecnn.bench/1"  # the "format" of a benchmark JSON document
 MAX_RESULTS = 2_000  # the largest sweep the page or the CLI makes has under 200 cells
@@ -145,9 +145,7 @@ class BenchDocument:
         try:
             read = _read(Fields(document))
         except ValueError as error:
-            said = error.args[0] if len(error.args) == 1 else None
-            problem = said if isinstance(said, Message) else str(error)
-            raise UserError("bench_unusable", problem=problem) from None
+            raise UserError("bench_unusable", problem=said(error)) from None
         return read
 
 

@@ -8,7 +8,7 @@ from enum import Enum
 from linecnn.bench.config import AMP_MODES, FASTER_PATHS, BenchConfig
 from linecnn.bench.factors import Factor
 from linecnn.bench.jsonfields import Fields, echo, place
-from linecnn.errors import Clause, Figure, Message, UserError
+from linecnn.errors import Clause, Figure, Message, UserError, said
 from linecnn.train.config import RENAMED_DATA_MODES
 from linecnn.train.lines import DATA_MODES
 
@@ -157,7 +157,7 @@ def read_config(fields: Fields) -> BenchConfig:
             **{name: fields.flag(name) for name in FASTER_PATHS},
         )
     except ValueError as error:
-        problem = error.args[0] if len(error.args) == 1 else str(error)
+        problem = said(error)
         if problem.startswith(place(fields.path)):
             raise
         problem = Clause(problem) if isinstance(problem, Message) else problem.rstrip(".")

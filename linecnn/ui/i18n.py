@@ -145,7 +145,7 @@ def _value(value: object, language: str) -> str:
     if isinstance(value, Message):
         return say(value, language).rstrip(".") if isinstance(value, Clause) else say(value, language)
     if isinstance(value, Figure):
-        return value.replace(".", get_decimal_symbol(language))
+        return escape_markdown(value.replace(".", get_decimal_symbol(language)))
     if isinstance(value, Size):
         return format_bytes(value.count, language)
     if isinstance(value, tuple):
