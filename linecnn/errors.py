@@ -54,7 +54,7 @@ def _field(value: object) -> object:
     any other value quoted: it is text from outside (a file, a driver), so made printable and cut."""
     if isinstance(value, tuple):
         return tuple(_field(item) for item in value)
-    if isinstance(value, Message | Size | int | float) and not isinstance(value, bool):
+    if isinstance(value, Message | Size | Figure | int | float) and not isinstance(value, bool):
         return value
     return plain_text(value)
 
@@ -75,8 +75,48 @@ class Size(str):
         return (self.count,)
 
 
+class Figure(str):
+    """A number in Python's short form ('1e-06', '12.5', '9.22e+18'), keeping the number for the page's
+    decimal mark: a value read from a file, or a bound, that the sentence shows as compactly as it can."""
+
+    value: float  # the number itself
+    spec: str  # its format spec, e.g. "g" or ".3g"
+
+    def __new__(cls, value: float, spec: str = "g") -> Figure:
+        text = super().__new__(cls, format(value, spec))
+        text.value, text.spec = value, spec
+        return text
+
+    def __getnewargs__(self) -> tuple[float, str]:
+        """Copies and pickles rebuild the figure from its number and spec."""
+        return (self.value, self.spec)
+
+
+class Clause(Message):
+    """A sentence said inside another one that ends it: the same words without its final period."""
+
+    def __new__(cls, message: Message) -> Clause:
+        text = str.__new__(cls, str(message).rstrip("."))
+        text.key, text.values = message.key, message.values
+        return text
+
+    def __reduce__(self) -> tuple:
+        """Copies and pickles rebuild the clause from its key and values."""
+        return _rebuild_clause, (self.key, self.values)
+
+
+def _rebuild_clause(key: str, values: dict[str, object]) -> Clause:
+    return Clause(Message(key, **values))
+
+
 def _rebuild(key: str, values: dict[str, object]) -> Message:
     return Message(key, **values)
+
+
+def said(error: ValueError) -> str:
+    """What an error says: its Message when it carries one (to say it in another sentence), else its text."""
+    text = error.args[0] if len(error.args) == 1 else None
+    return text if isinstance(text, Message) else str(error)
 
 
 class UserError(ValueError):

@@ -6,8 +6,7 @@ keys and the same ``{fields}``.
 
 from __future__ import annotations
 
-# The start of every sentence refusing a file that is not a benchmark JSON of linecnn
-_NOT_OURS = "This is not a linecnn benchmark JSON (make one with: python -m linecnn bench --json --out FILE)"
+from linecnn.sentences_json import BENCH_JSON
 
 # key -> English sentence with {fields}. Integers in fields are written 1,234; other numbers 1,234.5;
 # a tuple is its items joined with ", "; a Size (linecnn.train.limits.format_size) is its own text.
@@ -76,11 +75,8 @@ ENGLISH: dict[str, str] = {
     "history_runs": "A history file holds 1 to {limit} runs.",
     "history_too_long": "The history file holds {epochs} epochs; at most {limit} are accepted.",
     "history_not_ascii": "The history file holds characters other than ASCII, which linecnn never writes.",
-    # bench/jsonfields.py and bench/document.py: a file imported as a benchmark that is not one
-    "bench_not_json": "This file is not valid JSON ({detail}).",
-    "bench_not_ours": f"{_NOT_OURS}.",
-    "bench_no_results": f"{_NOT_OURS}: it has no results.",
-    "bench_unknown_sweep": f"{_NOT_OURS}: unknown sweep {{sweep}}.",
+    # a benchmark JSON refused (bench/jsonfields.py, bench/results.py, bench/document.py)
+    **BENCH_JSON,
     # bench/config.py: a faster path a device cannot take, noted on the cell timed without it
     "note_amp_cuda_only": "AMP runs on CUDA only; timed in fp32.",
     "note_no_bf16": "This GPU has no bf16; timed in fp32.",
@@ -112,6 +108,7 @@ ENGLISH: dict[str, str] = {
     "cell.convs": "{count} conv layers",
     # train/config.py (check_int): a setting out of its range; {what} is a field.* name
     "out_of_range": "{what} must be a whole number from {low} to {high}; got {value}.",
+    "lr_out_of_range": "Learning rate must be a number above 0 and at most 10; got {value}.",
     "field.per_class": "Images per class",
     "field.val_per_class": "Validation images per class",
     "field.width": "Model width",

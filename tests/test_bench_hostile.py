@@ -66,7 +66,7 @@ def test_a_hostile_import_is_refused_on_the_page(name, case):
     at = upload(app_test(PAGE), text)
     assert not at.exception
     [error] = at.error
-    assert escape_markdown(message) in error.value
+    assert message in re.sub(r"\\(.)", r"\1", error.value)  # read as shown: Markdown's escapes removed
     assert History().runs() == []
     at.run()
     assert not at.exception

@@ -16,11 +16,10 @@ from linecnn.bench.factors import FACTORS, Factor
 from linecnn.bench.jsonfields import Fields, echo, parse_json
 from linecnn.bench.results import CellResult
 from linecnn.device import environment
-from linecnn.errors import UserError
+from linecnn.errors import Figure, Message, UserError, said
 
 FORMAT = "linecnn.bench/1"  # the "format" of a benchmark JSON document
 MAX_RESULTS = 2_000  # the largest sweep the page or the CLI makes has under 200 cells
-WHAT = "benchmark JSON"
 
 
 @dataclass(frozen=True)
@@ -126,7 +125,7 @@ class BenchDocument:
     @classmethod
     def from_json(cls, text: str | bytes) -> BenchDocument:
         """Parse and read a benchmark JSON file's text; ValueError with a sentence when it is not one."""
-        return cls.from_dict(parse_json(text, WHAT))
+        return cls.from_dict(parse_json(text))
 
     @classmethod
     def from_dict(cls, document: object) -> BenchDocument:
@@ -134,23 +133,19 @@ class BenchDocument:
         if not isinstance(document, dict) or not str(document.get("format", "")).startswith("linecnn.bench/"):
             raise UserError("bench_not_ours")
         if document["format"] != FORMAT:
-            raise ValueError(
-                f"This {WHAT} has format {echo(document['format'])}; this linecnn reads {FORMAT!r}."
-            )
+            raise UserError("bench_format", format=echo(document["format"]), expected=repr(FORMAT))
         results = document.get("results")
         if not isinstance(results, list) or not results:
             raise UserError("bench_no_results")
         if len(results) > MAX_RESULTS:
-            raise ValueError(
-                f"This {WHAT} cannot be used: it has {len(results):,} results, "
-                f"more than {MAX_RESULTS:,} results a benchmark may hold."
-            )
+            problem = Message("json.results", count=len(results), limit=MAX_RESULTS)
+            raise UserError("bench_unusable", problem=problem)
         if document.get("sweep") not in FACTORS:
             raise UserError("bench_unknown_sweep", sweep=echo(document.get("sweep")))
         try:
             read = _read(Fields(document))
         except ValueError as error:
-            raise ValueError(f"This {WHAT} cannot be used: {error}.") from None
+            raise UserError("bench_unusable", problem=said(error)) from None
         return read
 
 
@@ -166,11 +161,11 @@ def _read(top: Fields) -> BenchDocument:
     )
     repeated = repeated_cell(document)
     if repeated:
-        raise ValueError(repeated)
+        raise UserError(repeated.key, **repeated.values)
     return document
 
 
-def repeated_cell(document: BenchDocument) -> str | None:
+def repeated_cell(document: BenchDocument) -> Message | None:
     """A sentence naming the first cell measured twice (same device, variant and x), or None.
 
     Each (series, x) must be one point: the page lines series up by x to compute speed-ups.
@@ -181,9 +176,8 @@ def repeated_cell(document: BenchDocument) -> str | None:
         for name, device in (("device", result.device), ("name", result.device_name)):
             cell = (name, device, result.config.variant, x)
             if cell in seen:
-                return (
-                    f"result {number} repeats the cell of result {seen[cell]} "
-                    f"(device {device}, {result.config.variant}, x = {x:g})"
-                )
+                numbers = {"number": str(number), "first": str(seen[cell])}  # 'result 1500', as place() says
+                cell_said = {"device": device, "variant": result.config.variant, "x": Figure(x)}
+                return Message("json.repeated", **numbers, **cell_said)
             seen[cell] = number
     return None

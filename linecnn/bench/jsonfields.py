@@ -1,7 +1,8 @@
 """Reading untrusted JSON into typed values: bounded parsing, then one field at a time with its type checked.
 
-Every refusal is a ``ValueError`` whose sentence names the place in the file, e.g.
-"result 3's median_ms is 'fast', not a number from 0 to 9.22e+18". Values are echoed cut short.
+Every refusal is a ``UserError`` whose sentence names the place in the file, e.g.
+"result 3's median_ms is 'fast', not a number from 0 to 9.22e+18" (its keys: linecnn.sentences_json).
+Values are echoed cut short.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 import math
 from collections.abc import Iterator
 
-from linecnn.errors import UserError
+from linecnn.errors import Figure, Message, UserError
 from linecnn.untrusted import value_bound
 
 MAX_FILE_BYTES = 2_000_000  # a real sweep's JSON is tens of kB; decimal MB, as the browser counts
@@ -29,7 +30,7 @@ def _parse_int(text: str) -> int:
     """JSON's integers, refused past MAX_DIGITS digits before Python spends time building them."""
     digits = len(text.lstrip("-"))
     if digits > MAX_DIGITS:
-        raise _Refused(f"it has a {digits:,}-digit number, too large (at most {MAX_DIGITS} digits)")
+        raise _Refused(Message("json.digits", digits=digits, limit=MAX_DIGITS))
     return int(text)
 
 
@@ -37,35 +38,32 @@ def _parse_float(text: str) -> float:
     """JSON's decimals, refused when they overflow to infinity."""
     value = float(text)
     if not math.isfinite(value):
-        raise _Refused(f"it has the number {text[:20]}, too large to be a float")
+        raise _Refused(Message("json.float", number=text[:20]))
     return value
 
 
-def parse_json(text: str | bytes, what: str) -> object:
-    """Parse at most MAX_FILE_BYTES of JSON nested at most MAX_DEPTH deep; ``what`` names it in sentences."""
+def parse_json(text: str | bytes) -> object:
+    """Parse a benchmark JSON of at most MAX_FILE_BYTES, nested at most MAX_DEPTH deep."""
     size = len(text) if isinstance(text, bytes) else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_FILE_BYTES:
-        raise ValueError(
-            f"This file is {size / 1e6:.1f} MB, "
-            f"larger than the {MAX_FILE_BYTES / 1e6:g} MB a {what} may be."
-        )
+        raise UserError("bench_too_big", size=size / 1e6, limit=Figure(MAX_FILE_BYTES / 1e6))
     if value_bound(text) > MAX_VALUES:  # counted before parsing: tiny values cost far more than their bytes
-        raise ValueError(f"This {what} cannot be used: it holds more than {MAX_VALUES:,} values.")
+        raise UserError("bench_unusable", problem=Message("json.values", limit=MAX_VALUES))
     try:
         value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float)
     except _Refused as refused:
-        raise ValueError(f"This {what} cannot be used: {refused}.") from None
+        raise UserError("bench_unusable", problem=refused.args[0]) from None
     except RecursionError:
-        raise ValueError(f"This {what} cannot be used: it is nested too deeply.") from None
+        raise UserError("bench_unusable", problem=Message("json.nested")) from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise UserError("bench_not_json", detail=str(error)) from None
     problem = _size_problem(value)
     if problem is not None:
-        raise ValueError(f"This {what} cannot be used: {problem}.")
+        raise UserError("bench_unusable", problem=problem)
     return value
 
 
-def _size_problem(value: object) -> str | None:
+def _size_problem(value: object) -> Message | None:
     """Too many values or too deep a nesting anywhere (fields never read included), or None.
 
     Iterative, so that no nesting can exhaust Python's stack, and holding one iterator per level of
@@ -84,10 +82,10 @@ def _size_problem(value: object) -> str | None:
         key, item = pair
         seen += 1
         if seen > MAX_VALUES:
-            return f"it holds more than {MAX_VALUES:,} values"
+            return Message("json.values", limit=MAX_VALUES)
         if isinstance(item, dict | list):
             if len(keys) + 1 >= MAX_DEPTH:
-                return f"it is nested more than {MAX_DEPTH} levels deep (at {place((*keys, key))})"
+                return Message("json.deeper", limit=MAX_DEPTH, where=place((*keys, key)))
             keys.append(key)
             levels.append(_children(item))
     return None
@@ -98,12 +96,14 @@ def _children(item: dict | list) -> Iterator[tuple[object, object]]:
     return iter(item.items()) if isinstance(item, dict) else enumerate(item)
 
 
-def place(path: tuple) -> str:
+def place(path: tuple) -> Message:
     """A place in a document for a sentence: "result 3", "result 3's config.images", "'env.devices'"."""
     if len(path) >= 2 and path[0] == "results" and isinstance(path[1], int):
-        rest = ".".join(map(str, path[2:]))
-        return f"result {path[1] + 1}" + (f"'s {rest}" if rest else "")
-    return "'" + ".".join(map(str, path)) + "'" if path else "the file"
+        number, rest = str(path[1] + 1), ".".join(map(str, path[2:]))  # str: 'result 1500', never '1,500'
+        if rest:
+            return Message("place.result_field", number=number, field=rest)
+        return Message("place.result", number=number)
+    return Message("place.field", field=".".join(map(str, path))) if path else Message("place.file")
 
 
 def echo(value: object) -> str:
@@ -122,13 +122,13 @@ class Fields:
 
     def __init__(self, value: object, path: tuple = ()) -> None:
         if not isinstance(value, dict):
-            raise ValueError(f"{place(path)} is not an object")
+            raise UserError("json.not_object", where=place(path))
         self.values, self.path = value, path
 
     def _raw(self, key: str, required: bool) -> object:
         """The value under ``key``; a missing required key is refused."""
         if required and key not in self.values:
-            raise ValueError(f"{place(self.path)} lacks {key}")
+            raise UserError("json.lacks", where=place(self.path), name=key)
         return self.values.get(key)
 
     def text(self, key: str, required: bool = False) -> str | None:
@@ -152,28 +152,28 @@ class Fields:
             return None
         if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= MAX_NUMBER:
             where = place((*self.path, key))
-            raise ValueError(f"{where} is {echo(value)}, not a whole number from {low} to {MAX_NUMBER:,}")
+            raise UserError("json.not_whole", where=where, value=echo(value), low=low, high=MAX_NUMBER)
         return value
 
     def flag(self, key: str) -> bool:
         """True or false (false when missing)."""
         value = self._raw(key, False)
         if value is not None and not isinstance(value, bool):
-            raise ValueError(f"{place((*self.path, key))} is {echo(value)}, not true or false")
+            raise UserError("json.not_flag", where=place((*self.path, key)), value=echo(value))
         return bool(value)
 
     def texts(self, key: str) -> tuple[str, ...]:
         """A list of strings (empty when missing)."""
         value = self._raw(key, False) or []
         if not isinstance(value, list):
-            raise ValueError(f"{place((*self.path, key))} is not a list of sentences")
+            raise UserError("json.not_texts", where=place((*self.path, key)))
         return tuple(check_text(item, (*self.path, key, n), empty=True) for n, item in enumerate(value))
 
     def numbers(self, key: str) -> tuple[float, ...]:
         """A list of finite numbers of at least 0 (empty when missing)."""
         value = self._raw(key, False) or []
         if not isinstance(value, list):
-            raise ValueError(f"{place((*self.path, key))} is not a list of numbers of at least 0")
+            raise UserError("json.not_numbers", where=place((*self.path, key)))
         return tuple(check_number(item, (*self.path, key, n), 0.0) for n, item in enumerate(value))
 
     def child(self, key: str, required: bool = False) -> Fields:
@@ -187,29 +187,28 @@ class Fields:
         if value is None and not required:
             return []
         if not isinstance(value, list) or not all(isinstance(item, dict) for item in value):
-            raise ValueError(f"{place((*self.path, key))} is not a list of objects")
+            raise UserError("json.not_objects", where=place((*self.path, key)))
         return [Fields(item, (*self.path, key, n)) for n, item in enumerate(value)]
 
 
 def check_text(value: object, path: tuple, empty: bool = True) -> str:
     """``value`` if it is a string that can be stored and shown, else a ValueError naming ``path``."""
     if not isinstance(value, str) or not (empty or value):
-        raise ValueError(f"{place(path)} is {echo(value)}, not text")
+        raise UserError("json.not_text", where=place(path), value=echo(value))
     if len(value) > MAX_TEXT:
-        raise ValueError(
-            f"{place(path)} is a text of {len(value):,} characters, longer than the {MAX_TEXT:,} allowed"
-        )
+        raise UserError("json.long_text", where=place(path), count=len(value), limit=MAX_TEXT)
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"{place(path)} is not valid Unicode text (it holds a lone surrogate)") from None
+        raise UserError("json.surrogate", where=place(path)) from None
     return value
 
 
 def check_number(value: object, path: tuple, low: float) -> float:
     """``value`` as a float if it is a finite number from ``low`` to MAX_NUMBER, else a ValueError."""
     if is_number(value) and not math.isfinite(value):
-        raise ValueError(f"{place(path)} is {value!r}, not a finite number")
+        raise UserError("json.not_finite", where=place(path), value=repr(value))
     if not is_number(value) or not low <= value <= MAX_NUMBER:
-        raise ValueError(f"{place(path)} is {echo(value)}, not a number from {low:g} to {MAX_NUMBER:.3g}")
+        where, high = place(path), Figure(MAX_NUMBER, ".3g")
+        raise UserError("json.not_number", where=where, value=echo(value), low=Figure(low), high=high)
     return float(value)

@@ -8,6 +8,7 @@ from enum import Enum
 from linecnn.bench.config import AMP_MODES, FASTER_PATHS, BenchConfig
 from linecnn.bench.factors import Factor
 from linecnn.bench.jsonfields import Fields, echo, place
+from linecnn.errors import Clause, Figure, Message, UserError, said
 from linecnn.train.config import RENAMED_DATA_MODES
 from linecnn.train.lines import DATA_MODES
 
@@ -123,7 +124,7 @@ def read_disturbed(fields: Fields, result: CellResult) -> tuple[str, ...]:
     for number, reason in enumerate(reasons):
         if reason not in DISTURBANCES:
             where = place((*fields.path, "disturbed", number))
-            raise ValueError(f"{where} is {echo(reason)}, not one of {', '.join(DISTURBANCES)}")
+            raise UserError("json.not_one_of", where=where, value=echo(reason), allowed=DISTURBANCES)
     return tuple(reason for reason in DISTURBANCES if reason in reasons and result.ok)
 
 
@@ -134,19 +135,15 @@ def read_status(fields: Fields) -> tuple[CellStatus, str]:
     for status in CellStatus:
         if text == status.value or (status in REASONED and head == status.value):
             return status, reason.strip()
-    raise ValueError(
-        f"{place((*fields.path, 'status'))} is {echo(text)}, "
-        "not ok, out of memory, failed, stopped or skipped"
-    )
+    raise UserError("json.status", where=place((*fields.path, "status")), value=echo(text))
 
 
 def read_config(fields: Fields) -> BenchConfig:
     """A result's flat config (``BenchConfig.to_flat``); its derived sizes are recomputed, not read."""
     for key, allowed in (("data_mode", (*DATA_MODES, *RENAMED_DATA_MODES)), ("amp", AMP_MODES)):
         if fields.text(key) not in (None, *allowed):
-            raise ValueError(
-                f"{place((*fields.path, key))} is {echo(fields.values[key])}, not one of {allowed}"
-            )
+            where, value = place((*fields.path, key)), echo(fields.values[key])
+            raise UserError("json.not_one_of", where=where, value=value, allowed=str(allowed))
     try:
         return BenchConfig.from_flat(
             **{
@@ -160,23 +157,22 @@ def read_config(fields: Fields) -> BenchConfig:
             **{name: fields.flag(name) for name in FASTER_PATHS},
         )
     except ValueError as error:
-        message = str(error)
-        if message.startswith(place(fields.path)):
+        problem = said(error)
+        if problem.startswith(place(fields.path)):
             raise
-        raise ValueError(f"{place(fields.path)} is not valid: {message.rstrip('.')}") from None
+        problem = Clause(problem) if isinstance(problem, Message) else problem.rstrip(".")
+        raise UserError("json.bad_config", where=place(fields.path), problem=problem) from None
 
 
-def check_timings(result: CellResult, where: str) -> None:
+def check_timings(result: CellResult, where: Message) -> None:
     """An OK result has a median above MIN_EPOCH_MS, with p25 <= median <= p75 under a day; others none."""
     times = (result.median_ms, result.p25_ms, result.p75_ms, result.samples_per_s)
     if not result.ok:
         return
     if None in times:
-        raise ValueError(f"{where} is 'ok' but lacks its timings")
+        raise UserError("json.no_timings", where=where)
     if result.median_ms < MIN_EPOCH_MS:
-        raise ValueError(f"{where} is 'ok' but its median is not above {MIN_EPOCH_MS:g} ms")
+        raise UserError("json.tiny_median", where=where, limit=Figure(MIN_EPOCH_MS))
     if not result.p25_ms <= result.median_ms <= result.p75_ms <= MAX_EPOCH_MS:
-        raise ValueError(
-            f"{where} has p25, median and p75 of {result.p25_ms:g}, {result.median_ms:g} and "
-            f"{result.p75_ms:g} ms; they must rise in that order and stay under a day"
-        )
+        quartiles = {name: Figure(getattr(result, f"{name}_ms")) for name in ("p25", "median", "p75")}
+        raise UserError("json.quartiles", where=where, **quartiles)

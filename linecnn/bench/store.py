@@ -18,6 +18,7 @@ from pathlib import Path
 
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import SINGLE
+from linecnn.errors import UserError, said
 from linecnn.serve.paths import data_dir
 
 DB_NAME = "bench.sqlite3"
@@ -196,7 +197,7 @@ class History:
         try:
             return BenchDocument.from_json(row[0])
         except ValueError as error:
-            raise ValueError(f"Run #{run_id} in the history cannot be read: {error}") from None
+            raise UserError("history_unreadable", run=str(run_id), problem=said(error)) from None
 
     def delete(self, run_id: int) -> None:
         """Forget one run."""

@@ -74,7 +74,7 @@ class TrainConfig:
         check_int("epochs", self.epochs, 1, MAX_EPOCHS)
         lr_ok = isinstance(self.lr, int | float) and not isinstance(self.lr, bool)
         if not lr_ok or not 0.0 < self.lr <= 10.0:  # no float(): a huge int would overflow it
-            raise ValueError(f"Learning rate must be a number above 0 and at most 10; got {self.lr!r}.")
+            raise UserError("lr_out_of_range", value=repr(self.lr))
         if self.batch_size is not None:
             check_int("batch_size", self.batch_size, 1, 3 * MAX_PER_CLASS)
 

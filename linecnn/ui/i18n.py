@@ -24,7 +24,7 @@ from babel.numbers import (
     get_group_symbol,
 )
 
-from linecnn.errors import Message, Size
+from linecnn.errors import Clause, Figure, Message, Size
 from linecnn.sentences import ENGLISH
 from linecnn.ui.format import escape_markdown, format_bytes, format_seconds
 
@@ -143,7 +143,9 @@ def say(text: object, language: str | None = None) -> str:
 def _value(value: object, language: str) -> str:
     """A field of a core sentence, written the language's way (see ``linecnn.errors.english_value``)."""
     if isinstance(value, Message):
-        return say(value, language)
+        return say(value, language).rstrip(".") if isinstance(value, Clause) else say(value, language)
+    if isinstance(value, Figure):
+        return escape_markdown(value.replace(".", get_decimal_symbol(language)))
     if isinstance(value, Size):
         return format_bytes(value.count, language)
     if isinstance(value, tuple):
