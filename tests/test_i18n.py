@@ -59,16 +59,6 @@ def test_a_lang_link_typed_in_capitals_or_with_a_region_opens_in_that_language()
     assert i18n.language_code(" es_MX ") == "es"
 
 
-def test_an_address_without_lang_keeps_it_until_a_reload_would_change_the_language():
-    """Opened without ?lang= in the browser's language, the address is not rewritten (that would drop a
-    Lesson #anchor); a switch to Spanish writes ?lang=es, for a reload to keep."""
-    at = app_test()
-    assert "lang" not in at.query_params
-    at.session_state[i18n.LANGUAGE] = "es"
-    at.run()
-    assert at.query_params["lang"] == "es"
-
-
 def page_in(language: str, page: str | None):
     """AppTest of ``page`` opened through a ?lang= link."""
     from streamlit.testing.v1 import AppTest

@@ -98,11 +98,7 @@ def language_toggle() -> None:
         required=True,
         on_change=_toggled,
     )
-    st.session_state[_FROM_LINK] = current()
-    # Writing the address drops its #anchor, so a link to a Lesson section is written only when a
-    # reload would otherwise open in another language than the one on screen.
-    if "lang" in st.query_params or current() != from_locale(st.context.locale):
-        st.query_params["lang"] = current()
+    st.query_params["lang"] = st.session_state[_FROM_LINK] = current()
 
 
 def _toggled() -> None:
