@@ -11,7 +11,7 @@ from PIL import Image
 
 from linecnn.device import cpu_threads
 from linecnn.train.config import RunConfig
-from linecnn.train.trainer import fit
+from linecnn.train.trainer import Trainer, fit
 from linecnn.ui import state
 from tests.draw_helpers import synthetic_canvas
 from tests.helpers import app_test
@@ -139,6 +139,17 @@ def test_last_training_run_is_used_and_can_be_switched(page):
     assert "exact lines only" in texts(at.info)  # warns that lesson-only runs misread real strokes
     picker.set_value("default").run()
     assert "Default model" in texts(at.caption) and not at.info
+
+
+def test_a_first_run_still_under_way_is_named_instead_of_asking_to_train_one(page):
+    """With a first run paused on Train and none finished, the page says it waits, not 'Train a model'."""
+    trainer = Trainer(RunConfig.from_flat(per_class=30, epochs=3000), "cpu")
+    trainer.pause()
+    page.session_state[state.LIVE] = trainer
+    at = page.run()
+    assert not at.exception
+    assert "waits there at epoch 0 of 3,000" in texts(at.caption)
+    assert "Train a model on the Train page" not in texts(at.caption)
 
 
 def test_brush_survives_a_trip_to_the_cell_grid(page):

@@ -51,6 +51,14 @@ def test_a_lang_link_sets_the_language_and_the_toggle_can_change_it_back():
     assert at.query_params["lang"] == "en"
 
 
+def test_a_lang_link_typed_in_capitals_or_with_a_region_opens_in_that_language():
+    """?lang=ES (typed by hand) opens in Spanish, not English, and the address is written as es."""
+    at = page_in("ES", None)
+    assert [link.proto.label for link in at.sidebar.get("page_link")][0] == "Inicio"
+    assert at.query_params["lang"] == "es"
+    assert i18n.language_code(" es_MX ") == "es"
+
+
 def page_in(language: str, page: str | None):
     """AppTest of ``page`` opened through a ?lang= link."""
     from streamlit.testing.v1 import AppTest

@@ -94,11 +94,16 @@ def assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab) -> None:
 
 def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, browser):
     """At 1366x768, without scrolling: the progress bar and both charts while a run trains, and the Draw
-    verdict once a line is drawn; narrowed to 800x900, the verdict is still on the first screen."""
+    verdict once a line is drawn; narrowed to 800x900, the verdict is still on the first screen; a sidebar
+    page link reached with the keyboard shows a focus ring."""
     tab = browser.new_context(viewport=LAPTOP).new_page()
     tab.set_default_timeout(60_000)
     tab.goto(f"{server.url}/Train")
     wait_for_page(tab)
+    # A page link reached with the keyboard shows that it has the focus.
+    tab.locator('[data-testid="stSidebar"]').get_by_role("link", name="Benchmark").focus()
+    tab.keyboard.press("Shift+Tab")
+    focus_ring = tab.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     epochs = tab.get_by_label("Epochs")
     epochs.fill("5000")
     epochs.press("Enter")
@@ -123,6 +128,7 @@ def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, brows
     narrow = below_the_fold(tab, {"verdict": tab.locator(PREDICTION)})
     tab.context.close()
     assert (training, laptop, narrow) == ([], [], [])
+    assert focus_ring == "solid", "the focused page link looks like the others"
 
 
 def wait_until_shown(tab, selector: str, count: int, timeout_ms: int = 60_000) -> None:

@@ -56,9 +56,14 @@ def catalog(language: str) -> dict[str, str]:
     return strings
 
 
+def language_code(text: str | None) -> str:
+    """The language part of a code as people write it: 'es' from 'es-MX', 'ES' or ' es_MX '."""
+    return (text or "").strip().replace("_", "-").split("-")[0].lower()
+
+
 def from_locale(locale: str | None) -> str:
     """The language to start in for a browser locale such as 'es-MX'."""
-    code = (locale or "").replace("_", "-").split("-")[0].lower()
+    code = language_code(locale)
     return code if code in LANGUAGES else DEFAULT
 
 
@@ -70,7 +75,7 @@ def current() -> str:
 
 def init_language() -> None:
     """Settle the session's language: a new ``?lang=`` link first, then the toggle, then the browser."""
-    link = st.query_params.get("lang")
+    link = language_code(st.query_params.get("lang"))  # a teacher may type ?lang=ES on the projector
     if link in LANGUAGES and link != st.session_state.get(_FROM_LINK):
         st.session_state[LANGUAGE] = link
         st.session_state[_FROM_LINK] = link

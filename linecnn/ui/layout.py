@@ -38,6 +38,10 @@ _CSS = """<style>
 [data-testid="stColumn"]:has([data-testid="stDataFrame"], [data-testid="stCode"]) {
   min-width: min(100%, 20rem);
 }
+/* Keyboard focus shows on the sidebar's page links: Streamlit draws no ring there, and the current
+   page's grey highlight looks the same focused or not, so a student tabbing could not tell which link
+   Enter would follow. Drawn inside the link, where the sidebar cannot clip it. */
+[data-testid="stPageLink"] a:focus-visible { outline: 2px solid #2f6690; outline-offset: -2px; }
 @media (max-width: 1100px) {
   [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
   section[data-testid="stSidebar"][data-collapsed="false"] { width: 15rem !important; min-width: 15rem; }

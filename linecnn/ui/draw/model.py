@@ -78,12 +78,25 @@ def _describe_config(record: state.RunRecord) -> str:
     )
 
 
+def _no_run_yet() -> str:
+    """Why the default model is used: no run yet, or the first one is still under way on Train."""
+    trainer = state.live_trainer()
+    if trainer is None:
+        return t("draw.using_default")
+    # A student who has just pressed Start must not be told to go and train a model.
+    return t(
+        "draw.using_default_run_under_way",
+        done=number(len(trainer.history)),
+        epochs=number(trainer.config.train.epochs),
+    )
+
+
 def pick_model() -> ModelChoice:
     """The picker: the session's last run when there is one, or the shared default model."""
     run = state.latest_run()
     if run is None:
         choice = "default"
-        st.caption(t("draw.using_default"))
+        st.caption(_no_run_yet())
     else:
         labels = {"run": t("draw.your_run", label=run.label), "default": t("draw.default_model")}
         choice = st.radio(
