@@ -107,10 +107,13 @@ def _form_page() -> None:
 
 
 def test_a_count_field_in_a_form_reads_thousands_and_follows_a_language_switch():
-    """In a form (no callbacks): '10.000' sent on a Spanish page is ten thousand; after a switch to English
-    the text reads '10,000', not ten; text that is no number is None."""
+    """In a form (no callbacks): '2,5' sent shows the 3 it runs with; '10.000' sent on a Spanish page is ten
+    thousand; after a switch to English the text reads '10,000', not ten; text that is no number is None."""
     at = AppTest.from_function(_form_page).run()
     assert at.text_input(key="images.text").value == "120" and at.session_state["images"] == 120
+    at.text_input(key="images.text").input("2,5")
+    at.button[0].click().run()
+    assert at.session_state["images"] == 3 and at.text_input(key="images.text").value == "3"  # as run
     at.text_input(key="images.text").input("10.000")
     at.button[0].click().run()
     assert at.session_state["images"] == 10_000

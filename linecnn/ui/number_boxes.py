@@ -76,16 +76,17 @@ def count_box(column: DeltaGenerator, label: str, default: int, key: str, **kwar
 
 def count_field(column: DeltaGenerator, label: str, default: int, key: str, **kwargs: object) -> int | None:
     """``count_box`` for inside a form, where a box takes no callback: returns the whole number its text
-    holds at this run (None when none), kept under ``key`` too; a language switch writes the text again."""
+    holds at this run (None when none), kept under ``key`` too. The text sent is written again the page's
+    way before the box is drawn (after a language switch, or '1,5' sent: '2'); text being typed in the
+    browser is not the server's until the form is sent, so it is never overwritten."""
     state = st.session_state
     text, language = TEXT.format(key), LANGUAGE.format(key)
-    written_in = state.get(language, current())
     if state.get(text) is None:
         state[text] = number(default)
-    elif written_in != current():  # read in the words it was typed in, written in the new ones
-        value = read_count(state[text], written_in)
-        if value is not None:
-            state[text] = number(whole(value))
+    else:  # what was sent, read in the words it was typed in, is written again in the page's own way
+        value = read_count(state[text], state.get(language, current()))
+        if value is not None and number(whole(value)) != state[text]:
+            state[text] = number(whole(value))  # '2e3', '1,5': the box shows the count the run uses
     state[language] = current()
     state[key] = _read_whole(column.text_input(label, key=text, persist_state="session", **kwargs))
     return state[key]
