@@ -388,3 +388,18 @@ def test_a_number_out_of_range_is_refused_with_the_pages_own_words():
     assert "bench.running" not in at.session_state or at.session_state["bench.running"] is None
     said = [e.value for e in at.error]
     assert said == ["**Warm-up epochs**: 50 is outside the allowed range. Enter a number from 1 to 20."]
+
+
+def test_a_cancel_in_the_queue_is_said_apart_from_one_before_the_first_cell():
+    """Cancelled while waiting for the lock: 'while it waited for its turn'; once running: 'before its
+    first cell finished'."""
+    from types import SimpleNamespace
+
+    from linecnn.ui.bench.outcome import outcome
+
+    plan = SimpleNamespace(cells=lambda: [1, 2])
+    run = SimpleNamespace(results=[], plan=plan, run_id=None, save_error=None)
+    queued = SimpleNamespace(result=run, cancelled=True, locked=False, error=None)
+    running = SimpleNamespace(result=run, cancelled=True, locked=True, error=None)
+    assert outcome(queued) == ("info", "Benchmark cancelled while it waited for its turn: nothing was timed.")
+    assert outcome(running) == ("info", "Benchmark cancelled before its first cell finished.")

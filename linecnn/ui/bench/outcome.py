@@ -21,6 +21,8 @@ def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
         t("bench.done.where_run", run=run.run_id) if run.run_id is not None else t("bench.done.where_memory")
     )
     if job.cancelled:
+        if not job.locked:  # cancelled in the queue, behind another session's benchmark
+            return "info", t("bench.done.cancelled_queued")
         if not results:
             return "info", t("bench.done.cancelled_early")
         kind, text = "info", t("bench.done.cancelled", done=done, cells=cells, where=where)
