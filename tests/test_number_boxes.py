@@ -38,10 +38,11 @@ def test_either_decimal_mark_is_read_and_no_number_is_none(text, value):
 def _page() -> None:
     import streamlit as st
 
-    from linecnn.ui.number_boxes import decimal_box
+    from linecnn.ui.number_boxes import count_box, decimal_box
 
     st.session_state.setdefault("language", "es")  # i18n.LANGUAGE: a Spanish page until the test switches
     decimal_box(st, "lr", 0.01, "rate")
+    count_box(st, "images", 20_000, "images")
 
 
 def test_the_box_shows_the_readers_way_and_keeps_the_number_typed():
@@ -70,19 +71,10 @@ def test_a_count_is_read_with_the_languages_thousands_separator(text, language, 
     assert read_count(text, language) == value
 
 
-def _count_page() -> None:
-    import streamlit as st
-
-    from linecnn.ui.number_boxes import count_box
-
-    st.session_state.setdefault("language", "es")  # i18n.LANGUAGE: a Spanish page until the test switches
-    count_box(st, "images", 20_000, "images")
-
-
 def test_the_count_box_writes_and_reads_thousands_the_readers_way():
     """Spanish shows '20.000'; '1.000' typed is a thousand, '2,5' rounds to 3; English reads '12,000';
     text that is no number leaves the number None and the text as typed."""
-    at = AppTest.from_function(_count_page).run()
+    at = AppTest.from_function(_page).run()
     assert at.text_input(key="images.text").value == "20.000" and at.session_state["images"] == 20_000
     at.text_input(key="images.text").input("1.000").run()
     assert at.session_state["images"] == 1000

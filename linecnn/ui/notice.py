@@ -30,9 +30,11 @@ def worded(key: str) -> tuple[str, str] | None:
     return None if notice is None else notice()
 
 
-def show(key: str, icon: str | None = None) -> None:
-    """Show the notice under ``key``, if any, with the Streamlit element of its kind."""
+def show(key: str, icon: str | None = None, error_icon: str | None = None) -> None:
+    """Show the notice under ``key``, if any, with the Streamlit element of its kind (and ``error_icon``,
+    when given, on an error)."""
     said = worded(key)
     if said is not None:
         kind, text = said
+        icon = error_icon if kind == "error" and error_icon is not None else icon
         {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text, icon=icon)

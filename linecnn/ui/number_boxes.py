@@ -85,7 +85,7 @@ def count_field(column: DeltaGenerator, label: str, default: int, key: str, **kw
         state[text] = number(default)
     else:  # what was sent, read in the words it was typed in, is written again in the page's own way
         value = read_count(state[text], state.get(language, current()))
-        if value is not None and number(whole(value)) != state[text]:
+        if value is not None:
             state[text] = number(whole(value))  # '2e3', '1,5': the box shows the count the run uses
     state[language] = current()
     state[key] = _read_whole(column.text_input(label, key=text, persist_state="session", **kwargs))

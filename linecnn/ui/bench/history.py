@@ -121,11 +121,7 @@ def _refuse(problem: Callable[[], str]) -> None:
 
 def _show_import_message() -> None:
     """What the file in the uploader did: imported, already there, or refused and why."""
-    said = notice.worded(IMPORT_MESSAGE)
-    if said is not None:
-        kind, text = said
-        show = {"success": st.success, "error": st.error}.get(kind, st.info)
-        show(text, icon=":material/error:" if kind == "error" else ":material/upload_file:")
+    notice.show(IMPORT_MESSAGE, icon=":material/upload_file:", error_icon=":material/error:")
 
 
 def _imported(run_id: int, found: RunSummary | None) -> tuple[str, str]:
