@@ -25,7 +25,8 @@ def heading(tab, name: str):
 
 def test_a_deep_link_opens_draw_in_spanish_and_the_toggle_changes_the_page_and_the_address(server, page):
     """/Draw?lang=es: title, empty-canvas warning and the in-browser Clear button read in Spanish.
-    Clicking English, then Español, redraws the page in that language and the URL's lang follows;
+    Clicking English, then Español, redraws the page in that language and the URL's lang and the
+    page's language tag follow;
     there, Borrar empties a drawn canvas."""
     page.goto(f"{server.url}/Draw?lang=es")
     expect(page.get_by_text("El lienzo está vacío.")).to_be_visible(timeout=DRAW_TIMEOUT)
@@ -33,9 +34,12 @@ def test_a_deep_link_opens_draw_in_spanish_and_the_toggle_changes_the_page_and_t
     expect(page.get_by_role("button", name="Borrar", exact=True)).to_be_visible(timeout=WAIT)
     expect(sidebar(page).get_by_role("link", name="Inicio")).to_be_visible(timeout=WAIT)
     assert page.get_by_text("The canvas is empty.").count() == 0
+    # The page's language tag follows, so a screen reader reads Spanish with a Spanish voice.
+    expect(page.locator("html")).to_have_attribute("lang", "es", timeout=WAIT)
 
     sidebar(page).get_by_role("radio", name="English").click(timeout=WAIT)
     expect(heading(page, "Draw")).to_be_visible(timeout=WAIT)
+    expect(page.locator("html")).to_have_attribute("lang", "en", timeout=WAIT)
     expect(page.get_by_role("button", name="Clear", exact=True)).to_be_visible(timeout=WAIT)
     expect(page).to_have_url(re.compile(r"/Draw\?lang=en$"), timeout=WAIT)
     sidebar(page).get_by_role("radio", name="Español").click(timeout=WAIT)

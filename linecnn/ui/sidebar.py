@@ -15,6 +15,7 @@ from linecnn.ui.builtin_texts import say_builtin_texts
 from linecnn.ui.format import device_label
 from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
+from linecnn.ui.page_language import mark_page_language
 
 T = TypeVar("T")  # what a page's device part of the sidebar gives the page
 
@@ -58,6 +59,7 @@ def _frame(page: str, device_part: Callable[[], T]) -> T:
         device = device_part()
         language_toggle()
         say_builtin_texts()
+        mark_page_language()
     apply_layout()
     return device
 
