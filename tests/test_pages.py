@@ -1,9 +1,12 @@
 """AppTest: Home and Train render without exceptions, and their widgets do what they say."""
 
+import json
+
 import pytest
 import torch
 
 from linecnn.device import resolve
+from linecnn.ui.chart import TICK_PX
 from linecnn.ui.i18n import LANGUAGE
 from tests.helpers import app_test
 
@@ -98,7 +101,8 @@ def test_device_toggle_offers_gpus_and_keeps_the_choice_across_pages(monkeypatch
 
 
 def test_train_tiny_config_shows_charts_and_summary():
-    """Start on a tiny config streams to the end: both charts, the summary and the confusion matrix."""
+    """Start on a tiny config streams to the end: both charts (axis text at projector size), the summary
+    and the confusion matrix."""
     at = app_test(TRAIN)
     at.text_input(key="train.epochs.text").input("12")
     at.text_input(key="train.per_class.text").input("30")
@@ -109,6 +113,7 @@ def test_train_tiny_config_shows_charts_and_summary():
     assert metrics["Device"] == "cpu" and metrics["Validation accuracy"].endswith("%")
     charts = at.get("plotly_chart")
     assert len(charts) >= 3  # loss, accuracy, confusion matrix (+ the run overlay)
+    assert all(json.loads(c.proto.spec)["layout"]["xaxis"]["tickfont"]["size"] == TICK_PX for c in charts)
     runs = at.session_state["train.runs"]
     assert len(runs) == 1 and len(runs[0].history) == 12 and not runs[0].stopped
     assert any("Summary" in s.value for s in at.subheader)

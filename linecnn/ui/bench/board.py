@@ -18,8 +18,8 @@ from linecnn.bench.store import History, RunSummary
 from linecnn.ui.bench.charts import plotly_text
 from linecnn.ui.bench.state import history
 from linecnn.ui.bench.words import ms_text, verdict
+from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import number, plotly_separators, t
-from linecnn.ui.layout import CHART_CONFIG
 
 BOARD_RUNS = 60  # the newest stored runs the board reads (made here and imported alike)
 LABEL_CHARS = 20  # a name in a bar's label is cut to this: long labels crowd a phone
@@ -41,7 +41,7 @@ def render_board(summaries: list[RunSummary] | None) -> None:
         return
     figure = _figure(rows)
     if figure is not None:
-        st.plotly_chart(figure, config=CHART_CONFIG, key="bench.board_chart")
+        show_chart(figure, "bench.board_chart")
     st.dataframe([_row(row) for row in rows], hide_index=True, width="stretch")
     st.caption(t("bench.board.note", images=number(LESSON_IMAGES)))
 

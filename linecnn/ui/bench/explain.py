@@ -17,9 +17,9 @@ from linecnn.ui.bench.charts import fit_figure
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.bench.repeat import offer_repeat
 from linecnn.ui.bench.words import ms_text, x_text
+from linecnn.ui.chart import show_chart
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, percent, t
-from linecnn.ui.layout import CHART_CONFIG
 
 ROUGH_FIT = 0.25  # a line more than 25 % from some measured point is called rough on screen, shares unbolded
 # Above 50 % the line misses some measured epoch by half its time or more. Its two parts are fitted to
@@ -61,7 +61,7 @@ def render_where_time_goes(timed: pd.DataFrame, factor: str, runs: list[ShownRun
             st.markdown(_series_text(series, fit, rows, factor))
     if split:
         chart = fit_figure(timed[timed["series"].isin(list(split))], split, factor)
-        st.plotly_chart(chart, config=CHART_CONFIG, key="bench.fit_chart")
+        show_chart(chart, "bench.fit_chart")
         st.caption(t("bench.explain.chart_caption"))
     st.markdown(t("bench.explain.gpu"))
 

@@ -15,8 +15,8 @@ from linecnn.bench.profile import PROFILED_STEPS, WARMUP_STEPS
 from linecnn.bench.step_profile import StepProfile
 from linecnn.device import describe
 from linecnn.ui.bench.inside_job import Looked
+from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import number, percent, plotly_separators, t
-from linecnn.ui.layout import CHART_CONFIG
 
 WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
 
@@ -29,7 +29,7 @@ def label(profile: StepProfile) -> str:
 def render_looked(looked: list[Looked]) -> None:
     """The chart, the figures table, one sentence per cell, then a tab per cell with its operators."""
     profiles = [item.profile for item in looked]
-    st.plotly_chart(split_figure(profiles), config=CHART_CONFIG, key="inside.split")
+    show_chart(split_figure(profiles), "inside.split")
     st.dataframe(figures_frame(profiles), hide_index=True, key="inside.figures")
     for profile in profiles:
         st.markdown(f"**{label(profile)}**: {verdict(profile)}")

@@ -12,9 +12,9 @@ from linecnn.ui.bench.data import ShownRun, results_frame
 from linecnn.ui.bench.explain import render_where_time_goes
 from linecnn.ui.bench.table import render_environment, render_table
 from linecnn.ui.bench.words import factor_title, factor_words, x_text
+from linecnn.ui.chart import show_chart
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
-from linecnn.ui.layout import CHART_CONFIG
 
 
 def render_results(runs: list[ShownRun]) -> None:
@@ -97,5 +97,5 @@ def _sweep_chart(timed, group, factor: str, found: dict) -> None:  # noqa: ANN00
         )
     if not found and not (timed["kind"] != "cpu").any():
         st.caption(t("bench.results.cpu_only"))
-    st.plotly_chart(sweep_figure(timed, factor, found), config=CHART_CONFIG, key="bench.sweep_chart")
+    show_chart(sweep_figure(timed, factor, found), "bench.sweep_chart")
     st.caption(t("bench.results.chart_caption"))

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 from linecnn.draw.predict import Prediction
+from linecnn.ui.chart import show_chart
 from linecnn.ui.draw.charts import feature_maps_figure
 from linecnn.ui.i18n import number, t
-from linecnn.ui.layout import CHART_CONFIG
 
 MAX_CONV1_MAPS, MAX_CONV2_MAPS = 16, 32  # a width-2 model shows all; wider ones their most active
 
@@ -28,11 +28,11 @@ def show_feature_maps(prediction: Prediction) -> None:
         with st.container(width="content"):
             st.markdown(f"**conv1**: {maps_title(len(conv1), MAX_CONV1_MAPS)}, 8×8")
             figure = feature_maps_figure(conv1, columns=4, limit=MAX_CONV1_MAPS, hover=t("draw.hover_filter"))
-            st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv1")
+            show_chart(figure, "draw.conv1", width="content")
         with st.container(width="content"):
             st.markdown(f"**conv2**: {maps_title(len(conv2), MAX_CONV2_MAPS)}, 4×4")
             figure = feature_maps_figure(
                 conv2, columns=8, map_px=52, limit=MAX_CONV2_MAPS, hover=t("draw.hover_filter")
             )
-            st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.conv2")
+            show_chart(figure, "draw.conv2", width="content")
     st.caption(t("draw.maps_caption"))

@@ -9,11 +9,11 @@ from linecnn.draw.familiar import like_lesson_data
 from linecnn.draw.predict import Prediction, predict
 from linecnn.draw.preprocess import Drawing
 from linecnn.train.data import CLASS_NAMES
+from linecnn.ui.chart import show_chart
 from linecnn.ui.draw.charts import input_figure, probability_figure
 from linecnn.ui.draw.model import ModelChoice
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
-from linecnn.ui.layout import CHART_CONFIG
 
 LOW_CONFIDENCE = 0.6  # below this the verdict is "not sure", with the class it leans to
 # The verdict; the test ids let the browser tests read it.
@@ -27,7 +27,7 @@ def show_seen(drawing: Drawing, mode: str) -> None:
     """The drawing as the model's 8x8 input, each cell with its value."""
     st.subheader(t("draw.model_sees"))
     figure = input_figure(drawing.image, hover=t("draw.hover_cell"), decimal=decimal_mark())
-    st.plotly_chart(figure, config=CHART_CONFIG, width="content", key="draw.input")
+    show_chart(figure, "draw.input", width="content")
     st.caption(t("draw.sees_cells" if mode == "cells" else "draw.sees_canvas"))
 
 
@@ -81,7 +81,7 @@ def show_prediction(drawing: Drawing, prediction: Prediction, familiar: bool = T
         axis_title=t("draw.probability"),
         separators=plotly_separators(),
     )
-    st.plotly_chart(figure, config=CHART_CONFIG, key="draw.probabilities")
+    show_chart(figure, "draw.probabilities")
     if drawing.problem:
         st.caption(t("draw.softmax"))
     ms = number(prediction.seconds * 1000, 2)

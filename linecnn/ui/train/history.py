@@ -9,8 +9,8 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui import state
+from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import current, number, percent, t
-from linecnn.ui.layout import CHART_CONFIG
 from linecnn.ui.spreadsheet import runs_csv
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import legend_labels, significant, val_set_warning
@@ -67,7 +67,7 @@ def history_section(style: charts.ChartStyle) -> None:
         st.warning(warning, icon=":material/warning:")
     lines = list(zip(legend_labels(selected), (run.history for run in selected), strict=True))
     figure = charts.overlay_figure(lines, metric, x_axis, style)
-    st.plotly_chart(figure, config=CHART_CONFIG, key="train.overlay")
+    show_chart(figure, "train.overlay")
     st.caption(t("train.history.caption"))
     st.dataframe(history_table(runs), hide_index=True, width="stretch")
     _history_buttons(selected)

@@ -16,8 +16,8 @@ from linecnn.serve.sharing import sharing_gpu
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
+from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import duration, t
-from linecnn.ui.layout import CHART_CONFIG
 from linecnn.ui.train import away, charts, sharing
 from linecnn.ui.train.buttons import file_ended_run, stop_on_error, stop_slot_lost
 from linecnn.ui.train.summary import summary
@@ -84,9 +84,9 @@ class LiveCharts:
         self.charts_at = self.clock()
         self.draws += 1
         loss = charts.loss_figure(history, epochs, self.style, points)
-        self.loss_slot.plotly_chart(loss, config=CHART_CONFIG, key=f"train.loss.{self.draws}")
+        show_chart(loss, f"train.loss.{self.draws}", self.loss_slot)
         accuracy = charts.accuracy_figure(history, epochs, self.style, points)
-        self.accuracy_slot.plotly_chart(accuracy, config=CHART_CONFIG, key=f"train.acc.{self.draws}")
+        show_chart(accuracy, f"train.acc.{self.draws}", self.accuracy_slot)
 
 
 def progress_text(

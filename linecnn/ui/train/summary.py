@@ -6,9 +6,9 @@ import streamlit as st
 
 from linecnn.train.diagnosis import find_problem, weights_fingerprint
 from linecnn.ui import i18n, state
+from linecnn.ui.chart import show_chart
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
-from linecnn.ui.layout import CHART_CONFIG
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import significant
 from linecnn.ui.train.controls import batch_choice, batch_text
@@ -46,7 +46,7 @@ def summary(record: state.RunRecord) -> None:
             t("train.summary.fingerprint", fingerprint=weights_fingerprint(record.model), epoch=last.epoch)
         )
     with right:
-        st.plotly_chart(charts.confusion_figure(record.confusion), config=CHART_CONFIG, key="train.confusion")
+        show_chart(charts.confusion_figure(record.confusion), "train.confusion")
         st.caption(t("train.summary.confusion_caption", classes=", ".join(charts.class_names())))
 
 

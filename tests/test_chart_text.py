@@ -1,0 +1,52 @@
+"""Chart text readable from the back of a classroom: axis numbers and titles large and dark enough."""
+
+from __future__ import annotations
+
+import tomllib
+
+import plotly.graph_objects as go
+
+from linecnn.ui.chart import AXIS_TITLE_PX, TICK_PX, readable
+from tests.helpers import ROOT
+
+
+def luminance(hex_colour: str) -> float:
+    """WCAG relative luminance of '#rrggbb'."""
+    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(one: str, other: str) -> float:
+    """WCAG contrast ratio of two colours, 1 to 21."""
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
+
+
+def test_axis_text_is_large_and_dark_enough_on_the_light_theme():
+    """On the app's paper, axis numbers and titles reach 14/15 px and WCAG's 4.5:1 for small text."""
+    paper = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text())["theme"]["backgroundColor"]
+    figure = go.Figure(go.Scatter(x=[1, 2], y=[3, 4])).update_layout(xaxis_title="x", yaxis_title="y")
+    figure = readable(figure)
+    for axis in (figure.layout.xaxis, figure.layout.yaxis):
+        assert axis.tickfont.size >= 14 and axis.title.font.size >= 15
+        assert contrast(axis.tickfont.color, paper) >= 4.5 and contrast(axis.title.font.color, paper) >= 4.5
+
+
+def test_a_dark_theme_keeps_its_own_axis_colour():
+    """On a dark theme only the sizes change: a fixed dark slate would vanish on a dark page."""
+    figure = readable(go.Figure(go.Bar(x=["a"], y=[1])), dark=True)
+    x, y = figure.layout.xaxis, figure.layout.yaxis
+    assert x.tickfont.size == TICK_PX and y.title.font.size == AXIS_TITLE_PX
+    assert x.tickfont.color is None and y.title.font.color is None
+
+
+def test_every_chart_of_the_app_is_drawn_through_show_chart():
+    """No page draws a Plotly chart itself, so none escapes the readable axis text."""
+    sources = [ROOT / "app.py", *(ROOT / "pages").glob("*.py"), *(ROOT / "linecnn" / "ui").rglob("*.py")]
+    callers = [
+        path.relative_to(ROOT).as_posix()
+        for path in sources
+        if path.name != "chart.py" and ".plotly_chart(" in path.read_text()
+    ]
+    assert callers == []
