@@ -3,7 +3,7 @@
 Streamlit's chart theme writes axis numbers and titles at 12 and 14 px in a pale grey (#808495,
 3.6:1 against the app's paper, under the 4.5:1 small text needs), which a projector washes out
 for the back of a room. Every chart goes through :func:`show_chart`, which writes them larger and,
-on a light theme, in a slate with 8:1; a dark theme keeps Streamlit's own light grey, which reads well.
+on a light theme, in a slate with 8.5:1; a dark theme keeps Streamlit's own light grey, which reads well.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import streamlit as st
 
 from linecnn.ui.layout import CHART_CONFIG
 
-AXIS_INK = "#3e4c59"  # axis numbers and titles on a light theme: 8.3:1 on the paper #fbfbfa
+AXIS_INK = "#3e4c59"  # axis numbers and titles on a light theme: 8.5:1 on the paper #fbfbfa
 TICK_PX = 14  # axis numbers (Streamlit's theme: 12)
 AXIS_TITLE_PX = 15  # axis titles (Streamlit's theme: 14)
 LEGEND_PX = 13  # legend entries (Streamlit's theme: 12)
