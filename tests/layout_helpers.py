@@ -150,3 +150,27 @@ class OutsideRequests:
         """The outside requests so far, and the outside addresses the page now points at."""
         pointed = [url for url in self.tab.evaluate(ADDRESSES_JS) if not self._local(url)]
         return sorted(set(self.requests) | {f"points at {url}" for url in pointed})
+
+
+def rgb(colour: str) -> tuple[int, int, int]:
+    """(r, g, b) of '#rrggbb' or of a browser's 'rgb(r, g, b)' / 'rgba(r, g, b, a)'."""
+    if colour.startswith("#"):
+        return tuple(int(colour[i : i + 2], 16) for i in (1, 3, 5))
+    return tuple(int(float(part)) for part in colour[colour.index("(") + 1 : -1].split(",")[:3])
+
+
+def faded(colour: str, opacity: float, paper: str) -> tuple[int, int, int]:
+    """What ``colour`` drawn at ``opacity`` over ``paper`` looks like."""
+    return tuple(round(opacity * c + (1 - opacity) * p) for c, p in zip(rgb(colour), rgb(paper), strict=True))
+
+
+def contrast(one: tuple[int, int, int], other: tuple[int, int, int]) -> float:
+    """WCAG contrast ratio of two colours, 1 to 21 (small text needs 4.5)."""
+
+    def luminance(colour: tuple[int, int, int]) -> float:
+        share = [c / 255 for c in colour]
+        linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in share]
+        return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+    high, low = sorted((luminance(one), luminance(other)), reverse=True)
+    return (high + 0.05) / (low + 0.05)

@@ -8,19 +8,7 @@ import plotly.graph_objects as go
 
 from linecnn.ui.chart import AXIS_TITLE_PX, TICK_PX, readable
 from tests.helpers import ROOT
-
-
-def luminance(hex_colour: str) -> float:
-    """WCAG relative luminance of '#rrggbb'."""
-    channels = [int(hex_colour[i : i + 2], 16) / 255 for i in (1, 3, 5)]
-    linear = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast(one: str, other: str) -> float:
-    """WCAG contrast ratio of two colours, 1 to 21."""
-    high, low = sorted((luminance(one), luminance(other)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
+from tests.layout_helpers import contrast, rgb
 
 
 def test_axis_text_is_large_and_dark_enough_on_the_light_theme():
@@ -30,7 +18,8 @@ def test_axis_text_is_large_and_dark_enough_on_the_light_theme():
     figure = readable(figure)
     for axis in (figure.layout.xaxis, figure.layout.yaxis):
         assert axis.tickfont.size >= 14 and axis.title.font.size >= 15
-        assert contrast(axis.tickfont.color, paper) >= 4.5 and contrast(axis.title.font.color, paper) >= 4.5
+        assert contrast(rgb(axis.tickfont.color), rgb(paper)) >= 4.5
+        assert contrast(rgb(axis.title.font.color), rgb(paper)) >= 4.5
 
 
 def test_a_dark_theme_keeps_its_own_axis_colour():

@@ -12,7 +12,14 @@ from playwright.sync_api import expect
 
 from tests.draw_helpers import CANVAS, PREDICTION, Stroke, draw, read_prediction, wait_until
 from tests.helpers import ROOT
-from tests.layout_helpers import OutsideRequests, below_the_fold, settled_layout_problems
+from tests.layout_helpers import (
+    OutsideRequests,
+    below_the_fold,
+    contrast,
+    faded,
+    rgb,
+    settled_layout_problems,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -63,7 +70,8 @@ def fill_page(tab, path: str) -> None:
 def test_the_page_fits_every_screen_and_asks_no_other_host(server, browser, path):
     """No label, button or metric is cut short and nothing scrolls sideways at any width: the page is
     loaded and filled once, on the widest screen, then narrowed, as a projector or phone would show it.
-    Meanwhile it requests nothing from another host (no font, icon or script server) and points at none."""
+    Meanwhile it requests nothing from another host (no font, icon or script server) and points at none.
+    On Train, a caption and the charts' axis numbers have the contrast small text needs."""
     widest, *narrower = VIEWPORTS
     tab = new_tab(browser, widest)
     outside = OutsideRequests(tab, server.url)
@@ -71,6 +79,8 @@ def test_the_page_fits_every_screen_and_asks_no_other_host(server, browser, path
     tab.goto(f"{server.url}/{path}")
     wait_for_page(tab)
     fill_page(tab, path)
+    if path == "Train":
+        assert_small_text_reads_on_a_projector(tab)
     found = {}
     for width in (widest, *narrower):
         tab.set_viewport_size({"width": width, "height": VIEWPORTS[width]})
@@ -82,6 +92,22 @@ def test_the_page_fits_every_screen_and_asks_no_other_host(server, browser, path
     tab.context.close()
     assert found == {width: [] for width in VIEWPORTS}
     assert requests == [], "the page reached beyond its server"
+
+
+# The colour and opacity of the page's first caption, the fill of a chart's axis number, the paper.
+_SMALL_TEXT_JS = """() => {
+  const style = (selector) => getComputedStyle(document.querySelector(selector));
+  const caption = style("[data-testid='stMain'] [data-testid='stCaptionContainer']");
+  const tick = style(".stPlotlyChart .xtick text");
+  return [caption.color, parseFloat(caption.opacity), tick.fill, style(".stApp").backgroundColor];
+}"""
+
+
+def assert_small_text_reads_on_a_projector(tab) -> None:
+    """A caption and a chart's axis numbers reach 4.5:1 on the page's paper, as text of their size needs."""
+    colour, opacity, tick, paper = tab.evaluate(_SMALL_TEXT_JS)
+    assert contrast(faded(colour, opacity, paper), rgb(paper)) >= 4.5, "captions too pale"
+    assert contrast(rgb(tick), rgb(paper)) >= 4.5, "chart axis numbers too pale"
 
 
 def assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab) -> None:
