@@ -29,6 +29,10 @@ def label(profile: StepProfile) -> str:
 def render_looked(looked: list[Looked]) -> None:
     """The chart, the figures table, one sentence per cell, then a tab per cell with its operators."""
     profiles = [item.profile for item in looked]
+    busy = [p for p in profiles if p.busy]
+    if busy:
+        load, cores = max(p.load_average or 0.0 for p in busy), busy[0].cores or 0
+        st.warning(t("inside.busy", load=number(load, 1), cores=number(cores)), icon=":material/ssid_chart:")
     st.plotly_chart(split_figure(profiles), config=CHART_CONFIG, key="inside.split")
     st.dataframe(figures_frame(profiles), hide_index=True, key="inside.figures")
     for profile in profiles:
@@ -139,4 +143,5 @@ def verdict(p: StepProfile) -> str:
             key, kernels=number(p.kernels), us=number(p.kernel_us or 0.0, 1), share=percent(p.work_share)
         )
     key = "inside.verdict.cpu_around" if p.mostly_around else "inside.verdict.cpu_work"
+    key = "inside.verdict.cpu_busy" if p.busy else key
     return t(key, calls=number(p.operator_calls), us=number(p.operator_us, 1), share=percent(p.work_share))
