@@ -1,7 +1,7 @@
 """Every page at a projector's 1024 and 800 px and a phone's 390 px: nothing cut short, nothing off
-screen, no request to another host, the Draw prediction under its canvas on a phone, and a phone's
-sidebar out of the way after navigating. On a laptop screen the live run and the Draw verdict are in
-view without scrolling."""
+screen, no request to another host, the Draw prediction under its canvas on a phone, no empty band
+under Draw's input choice, and a phone's sidebar out of the way after navigating. On a laptop screen
+the live run and the Draw verdict are in view without scrolling."""
 
 import contextlib
 import re
@@ -71,17 +71,31 @@ def test_the_page_fits_every_screen_and_asks_no_other_host(server, browser, path
     tab.goto(f"{server.url}/{path}")
     wait_for_page(tab)
     fill_page(tab, path)
-    found = {}
+    found, bands = {}, {}
     for width in (widest, *narrower):
         tab.set_viewport_size({"width": width, "height": VIEWPORTS[width]})
         found[width] = settled_layout_problems(tab)
         tab.screenshot(path=str(ROOT / "artifacts" / f"layout-{width}-{path or 'Home'}.png"))
+        if path == "Draw":
+            bands[width] = band_under_the_input_choice(tab)
     if path == "Draw":
         assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab)
+        assert all(band <= 24 for band in bands.values()), f"empty band under Draw's input choice: {bands}"
     requests = outside.found()
     tab.context.close()
     assert found == {width: [] for width in VIEWPORTS}
     assert requests == [], "the page reached beyond its server"
+
+
+def band_under_the_input_choice(tab) -> float:
+    """Pixels between Draw's input choice and the next thing below it in its row of choices (the model
+    line when the row wraps): Streamlit's ordinary gap is 16."""
+    return tab.evaluate("""() => {
+        const mode = document.querySelector(".st-key-draw-mode").getBoundingClientRect();
+        const below = [...document.querySelectorAll(".st-key-draw-choices > *")]
+            .map((child) => child.getBoundingClientRect().top).filter((top) => top >= mode.bottom);
+        return below.length ? Math.min(...below) - mode.bottom : 0;
+    }""")
 
 
 def assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab) -> None:
