@@ -86,6 +86,7 @@ ENGLISH: dict[str, str] = {
     "no_devices": "Choose at least one device to benchmark.",
     "over_images": "Cells above {cap} of {limit} images were left out ({images} images).",
     "all_over_images": "Every cell is above {cap} of {limit} images per cell.",
+    "below_sweep": "No cell of this sweep is as small as {up_to}: only its smallest cell, {cell}, is timed.",
     "over_step_memory": (
         "Cells whose training step would keep more than {cap} of {limit} of activations were left out: "
         "{cells}."

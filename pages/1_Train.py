@@ -14,7 +14,7 @@ st.caption(t("train.intro"))
 
 trainer = state.live_trainer()
 problems = controls.config_controls(locked=trainer is not None)
-buttons.run_buttons(device, refused=bool(problems))
+status_line = buttons.run_buttons(device, refused=bool(problems))
 buttons.show_flash()
 
 trainer, latest = state.live_trainer(), state.latest_run()
@@ -34,7 +34,7 @@ live_charts.show(
 summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 
 if trainer is not None and not trainer.paused and not trainer.ended:
-    live.train_live(trainer, live_charts, summary_slot, epochs)  # draws only between epochs
+    live.train_live(trainer, live_charts, summary_slot, epochs, status_line)  # draws only between epochs
 
 if trainer is None and latest is not None:
     with summary_slot.container():

@@ -17,7 +17,7 @@ PANEL_PX = (285, 285, 290)  # drawing, what the model sees, prediction: 892 px w
 device = setup_page("draw")
 st.title(t("draw.title"))
 st.markdown(t("draw.intro"))
-with st.container(horizontal=True, vertical_alignment="bottom", gap="large"):
+with st.container(horizontal=True, vertical_alignment="bottom", gap="large", key="draw-choices"):
     mode = canvas.pick_input()
     with st.container(width="content"):
         choice = model.pick_model()

@@ -162,3 +162,14 @@ def app_test(page_path: str | None = None, timeout: float = 30):
     if page_path is not None:
         at.switch_page(page_path).run()
     return at
+
+
+def shown(table):
+    """A table of an AppTest run as the student reads it: the text of each cell where the page writes
+    its numbers through a Styler (``linecnn.ui.tables``), else the values themselves."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    arrow = table.proto.arrow_data
+    if arrow.HasField("styler") and arrow.styler.display_values:
+        return convert_arrow_bytes_to_pandas_df(arrow.styler.display_values)
+    return table.value

@@ -14,6 +14,8 @@ import json
 import math
 import re
 
+from tests.helpers import shown
+
 # Words that read the same in both languages, or are names: never a sign of a missed translation.
 SHARED_WORDS = {
     "linecnn", "pytorch", "python", "cuda", "cudnn", "cpu", "gpu", "gpus", "nvidia", "amd", "epyc", "intel",
@@ -126,12 +128,20 @@ def english_numbers_in(text: str) -> list[str]:
 
 
 def _table_cells(at) -> list[str]:
-    """Cells of the page's tables that Streamlit itself writes the English way: fractional numbers."""
+    """Cells of the page's tables written the English way: fractional numbers Streamlit writes itself,
+    or that a table's Styler (``linecnn.ui.tables``) writes with a decimal point or a thousands comma."""
     cells = []
     for table in at.dataframe:
-        for value in table.value.to_numpy().ravel():
-            if isinstance(value, float) and math.isfinite(value) and value != int(value):
+        raw = table.value
+        styled = table.proto.arrow_data.HasField("styler")
+        written = shown(table).to_numpy().ravel() if styled else [None] * raw.size
+        for value, text in zip(raw.to_numpy().ravel(), written, strict=True):
+            if not (isinstance(value, float) and math.isfinite(value) and value != int(value)):
+                continue
+            if text is None:
                 cells.append(repr(value))
+            else:
+                cells += english_numbers_in(str(text))
     return cells
 
 

@@ -8,8 +8,14 @@ import sys
 
 import pytest
 
+from linecnn.bench.config import BenchConfig
+from linecnn.bench.document import BenchDocument
+from linecnn.bench.factors import FACTORS
+from linecnn.bench.plan import SweepRequest
 from linecnn.cli.main import main
+from linecnn.cli.table import DISTURBED, bench_table, disturbed_lines
 from linecnn.device import cuda_available
+from tests.bench_fixture import fake_gpu_document
 
 FIELDS = ("device", "config", "median_ms", "p25_ms", "p75_ms", "samples_per_s", "env")
 
@@ -157,3 +163,26 @@ def test_the_step_cap_can_be_lifted(monkeypatch):
     argv = ["bench", "--devices", "cpu", "--per-class", "333334", "--batch-size", "1000002"]
     assert main([*argv, "--no-save", "--max-step-bytes", "none"]) == 130
     assert [c.step_size for c in planned[0].configs] == [1_000_002]
+
+
+def test_an_up_to_below_the_sweep_times_its_smallest_cell_and_says_so():
+    """--sweep data --up-to 10 cannot sweep anything below 360 images: it plans that cell, with a note."""
+    plan = SweepRequest(BenchConfig(), FACTORS["data"], ("cpu",), up_to=10).plan()
+    assert [c.images for c in plan.configs] == [360]
+    assert [str(note) for note in plan.notes] == [
+        "No cell of this sweep is as small as 10: only its smallest cell, 360 images, is timed."
+    ]
+    assert not SweepRequest(BenchConfig(), FACTORS["data"], ("cpu",), up_to=360).plan().notes
+
+
+def test_the_table_marks_a_disturbed_cell_and_says_what_that_means():
+    """A cell timed under load says so on its line, and one sentence under the table says what to do."""
+    document = fake_gpu_document(gpu_only=False, largest=400)
+    document["results"][0] |= {"load_average": 5.25, "disturbed": ["load"]}
+    parsed = BenchDocument.from_dict(document)
+    table = bench_table(parsed).splitlines()
+    assert table[1].endswith("ok, disturbed: load average 5.2 on 16 cores")
+    assert not any("disturbed" in line for line in table[2:])
+    assert disturbed_lines(parsed) == [DISTURBED] and "repeat it when the machine is quiet" in DISTURBED
+    quiet = fake_gpu_document(gpu_only=False, largest=400)
+    assert disturbed_lines(BenchDocument.from_dict(quiet)) == []

@@ -15,7 +15,7 @@ from linecnn.ui import i18n
 from linecnn.ui.bench.state import server_caps
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import bad_documents, fake_gpu_document
-from tests.helpers import app_test
+from tests.helpers import app_test, shown
 
 PAGE = "pages/2_Benchmark.py"
 
@@ -71,7 +71,7 @@ def test_a_small_sweep_fills_the_table_and_the_history():
     assert not at.exception
     # A warning when the shared machine made the spread wide; done either way.
     assert any("Benchmark done" in s.value for s in [*at.success, *at.warning])
-    table = at.dataframe[0].value
+    table = shown(at.dataframe[0])
     assert list(table["Images"]) == ["360", "1,200"] and (table["Status"] == "ok").all()
     assert any(m.label == "median per epoch" for m in at.metric)
     assert len(History().runs()) == 1 and at.multiselect(key="bench.shown").value == [1]
@@ -88,7 +88,7 @@ def test_an_imported_gpu_run_shows_beside_the_cpu_with_the_crossover():
     assert any("GPU faster above ≈" in v and "images" in v for v in verdicts), verdicts
     labels = [m.label for m in at.metric]
     assert labels.count("speed-up vs CPU") == 1 and labels.count("baseline") == 1
-    assert (at.dataframe[0].value["× vs CPU"] != "").all()
+    assert (shown(at.dataframe[0])["× vs CPU"] != "").all()
 
 
 def test_the_server_time_cap_stops_a_sweep_with_a_message(monkeypatch):
@@ -96,7 +96,7 @@ def test_the_server_time_cap_stops_a_sweep_with_a_message(monkeypatch):
     monkeypatch.setenv("LINECNN_BENCH_MAX_SECONDS", "0.001")
     at = small_sweep(app_test(PAGE, timeout=60))
     assert any("time cap" in w.value for w in at.warning)
-    statuses = list(at.dataframe[0].value["Status"])
+    statuses = list(shown(at.dataframe[0])["Status"])
     assert statuses[0].startswith("stopped: time cap")
     assert statuses[1].startswith("skipped: the server's time cap")
 
@@ -152,7 +152,7 @@ def test_a_faster_path_is_shown_beside_eager():
     at.toggle(key="bench.channels_last").set_value(True)
     finish(run_button(at).click().run())
     assert not at.exception
-    table = at.dataframe[0].value
+    table = shown(at.dataframe[0])
     assert list(table["Faster paths"]) == ["eager", "channels_last"]
     assert [value == "" for value in table["× vs eager"]] == [True, False]
     assert any("the speed of plain eager" in m.value for m in at.markdown)

@@ -12,7 +12,7 @@ from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.store import History
 from linecnn.serve.allowance import LEDGER
 from tests.bench_fixture import fake_gpu_document
-from tests.helpers import app_test
+from tests.helpers import app_test, shown
 from tests.test_bench_hostile import texts, upload
 from tests.test_bench_page import PAGE, finish, run_button
 
@@ -55,7 +55,7 @@ def test_a_disturbed_cell_says_why_on_its_card_and_in_the_table():
     assert any(
         "**Disturbed while timed:** load average 5.0 on 16 cores" in w.value for w in at.warning
     ), texts(at)
-    assert "load average 5.0 on 16 cores" in " ".join(at.dataframe[0].value["Disturbed"])
+    assert "load average 5.0 on 16 cores" in " ".join(shown(at.dataframe[0])["Disturbed"])
 
 
 def test_a_fit_too_noisy_to_split_says_so_and_offers_to_repeat_the_disturbed_cells():

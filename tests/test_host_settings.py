@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from linecnn.serve import settings, sharing
-from linecnn.serve.allowance import Allowance
+from linecnn.serve.allowance import SESSION_SECONDS_ENV, WINDOW_SECONDS_ENV, Allowance
 from linecnn.train.config import RunConfig
 from linecnn.ui.bench.state import server_caps
 from linecnn.ui.train.sharing import TRAIN_THREADS_ENV, training_threads
@@ -61,3 +61,20 @@ def test_a_window_longer_than_a_day_counts_as_a_day_and_the_log_says_so(monkeypa
     with caplog.at_level(logging.WARNING, logger=SETTINGS_LOG):
         assert Allowance.from_env().window == 86_400
     assert "LINECNN_BENCH_WINDOW_SECONDS='1e9': it must be at most 86400; using 86400." in caplog.text
+
+
+
+def test_a_share_as_long_as_its_window_is_logged_as_no_share_once(monkeypatch, caplog):
+    """A share of 7200 s within a 3600 s window, silently no cap before, gets one log line however often
+    it is read; a share below the window gets none."""
+    monkeypatch.setenv(SESSION_SECONDS_ENV, "7200")
+    monkeypatch.setenv(WINDOW_SECONDS_ENV, "3600")
+    with caplog.at_level(logging.WARNING, logger=SETTINGS_LOG):
+        for _ in range(3):
+            assert Allowance.from_env() == Allowance(7200.0, 3600.0)
+        monkeypatch.setenv(SESSION_SECONDS_ENV, "3599")
+        Allowance.from_env()
+    lines = [r.getMessage() for r in caplog.records if SESSION_SECONDS_ENV in r.getMessage()]
+    assert len(lines) == 1
+    assert lines[0].startswith(f"{SESSION_SECONDS_ENV}=7200 is not less than {WINDOW_SECONDS_ENV}=3600:")
+    assert "in effect there is no per-session share" in lines[0]

@@ -9,6 +9,7 @@ from linecnn.device import cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import state
+from tests.helpers import shown
 from tests.i18n_check import english_numbers, english_numbers_in, is_english_number
 from tests.test_draw_page import as_session_run
 
@@ -47,7 +48,7 @@ def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     at.switch_page("pages/1_Train.py").run()  # one run only: AppTest cannot rerun a translated selectbox
     assert not at.exception
     assert english_numbers(at) == []
-    table = at.dataframe[-1].value
+    table = shown(at.dataframe[-1])
     assert list(table["lr"]) == ["0,01", "5E-8"]
     assert all(re.fullmatch(r"\d+,\d\s?%", cell) for cell in table["exactitud val"])
     assert at.select_slider(key="train.smoothing").options[:3] == ["0,00", "0,01", "0,02"]

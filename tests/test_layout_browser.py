@@ -1,7 +1,7 @@
 """Every page at a projector's 1024 and 800 px and a phone's 390 px: nothing cut short, nothing off
-screen, no request to another host, the Draw prediction under its canvas on a phone, and a phone's
-sidebar out of the way after navigating. On a laptop screen the live run and the Draw verdict are in
-view without scrolling."""
+screen, no request to another host, the Draw prediction under its canvas on a phone, no empty band
+under Draw's input choice, and a phone's sidebar out of the way after navigating. On a laptop screen
+the live run and the Draw verdict are in view without scrolling."""
 
 import contextlib
 import re
@@ -81,13 +81,16 @@ def test_the_page_fits_every_screen_and_asks_no_other_host(server, browser, path
     fill_page(tab, path)
     if path == "Train":
         assert_small_text_reads_on_a_projector(tab)
-    found = {}
+    found, bands = {}, {}
     for width in (widest, *narrower):
         tab.set_viewport_size({"width": width, "height": VIEWPORTS[width]})
         found[width] = settled_layout_problems(tab)
         tab.screenshot(path=str(ROOT / "artifacts" / f"layout-{width}-{path or 'Home'}.png"))
+        if path == "Draw":
+            bands[width] = band_under_the_input_choice(tab)
     if path == "Draw":
         assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab)
+        assert all(band <= 24 for band in bands.values()), f"empty band under Draw's input choice: {bands}"
     requests = outside.found()
     tab.context.close()
     assert found == {width: [] for width in VIEWPORTS}
@@ -108,6 +111,17 @@ def assert_small_text_reads_on_a_projector(tab) -> None:
     colour, opacity, tick, paper = tab.evaluate(_SMALL_TEXT_JS)
     assert contrast(faded(colour, opacity, paper), rgb(paper)) >= 4.5, "captions too pale"
     assert contrast(rgb(tick), rgb(paper)) >= 4.5, "chart axis numbers too pale"
+
+
+def band_under_the_input_choice(tab) -> float:
+    """Pixels between Draw's input choice and the next thing below it in its row of choices (the model
+    line when the row wraps): Streamlit's ordinary gap is 16."""
+    return tab.evaluate("""() => {
+        const mode = document.querySelector(".st-key-draw-mode").getBoundingClientRect();
+        const below = [...document.querySelectorAll(".st-key-draw-choices > *")]
+            .map((child) => child.getBoundingClientRect().top).filter((top) => top >= mode.bottom);
+        return below.length ? Math.min(...below) - mode.bottom : 0;
+    }""")
 
 
 def assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab) -> None:

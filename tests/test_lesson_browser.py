@@ -1,4 +1,6 @@
-"""Real browser: the Lesson page in Spanish runs a snippet on the server and shows its real output."""
+"""Real browser: a link to a Lesson section opens there in Spanish; Run shows the real output."""
+
+import re
 
 import pytest
 from playwright.sync_api import expect
@@ -9,13 +11,25 @@ from tests.helpers import wait_for_app
 pytestmark = pytest.mark.browser
 
 
-def test_run_shows_the_real_output_in_spanish(server, page):
-    """?lang=es: the section reads in Spanish, and Ejecutar prints where the data and model went."""
-    page.goto(f"{server.url}/Lesson?lang=es")
+@pytest.fixture
+def spanish_page(browser):
+    """A fresh tab in a browser set to Spanish, so an address without ?lang= opens in Spanish."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="es-ES")
+    yield context.new_page()
+    context.close()
+
+
+def test_a_section_link_lands_there_and_run_shows_the_real_output_in_spanish(server, spanish_page):
+    """/Lesson#move in a Spanish browser: the address gains ?lang=es and keeps #move, the section is on
+    screen and reads in Spanish, and Ejecutar prints where the data and model went."""
+    page = spanish_page
+    page.goto(f"{server.url}/Lesson#move")
     wait_for_app(page)
     page.get_by_role("heading", name="Lección: la GPU en PyTorch").wait_for()
     section = page.locator(".st-key-lesson-move")
     expect(section.get_by_role("heading", level=2)).to_contain_text("Mover los datos y el modelo")
+    expect(page).to_have_url(re.compile(r"/Lesson\?lang=es#move$"))
+    expect(section.get_by_role("heading", level=2)).to_be_in_viewport()
     output = page.locator(".st-key-lesson-output-move")
     output.get_by_role("button", name="Ejecutar").click()
     device = str(resolve("auto"))  # the sidebar starts on the lesson's pattern: the GPU when there is one

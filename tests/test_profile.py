@@ -17,9 +17,11 @@ from linecnn.bench.document import BenchDocument
 from linecnn.bench.peaks import peak_gflops
 from linecnn.bench.profile import profile_step
 from linecnn.bench.step_profile import STEP_RANGE, Operator, StepProfile, phase_of, summarize_events
+from linecnn.cli.profile import profile_text
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui import i18n
-from linecnn.ui.bench.inside_view import figures_frame, honesty, operators_frame
+from linecnn.ui.bench.inside_job import Looked
+from linecnn.ui.bench.inside_view import figures_frame, honesty, operators_frame, verdict
 from tests.helpers import app_test
 
 LESSON = BenchConfig()  # the lesson's cell: 360 images in one full batch
@@ -58,6 +60,7 @@ def test_the_split_adds_up_to_the_profiled_step(lesson_profile):
     assert p.work_ms + p.around_ms == pytest.approx(p.profiled_ms)
     assert 0 < p.work_share <= 1
     assert p.gflops_per_s == pytest.approx(p.flops / (p.plain_ms / 1000) / 1e9)
+    assert p.load_average is not None and p.cores  # kept, to say whether other work competed (Linux)
 
 
 def test_the_counts_and_top_operators_are_the_lessons_step(lesson_profile):
@@ -184,11 +187,12 @@ def test_gpu_figures_appear_only_when_a_cell_ran_on_a_gpu():
     assert list(alone.columns) == ["CPU · steps of 360 images", "CPU · steps of 4,096 images"]
     assert list(alone.loc["MFLOP per step"]) == ["48.8", "554.8"]
     assert not {"GPU kernels", "Peak GFLOP/s"} & set(alone.index)
-    assert "GPU time, ms" not in operators_frame(cpu).columns
+    assert "GPU time, ms" not in operators_frame(cpu).data.columns
+    assert operators_frame(cpu).data["Own time, ms"].dtype.kind == "f"  # sorts by size, not as text
     both = figures_frame([cpu, gpu]).set_index("Figure")
     assert {"GPU kernels", "Peak GFLOP/s", "GFLOP/s"} <= set(both.index)
     assert list(both.loc["GPU kernels"]) == ["–", "40"]
-    assert "GPU time, ms" in operators_frame(gpu).columns
+    assert "GPU time, ms" in operators_frame(gpu).data.columns
 
 
 def test_the_profilers_cost_is_quoted_unless_noise_hid_it():
@@ -200,6 +204,37 @@ def test_the_profilers_cost_is_quoted_unless_noise_hid_it():
     assert "up to 25% slower" in honesty([cell(4.0, 5.0), cell(40.0, 41.0)])
     noisy = honesty([cell(5.0, 4.0)])
     assert "no slower than the plain ones" in noisy and "%" not in noisy
+
+
+def test_a_profile_taken_on_a_busy_machine_says_its_times_include_waiting():
+    """Over the core count, the load average marks the profile busy: the verdict and the CLI stop
+    calling the time arithmetic; profiles written before the load was kept still load, as not busy."""
+    quiet = StepProfile("cpu", 360, 5, 3.0, 4.0, 229, None, 3.9, 48.8e6, (), load_average=1.5, cores=2)
+    busy = StepProfile("cpu", 360, 5, 27.0, 100.0, 229, None, 98.0, 48.8e6, (), load_average=6.8, cores=2)
+    assert not quiet.busy and busy.busy
+    assert "doing the arithmetic" in verdict(quiet)
+    assert "waiting for a core" in verdict(busy) and "doing the arithmetic" not in verdict(busy)
+    printed = profile_text([busy], None)
+    assert "load average up to 6.8 on 2 cores" in printed and "doing the arithmetic" not in printed
+    old = {key: value for key, value in busy.to_dict().items() if key not in ("load_average", "cores")}
+    assert not StepProfile.from_dict(old).busy
+    assert StepProfile.from_dict(busy.to_dict()) == busy
+
+
+@pytest.mark.parametrize(
+    ("language", "words"), [("en", "The machine was busy"), ("es", "La máquina estaba ocupada")]
+)
+def test_the_page_warns_that_a_busy_machines_profile_includes_waits(tmp_path, monkeypatch, language, words):
+    """A look taken while the load average was over the core count is shown under a warning saying so."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    busy = StepProfile("cpu", 360, 5, 27.0, 100.0, 229, None, 98.0, 48.8e6, (), load_average=6.8, cores=2)
+    at = app_test("pages/2_Benchmark.py")
+    at.session_state[i18n.LANGUAGE] = language
+    at.session_state["inside.result"] = [Looked(busy, b"{}")]
+    at.run()
+    assert not at.exception
+    warnings = [w.value for w in at.warning if words in w.value]
+    assert warnings and ("6.8" if language == "en" else "6,8") in warnings[0]
 
 
 def test_the_page_says_so_in_spanish(tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ from tests.helpers import StreamlitServer, wait_for_app
 
 pytestmark = pytest.mark.browser
 WAIT_MS = 90_000  # a 2-core machine loaded many times over took over 30 s to redraw a page
+QUEUED = re.compile(r"^Queued for .*: place 1 of 1 ")  # the progress bar's line while the run waits
 
 
 @pytest.fixture(scope="module")
@@ -41,25 +42,28 @@ def queue_behind(first, second) -> None:
     first.get_by_role("button", name="Start").click()
     first.get_by_text(re.compile(r"Epoch [\d,]+ / 4,?000")).wait_for()
     second.get_by_role("button", name="Start").click()
-    expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
+    expect(second.get_by_text(QUEUED)).to_be_visible(timeout=WAIT_MS)
 
 
 def test_a_waiting_run_shows_its_place_can_leave_the_line_and_trains_when_the_slot_frees(
     browser, one_slot_server
 ):
-    """While one run trains, another session's Start shows its place in the queue; Stop takes it out
-    of the line with nothing filed; its next Start queues again, and it trains once the first run stops."""
+    """While one run trains, another session's Start shows its place in the queue and says it waits for
+    its turn, not that it trains; Stop takes it out of the line with nothing filed; its next Start
+    queues again, and it trains once the first run stops."""
     first = train_tab(browser, one_slot_server, 4_000)
     second = train_tab(browser, one_slot_server, 5)
     try:
         queue_behind(first, second)
         expect(second.get_by_text("1 of 1 training slot in use")).to_be_visible(timeout=WAIT_MS)
+        expect(second.get_by_text(re.compile(r"^Waiting for its turn on .*: place 1 of 1"))).to_be_visible()
+        expect(second.get_by_text(re.compile(r"^Training on"))).to_have_count(0)
         second.get_by_role("button", name="Stop").click()
         expect(second.get_by_text("there is nothing to keep")).to_be_visible(timeout=WAIT_MS)
         expect(second.get_by_role("button", name="Start")).to_be_enabled(timeout=WAIT_MS)
 
         second.get_by_role("button", name="Start").click()
-        expect(second.get_by_text("place 1 of 1")).to_be_visible(timeout=WAIT_MS)
+        expect(second.get_by_text(QUEUED)).to_be_visible(timeout=WAIT_MS)
         first.get_by_role("button", name="Stop").click()
         first.get_by_text("Summary · Run 1").wait_for()
         second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)

@@ -104,6 +104,31 @@ def test_a_waiting_run_sees_its_place_and_can_cancel():
         waiter.join(JOIN)
 
 
+def test_a_run_that_must_wait_is_told_its_place_before_the_first_pause():
+    """on_wait reports at once, not only after a poll interval: a page says "waiting" from the start."""
+    queue = SlotQueue(slots=1)
+    holder = Waiter(queue, "holder")
+    holder.start()
+    assert holder.started_training.wait(JOIN)
+    reported = threading.Event()
+    waiter = threading.Thread(target=lambda: _hold_once(queue, "late", reported), daemon=True)
+    waiter.start()
+    assert reported.wait(JOIN / 4), "no report within a quarter of the poll interval"
+    queue.cancel("late")
+    holder.release.set()
+    for thread in (waiter, holder):
+        thread.join(JOIN)
+
+
+def _hold_once(queue: SlotQueue, ticket: str, reported: threading.Event) -> None:
+    """Wait for a slot with a poll as long as JOIN, noting the first report; end quietly when cancelled."""
+    try:
+        with queue.hold(ticket, on_wait=lambda wait: reported.set(), poll=JOIN):
+            pass
+    except Stopped:
+        pass
+
+
 def test_an_interrupted_waiter_keeps_its_place_when_its_page_reruns():
     """A click reruns the page, which leaves hold() by an exception and comes back: its place is kept."""
     queue = SlotQueue(slots=1)
@@ -291,6 +316,53 @@ def test_behind_a_reverse_proxy_the_forwarded_address_counts(headers, connection
     from linecnn.ui.train.sharing import address_from
 
     assert address_from(headers, connection) == expected
+
+
+def test_the_train_page_says_a_queued_run_waits_for_its_turn_not_that_it_trains(monkeypatch):
+    """Another session holds the only slot: beside the buttons the run says it waits, with its place,
+    while it waits and when the page is drawn again, never "Training on"."""
+    import contextlib
+
+    import streamlit as st
+
+    from linecnn.ui.train import away
+    from linecnn.ui.train import sharing as page_sharing
+    from tests.helpers import app_test
+    from tests.test_pages import TRAIN, click
+
+    class StopsTheScriptWhileWaiting(SlotQueue):
+        """The page's script ends at its first report of the wait, as a click's new run would end it."""
+
+        @contextlib.contextmanager
+        def hold(self, ticket, on_wait=None, poll=0.25):  # noqa: ANN001, ANN202 - SlotQueue.hold's
+            def report_then_stop(wait: Wait) -> None:
+                on_wait(wait)
+                st.stop()
+
+            with super().hold(ticket, report_then_stop if on_wait else None, poll) as lease:
+                yield lease
+
+    queue = StopsTheScriptWhileWaiting(slots=1)
+    monkeypatch.setattr(page_sharing, "training_queue", lambda device: queue)
+    monkeypatch.setattr(away, "browser_gone", lambda: False)  # a click ended the script, not a gone browser
+    other_session = Waiter(queue, "other-session")
+    other_session.start()
+    assert other_session.started_training.wait(JOIN)
+    try:
+        at = click(app_test(TRAIN), "Start")
+        assert_says_it_waits(at)
+        assert_says_it_waits(at.run())  # the page drawn again while the run still waits
+    finally:
+        other_session.release.set()
+        other_session.join(JOIN)
+
+
+def assert_says_it_waits(at) -> None:
+    """Beside the Train page's buttons the run waits in place 1 of 1; no line says it trains."""
+    lines = [caption.value for caption in at.caption]
+    assert not at.exception and not [line for line in lines if line.startswith("Training on")]
+    waiting = [line for line in lines if line.startswith("Waiting for its turn on")]
+    assert len(waiting) == 1 and "place 1 of 1" in waiting[0]
 
 
 def test_the_waiting_text_says_place_slots_and_how_to_leave():

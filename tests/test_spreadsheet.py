@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+from dataclasses import replace
 
 import pandas as pd
 import pytest
@@ -41,6 +42,15 @@ def test_spanish_csv_has_semicolons_decimal_commas_and_spanish_headers(run):  # 
         catalog[f"restore.csv.{key}"]
         for key in csv.DictReader(io.StringIO(history_csv([run]).decode())).fieldnames
     }
+
+
+def test_spanish_csv_names_the_data_mode_and_a_whole_set_batch_as_the_page_does(run):  # noqa: F811
+    """Spanish: 'lesson' and 'full' read 'Líneas de la lección' and 'completo', the Train page's words."""
+    whole_set = replace(run, config=replace(run.config, train=replace(run.config.train, batch_size=None)))
+    rows = spanish_rows(runs_csv([run, whole_set], "es"))
+    catalog = i18n.catalog("es")
+    assert {row["datos"] for row in rows} == {catalog["train.mode.lesson"]} == {"Líneas de la lección"}
+    assert {row["tamaño de lote"] for row in rows} == {"16", catalog["train.batch_full"]}
 
 
 @pytest.mark.parametrize(("language", "delimiter", "mark"), [("en", ",", "."), ("es", ";", ",")])

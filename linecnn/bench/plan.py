@@ -87,9 +87,13 @@ def plan_sweep(
     if not devices:
         raise UserError("no_devices")
     configs = factor.cells(base)
-    if up_to is not None and factor.values:
-        configs = [c for c in configs if factor.x(c) <= up_to] or configs[:1]
     notes = []
+    if up_to is not None and factor.values:
+        smallest = configs[0]
+        configs = [c for c in configs if factor.x(c) <= up_to] or [smallest]
+        if factor.x(smallest) > up_to:  # only an --up-to typed on the CLI can be; the page offers values
+            value = int(up_to) if float(up_to).is_integer() else up_to
+            notes.append(Message("below_sweep", up_to=value, cell=_cell_name(factor, smallest)))
     too_big = [c for c in configs if c.images > caps.max_images]
     if too_big:
         configs = [c for c in configs if c.images <= caps.max_images]

@@ -9,7 +9,9 @@ part of the benchmark's timed medians: this runs after, or instead of, them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 
@@ -18,6 +20,7 @@ from torch.profiler import ProfilerActivity, profile, record_function
 from torch.utils.flop_counter import FlopCounterMode
 
 from linecnn.bench.config import BenchConfig
+from linecnn.bench.noise import highest, load_average
 from linecnn.bench.plan import SweepPlan
 from linecnn.bench.step_profile import STEP_RANGE, StepProfile, summarize_events
 from linecnn.bench.timing import prepare, time_epochs
@@ -42,6 +45,7 @@ def profile_step(
     if steps < 1:
         raise ValueError(f"Profile at least one step; got {steps}.")
     device = torch.device(device)
+    load_before = load_average()
     work = prepare(config, device, check)
     images = config.step_size
     step = partial(
@@ -62,9 +66,10 @@ def profile_step(
         profiled = time_epochs(marked_step, device, steps, after_each=after)
     if trace is not None:
         prof.export_chrome_trace(str(trace))
+    load = highest(load_before, load_average())
     with FlopCounterMode(display=False) as counter:
         step()
-    return summarize_events(
+    summary = summarize_events(
         prof.events(),
         device=str(device),
         images=images,
@@ -72,6 +77,7 @@ def profile_step(
         profiled_seconds=profiled,
         flops=float(counter.get_total_flops()),
     )
+    return replace(summary, load_average=load, cores=os.cpu_count())
 
 
 def profile_targets(base: BenchConfig, plan: SweepPlan) -> list[tuple[BenchConfig, str]]:

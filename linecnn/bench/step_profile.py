@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 from torch.autograd.profiler_util import FunctionEvent
 
+from linecnn.bench.noise import overloaded
+
 PHASES = ("forward", "backward", "optimizer")
 TOP = 8  # operators shown per phase
 STEP_RANGE = "linecnn.step"  # the profiler range around each profiled step, to tell steps apart
@@ -41,6 +43,13 @@ class StepProfile:
     work_ms: float  # per step: CPU, the time inside aten operators (their self times); GPU, the kernels' time
     flops: float  # floating-point operations per step of conv and linear layers, forward and backward
     operators: tuple[Operator, ...]  # the busiest operators of each phase, busiest first
+    load_average: float | None = None  # highest 1-minute load average seen while it ran; None if unknown
+    cores: int | None = None  # the machine's CPU cores, to read the load average against
+
+    @property
+    def busy(self) -> bool:
+        """True when other work competed for the cores while the steps ran: every time here includes waits."""
+        return overloaded(self.load_average, self.cores)
 
     @property
     def around_ms(self) -> float:
@@ -80,7 +89,9 @@ class StepProfile:
     @classmethod
     def from_dict(cls, data: dict) -> StepProfile:
         """A profile back from ``to_dict``'s form (derived figures are computed again)."""
-        fields = {name: data[name] for name in cls.__dataclass_fields__ if name != "operators"}
+        optional = ("load_average", "cores")  # absent from profiles written before they were kept
+        required = [name for name in cls.__dataclass_fields__ if name not in ("operators", *optional)]
+        fields = {name: data[name] for name in required} | {name: data.get(name) for name in optional}
         return cls(**fields, operators=tuple(Operator(**op) for op in data["operators"]))
 
     def to_dict(self) -> dict:
@@ -99,6 +110,8 @@ class StepProfile:
             "flops": self.flops,
             "gflops_per_s": self.gflops_per_s,
             "operators": [vars(op) for op in self.operators],
+            "load_average": self.load_average,
+            "cores": self.cores,
         }
 
 

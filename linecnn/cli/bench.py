@@ -10,11 +10,10 @@ import sys
 from pathlib import Path
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
-from linecnn.bench.crossover import crossover
 from linecnn.bench.document import BenchDocument, BenchEnv
 from linecnn.bench.factors import FACTORS, SINGLE
 from linecnn.bench.plan import MAX_STEP_BYTES, Caps, StepMemoryError, SweepPlan, SweepRequest
-from linecnn.bench.results import CellResult
+from linecnn.cli.table import print_results
 from linecnn.cli.train import add_problem_options
 from linecnn.device import list_devices, resolve
 from linecnn.train.config import DEFAULT_FLAT
@@ -208,39 +207,3 @@ def save_to_history(document: BenchDocument, quiet: bool) -> None:
         return
     if not quiet:
         print(f"Saved as run #{run_id} in {store.path}")
-
-
-def print_results(document: BenchDocument, plan: SweepPlan) -> None:
-    """The human output: the table, each accelerator's crossover with the CPU, and the plan's notes."""
-    print(bench_table(document))
-    timed = [result for result in document.results if result.ok]
-    cpu = {document.x(r): r.median_ms for r in timed if r.device == "cpu"}
-    for device in dict.fromkeys(r.device for r in document.results if r.device != "cpu"):
-        other = {document.x(r): r.median_ms for r in timed if r.device == device}
-        found = crossover(cpu, other, plan.factor, name=device)
-        if found is not None:
-            print(found.verdict)
-    for note in plan.notes:
-        print(note)
-
-
-def bench_table(document: BenchDocument) -> str:
-    """Results as a fixed-width table, one line per cell."""
-    lines = [
-        f"{'device':<8} {'images':>9} {'batch':>6} {'width':>5} {'convs':>5} {'variant':<14} "
-        f"{'median ms':>10} {'p25-p75 ms':>17} {'samples/s':>11}  status"
-    ]
-    lines += [_row(result) for result in document.results]
-    return "\n".join(lines)
-
-
-def _row(r: CellResult) -> str:
-    """One cell's line of the table."""
-    c = r.config
-    median = f"{r.median_ms:.2f}" if r.ok else "-"
-    spread = f"{r.p25_ms:.2f}-{r.p75_ms:.2f}" if r.ok else "-"
-    rate = f"{r.samples_per_s:,.0f}" if r.ok else "-"
-    return (
-        f"{r.device:<8} {c.images:>9,} {c.step_size:>6,} {c.run.model.width:>5} {c.conv_layers:>5} "
-        f"{c.variant:<14} {median:>10} {spread:>17} {rate:>11}  {r.status_text}"
-    )

@@ -79,6 +79,11 @@ def _block(p: StepProfile) -> list[str]:
     for op in p.operators:
         device_ms = f" + {op.device_ms:.3f} ms on the GPU" if op.device_ms else ""
         lines.append(f"    {op.phase:<9} {op.name:<42} {op.calls:>4} calls {op.self_ms:8.3f} ms{device_ms}")
+    if p.busy:
+        lines.append(
+            f"  ! the machine was busy (load average up to {p.load_average:.1f} on {p.cores} cores): part of "
+            "every time here is waiting for a core; profile again when it is quiet"
+        )
     lines.append(f"  → {verdict(p)}")
     return lines
 
@@ -91,6 +96,8 @@ def verdict(p: StepProfile) -> str:
             return f"{each}: most of this step is launching work, not doing it."
         return f"{each}: most of this step is the GPU computing."
     each = f"{p.operator_calls:,} operator calls of about {p.operator_us:,.1f} µs each"
+    if p.busy:
+        return f"{each}, but the machine was busy: much of this step is waiting for a core, not arithmetic."
     if p.mostly_around:
         return f"{each}: most of this step is Python and dispatch around the arithmetic, not the arithmetic."
     return f"{each}: most of this step is spent inside the operators, doing the arithmetic."

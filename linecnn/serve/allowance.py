@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from linecnn.serve.settings import env_number, env_uncapped
+from linecnn.serve.settings import env_number, env_uncapped, plain_number, warn_once
 
 SESSION_SECONDS_ENV = "LINECNN_BENCH_SESSION_SECONDS"  # host setting: seconds per session and window
 WINDOW_SECONDS_ENV = "LINECNN_BENCH_WINDOW_SECONDS"  # host setting: the window's length in seconds
@@ -44,7 +44,21 @@ class Allowance:
             else env_number(SESSION_SECONDS_ENV, DEFAULT_SESSION_SECONDS, MIN_RUN_SECONDS, uncappable=True)
         )
         window = env_number(WINDOW_SECONDS_ENV, DEFAULT_WINDOW_SECONDS, minimum=1.0, maximum=KEEP_SECONDS)
+        if seconds is not None and seconds >= window:
+            _say_no_share(seconds, window)
         return cls(seconds, window)
+
+
+def _say_no_share(seconds: float, window: float) -> None:
+    """Log, once, that a share as long as its window never stops a session: a host meant a cap."""
+    share, span = plain_number(seconds), plain_number(window)
+    warn_once(
+        SESSION_SECONDS_ENV,
+        f"{share} within {span}",
+        f"{SESSION_SECONDS_ENV}={share} is not less than {WINDOW_SECONDS_ENV}={span}: no session can hold "
+        "the benchmark for longer than the window within it, so in effect there is no per-session share "
+        "(as with inf; each run still stops at its time cap). Set it below the window for a share.",
+    )
 
 
 class Ledger:

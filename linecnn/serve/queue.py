@@ -186,12 +186,13 @@ class SlotQueue:
                     self._holders[ticket] = self._holders.get(ticket, 0) + 1
                     self._leases.append(Lease(ticket, self.clock))
                     return self._leases[-1]
-                self._cond.wait(timeout=poll)
-                now = self.clock()
-                self._expire(now)
-                wait = self._status(ticket, now)
+                wait = self._status(ticket, self.clock())
+            # Reported before the first pause too: a page says "waiting" from the moment it must wait.
             if wait is not None and on_wait is not None:
                 on_wait(wait)
+            with self._cond:
+                self._cond.wait(timeout=poll)
+                self._expire(self.clock())
 
     def _leave_waiting(self, ticket: str) -> None:
         with self._cond:

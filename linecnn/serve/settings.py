@@ -22,9 +22,14 @@ _WARNED: set[tuple[str, str]] = set()  # (variable, value) pairs already logged
 
 def _warn_once(name: str, raw: str, why: str) -> None:
     """Log that $name=raw is ignored and why, the first time this process meets that value."""
+    warn_once(name, raw, f"Ignoring {name}={raw!r}: {why}")
+
+
+def warn_once(name: str, raw: str, line: str) -> None:
+    """Log ``line`` about $name=raw, the first time this process meets that value."""
     if (name, raw) not in _WARNED:
         _WARNED.add((name, raw))
-        _LOG.warning("Ignoring %s=%r: %s", name, raw, why)
+        _LOG.warning("%s", line)
 
 
 def plain_number(value: float) -> str:

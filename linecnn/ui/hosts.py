@@ -22,6 +22,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from streamlit import config
 from streamlit.web.server.starlette.starlette_websocket import is_host_allowed
 
+from linecnn.serve.allowance import Allowance
 from linecnn.serve.hosts import host_name, public_names, with_loopback
 from linecnn.ui.i18n import LANGUAGES, catalog, from_locale
 from linecnn.ui.roles import roles_start_up_line
@@ -112,6 +113,7 @@ async def hosting_lifespan(_app: Any) -> AsyncIterator[None]:
     hosts = list(config.get_option(HOSTS_OPTION))
     lines = start_up_lines(hosts, int(config.get_option("server.port")))
     print("\n".join([*lines, f"  {roles_start_up_line()}"]), flush=True)
+    Allowance.from_env()  # a benchmark share that caps nothing is logged now, not at the first Benchmark page
     try:
         yield
     finally:

@@ -51,6 +51,9 @@ _CSS = """<style>
   [data-testid="stMainBlockContainer"] { padding-left: 1.5rem; padding-right: 1.5rem; }
   section[data-testid="stSidebar"][data-collapsed="false"] { width: 15rem !important; min-width: 15rem; }
 }
+/* Draw: the input and model choices keep their large gap side by side, but wrapped onto two lines
+   (narrower screens) they are one ordinary gap apart, not a 4rem empty band. */
+[data-testid="stHorizontalBlock"].st-key-draw-choices { row-gap: 1rem; }
 /* Draw: when its three panels (892 px) cannot share a row, the prediction moves next to the canvas,
    narrowed to what is left beside it, and what the model sees goes under both; on a phone, where
    nothing fits beside the canvas, the prediction comes right under it. */

@@ -10,6 +10,7 @@ import torch
 
 from linecnn.device import cuda_unavailable_reason, list_devices, resolve
 from linecnn.ui import state
+from linecnn.ui.anchor import keep_anchor
 from linecnn.ui.auth import require_login
 from linecnn.ui.builtin_texts import say_builtin_texts
 from linecnn.ui.format import device_label
@@ -58,6 +59,7 @@ def _frame(page: str, device_part: Callable[[], T]) -> T:
         st.divider()
         device = device_part()
         language_toggle()
+        keep_anchor()  # after the toggle, whose ?lang= drops the address's #anchor
         say_builtin_texts()
         mark_page_language()
     apply_layout()

@@ -8,18 +8,20 @@ from __future__ import annotations
 
 import math
 
+import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from linecnn.bench.board import LESSON_IMAGES, BoardRow, board_rows
 from linecnn.bench.document import BenchDocument
-from linecnn.bench.results import CellResult
 from linecnn.bench.store import History, RunSummary
 from linecnn.ui.bench.charts import plotly_text
 from linecnn.ui.bench.state import history
-from linecnn.ui.bench.words import ms_text, verdict
+from linecnn.ui.bench.words import significant, verdict
 from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import number, plotly_separators, t
+from linecnn.ui.tables import sortable
 
 BOARD_RUNS = 60  # the newest stored runs the board reads (made here and imported alike)
 LABEL_CHARS = 20  # a name in a bar's label is cut to this: long labels crowd a phone
@@ -42,7 +44,7 @@ def render_board(summaries: list[RunSummary] | None) -> None:
     figure = _figure(rows)
     if figure is not None:
         show_chart(figure, "bench.board_chart")
-    st.dataframe([_row(row) for row in rows], hide_index=True, width="stretch")
+    st.dataframe(board_table(rows), hide_index=True, width="stretch")
     st.caption(t("bench.board.note", images=number(LESSON_IMAGES)))
 
 
@@ -115,25 +117,28 @@ def _load(store: History, summary: RunSummary) -> BenchDocument | None:
     return _document(str(store.path), summary.id, summary.created)
 
 
-def _row(row: BoardRow) -> dict[str, str]:
-    """One board row in the reader's language: who, what, when, the two sizes, the crossover."""
-    run, largest = row.run, row.largest
+def board_table(rows: list[BoardRow]) -> Styler:
+    """The board as a table in the reader's language; its figures stay numbers, so a header sorts by them."""
+    ms, rate, images = t("bench.board.lesson_ms"), t("bench.board.lesson_rate"), t("bench.board.largest")
+    formats = {ms: significant, rate: number, images: number}
+    formats |= {t("bench.board.largest_ms"): significant, t("bench.board.largest_rate"): number}
+    return sortable(pd.DataFrame([_row(row) for row in rows]), formats, missing="-")
+
+
+def _row(row: BoardRow) -> dict[str, object]:
+    """One board row: who, what, when, the two sizes (None where a size was not timed), the crossover."""
+    run, lesson, largest = row.run, row.lesson, row.largest
     # The numbers first: on a phone the columns after them are a scroll away.
     return {
         t("bench.board.who"): _who(row),
         t("bench.board.device"): row.device_name,
-        t("bench.board.lesson_ms"): ms_text(row.lesson.median_ms if row.lesson else None),
-        t("bench.board.lesson_rate"): _rate(row.lesson),
-        t("bench.board.largest"): number(largest.config.images) if largest else "-",
-        t("bench.board.largest_ms"): ms_text(largest.median_ms if largest else None),
-        t("bench.board.largest_rate"): _rate(largest),
+        t("bench.board.lesson_ms"): lesson.median_ms if lesson else None,
+        t("bench.board.lesson_rate"): lesson.samples_per_s if lesson else None,
+        t("bench.board.largest"): largest.config.images if largest else None,
+        t("bench.board.largest_ms"): largest.median_ms if largest else None,
+        t("bench.board.largest_rate"): largest.samples_per_s if largest else None,
         t("bench.board.crossover"): verdict(row.crossover, "data", "GPU") if row.crossover else "-",
         t("bench.board.cpu"): row.cpu_model,
         t("bench.board.when"): run.created.replace("T", " ")[:16],
         t("bench.board.run"): f"#{run.id} · {t('bench.source.' + run.source)}",
     }
-
-
-def _rate(cell: CellResult | None) -> str:
-    """Training images per second, e.g. '12,345'; '-' when the cell was not timed."""
-    return "-" if cell is None or cell.samples_per_s is None else number(cell.samples_per_s)

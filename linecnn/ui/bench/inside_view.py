@@ -6,9 +6,12 @@ Every sentence is built from the measured figures; nothing here is canned per de
 
 from __future__ import annotations
 
+from functools import partial
+
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from linecnn.bench.peaks import peak_gflops
 from linecnn.bench.profile import PROFILED_STEPS, WARMUP_STEPS
@@ -17,6 +20,7 @@ from linecnn.device import describe
 from linecnn.ui.bench.inside_job import Looked
 from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import number, percent, plotly_separators, t
+from linecnn.ui.tables import sortable
 
 WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
 
@@ -29,6 +33,10 @@ def label(profile: StepProfile) -> str:
 def render_looked(looked: list[Looked]) -> None:
     """The chart, the figures table, one sentence per cell, then a tab per cell with its operators."""
     profiles = [item.profile for item in looked]
+    busy = [p for p in profiles if p.busy]
+    if busy:
+        load, cores = max(p.load_average or 0.0 for p in busy), busy[0].cores or 0
+        st.warning(t("inside.busy", load=number(load, 1), cores=number(cores)), icon=":material/ssid_chart:")
     show_chart(split_figure(profiles), "inside.split")
     st.dataframe(figures_frame(profiles), hide_index=True, key="inside.figures")
     for profile in profiles:
@@ -107,20 +115,23 @@ def peak_text(profile: StepProfile) -> str:
     return "–" if peak is None else t("inside.peak", gflops=number(peak))
 
 
-def operators_frame(profile: StepProfile) -> pd.DataFrame:
-    """The busiest operators of one step, by phase: calls, own host time and, on a GPU, GPU time."""
+def operators_frame(profile: StepProfile) -> Styler:
+    """The busiest operators of one step, by phase: calls, own host time and, on a GPU, GPU time (numbers
+    beneath their text, so a header click sorts by them)."""
     rows = []
     for op in profile.operators:
         row = {
             t("inside.col.phase"): t(f"inside.phase.{op.phase}"),
             t("inside.col.operator"): op.name,
-            t("inside.col.op_calls"): number(op.calls),
-            t("inside.col.own"): number(op.self_ms, 3),
+            t("inside.col.op_calls"): op.calls,
+            t("inside.col.own"): op.self_ms,
         }
         if profile.kernels is not None:
-            row[t("inside.col.gpu")] = number(op.device_ms, 3)
+            row[t("inside.col.gpu")] = op.device_ms
         rows.append(row)
-    return pd.DataFrame(rows)
+    in_ms = partial(number, digits=3)
+    formats = {t("inside.col.op_calls"): number, t("inside.col.own"): in_ms, t("inside.col.gpu"): in_ms}
+    return sortable(pd.DataFrame(rows), formats)
 
 
 def honesty(profiles: list[StepProfile]) -> str:
@@ -139,4 +150,5 @@ def verdict(p: StepProfile) -> str:
             key, kernels=number(p.kernels), us=number(p.kernel_us or 0.0, 1), share=percent(p.work_share)
         )
     key = "inside.verdict.cpu_around" if p.mostly_around else "inside.verdict.cpu_work"
+    key = "inside.verdict.cpu_busy" if p.busy else key
     return t(key, calls=number(p.operator_calls), us=number(p.operator_us, 1), share=percent(p.work_share))

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import pandas as pd
 import streamlit as st
 from babel.numbers import format_scientific
+from pandas.io.formats.style import Styler
 
 from linecnn.parallel.results import (
     LOSS_TOLERANCE,
@@ -17,6 +19,7 @@ from linecnn.parallel.results import (
     compute_shrank,
 )
 from linecnn.ui.i18n import count, current, number, percent, t
+from linecnn.ui.tables import sortable
 
 NONE = "—"  # a figure that needs a 1-process run the series did not have
 
@@ -92,24 +95,38 @@ def _explain(series: Series) -> None:
     st.info(text, icon=":material/lightbulb:")
 
 
-def _frame(series: Series) -> pd.DataFrame:
-    """The rows with translated column names and the language's number format."""
+def _frame(series: Series) -> Styler:
+    """The rows with translated column names; the figures stay numbers (a header click sorts by them),
+    written the language's way."""
     rows = series.rows
-    return pd.DataFrame(
+    frame = pd.DataFrame(
         {
-            t("ddp.col_ranks"): [row.ranks for row in rows],
-            t("ddp.col_backend"): [row.backend for row in rows],
-            t("ddp.col_threads"): [row.threads for row in rows],
-            t("ddp.col_ms"): [number(row.median_ms, 2) for row in rows],
-            t("ddp.col_comm"): [number(row.comm_ms, 2) for row in rows],
-            t("ddp.col_compute"): [number(row.compute_ms, 2) for row in rows],
-            t("ddp.col_images"): [number(row.samples_per_s) for row in rows],
-            t("ddp.col_speedup"): [_or_none(row.speedup, lambda v: number(v, 2)) for row in rows],
-            t("ddp.col_efficiency"): [_or_none(row.efficiency, percent) for row in rows],
-            t("ddp.col_start"): [number(row.start_s, 1) for row in rows],
-            t("ddp.col_loss"): [format_scientific(row.loss_error, "0.0E0", locale=current()) for row in rows],
+            "ranks": [row.ranks for row in rows],
+            "backend": [row.backend for row in rows],
+            "threads": [row.threads for row in rows],
+            "ms": [row.median_ms for row in rows],
+            "comm": [row.comm_ms for row in rows],
+            "compute": [row.compute_ms for row in rows],
+            "images": [row.samples_per_s for row in rows],
+            "speedup": [row.speedup for row in rows],
+            "efficiency": [row.efficiency for row in rows],
+            "start": [row.start_s for row in rows],
+            "loss": [row.loss_error for row in rows],
         }
     )
+    formats = {
+        "ms": partial(number, digits=2),
+        "comm": partial(number, digits=2),
+        "compute": partial(number, digits=2),
+        "images": number,
+        "speedup": partial(number, digits=2),
+        "efficiency": percent,
+        "start": partial(number, digits=1),
+        "loss": lambda error: format_scientific(error, "0.0E0", locale=current()),
+    }
+    names = {column: t(f"ddp.col_{column}") for column in frame.columns}
+    shown = {names[column]: write for column, write in formats.items()}
+    return sortable(frame.rename(columns=names), shown, missing=NONE)
 
 
 def _or_none(value: float | None, show: Callable[[float], str]) -> str:

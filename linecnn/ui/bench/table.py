@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 
 from linecnn.bench.document import BenchEnv
 from linecnn.ui.bench.data import HIDDEN, ShownRun
@@ -11,6 +12,7 @@ from linecnn.ui.bench.words import factor_title, notes_text, significant, status
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, current, number, size, t
 from linecnn.ui.spreadsheet import for_language
+from linecnn.ui.tables import sortable
 
 TEXT_COLUMNS = (
     "run",
@@ -43,24 +45,25 @@ SHOWN_FIRST = (
 PINNED = "series"
 
 
-def _shown(frame: pd.DataFrame) -> pd.DataFrame:
-    """The table as shown: translated values, numbers with the language's separators, readable headers."""
+def _shown(frame: pd.DataFrame) -> Styler:
+    """The table as shown: translated values, readable headers, and numbers that stay numbers (a click on
+    a header sorts them by size) written with the language's separators."""
     shown = frame.drop(columns=list(HIDDEN)).copy()
     shown["status"] = frame["result"].map(status_text)
     shown["notes"] = frame["result"].map(notes_text)
-    for column in shown.columns:
-        if column in (*TEXT_COLUMNS, "status"):
-            continue
-        if column == "factor":
-            shown[column] = shown[column].map(factor_title)
-        elif column in COUNTS:
-            shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else number(v))
-        else:
-            shown[column] = shown[column].map(lambda v: "" if pd.isna(v) else significant(float(v)))
-    shown["run"] = shown["run"].map(lambda v: f"#{v}" if v > 0 else "")
+    shown["factor"] = shown["factor"].map(factor_title)
+    numeric = [column for column in shown.columns if column not in (*TEXT_COLUMNS, "status", "factor")]
+    formats = {column: number if column in COUNTS else _significant for column in numeric}
+    formats["run"] = lambda run: f"#{run:.0f}" if run > 0 else ""
     first = [column for column in SHOWN_FIRST if column in shown.columns]
     shown = shown[first + [column for column in shown.columns if column not in first]]
-    return shown.rename(columns={column: t(f"bench.column.{column}") for column in shown.columns})
+    names = {column: t(f"bench.column.{column}") for column in shown.columns}
+    return sortable(shown.rename(columns=names), {names[column]: write for column, write in formats.items()})
+
+
+def _significant(value: float) -> str:
+    """A measured figure to three significant digits, the language's way."""
+    return significant(float(value))
 
 
 def _column_name(key: str) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 import torch
+from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.bench.cell import is_out_of_memory
 from linecnn.serve.sharing import gpu_shared
@@ -123,10 +124,11 @@ def stop_slot_lost(trainer: Trainer, stop: Exception) -> None:
     _flash("error", say(stop))
 
 
-def run_buttons(device: torch.device, refused: bool = False) -> None:
-    """Start, Pause/Resume, Step and Stop, enabled according to the live run.
+def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
+    """Start, Pause/Resume, Step and Stop, enabled according to the live run; gives the line beside them.
 
-    ``refused``: a setting holds a number the page does not accept, so nothing may start."""
+    ``refused``: a setting holds a number the page does not accept, so nothing may start. The line
+    says whether the live run trains or waits for its turn; ``training_turn`` rewrites it as that changes."""
     live, paused = state.live_trainer(), state.is_paused()
     columns = st.columns([1, 1, 1, 1, 3])
     columns[0].button(
@@ -156,9 +158,12 @@ def run_buttons(device: torch.device, refused: bool = False) -> None:
         width="stretch",
         help=t("train.buttons.stop_help"),
     )
-    if live is not None:
-        status = "paused" if paused else "training"
-        columns[4].caption(t(f"train.buttons.{status}", device=device_text(live.device)))
+    caption = columns[4].empty()
+    if live is not None and paused:
+        caption.caption(t("train.buttons.paused", device=device_text(live.device)))
+    elif live is not None:
+        caption.caption(sharing.live_caption(live))
+    return caption
 
 
 def _pause_button(column, live: Trainer | None, paused: bool) -> None:

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 
+import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
 from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui import state
 from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import current, number, percent, t
 from linecnn.ui.spreadsheet import runs_csv
+from linecnn.ui.tables import sortable
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import legend_labels, significant, val_set_warning
 from linecnn.ui.train.controls import batch_choice, batch_text
@@ -118,29 +121,41 @@ def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
         st.button(t("train.history.clear"), icon=":material/delete:", on_click=_clear_history)
 
 
-def history_table(runs: Sequence[state.RunRecord]) -> list[dict]:
+def history_table(runs: Sequence[state.RunRecord]) -> Styler:
     """One row per run: settings, final metrics and speed, under the language's column names.
 
-    Numbers are written as text the language's way (Streamlit would write 0.01, 5e-8 and an
-    accuracy of 1 the English way on a Spanish page), one type per column for Arrow.
+    Numbers stay numbers, so a click on a header sorts the runs by them; a Styler writes them the
+    language's way (Streamlit would write 0.01, 5e-8 and an accuracy of 1 the English way on a
+    Spanish page). Text columns hold one type each, for Arrow.
     """
     rows = []
     for run in runs:
         last = run.history[-1]
-        row = {
-            "run": run.number,
-            "device": run.device if run.threads is None else f"{run.device} ×{run.threads}",
-            "epochs": f"{last.epoch}/{run.config.train.epochs}",
-            "images": number(run.config.data.train_size),
-            "batch": batch_text(batch_choice(run.config)),
-            "width": run.config.model.width,
-            "lr": significant(run.config.train.lr, 4),
-            "seed": run.config.seed,
-            "data": t(f"train.mode.{run.config.data.mode}"),
-            "val_acc": percent(last.val_acc, 1),
-            "val_loss": significant(last.val_loss, 4),
-            "seconds": number(last.elapsed_seconds, 2),
-            "ms_per_epoch": number(1000 * last.elapsed_seconds / last.epoch, 2),
-        }
-        rows.append({t(f"train.table.{key}"): value for key, value in row.items()})
-    return rows
+        rows.append(
+            {
+                "run": run.number,
+                "device": run.device if run.threads is None else f"{run.device} ×{run.threads}",
+                "epochs": f"{last.epoch}/{run.config.train.epochs}",
+                "images": run.config.data.train_size,
+                "batch": batch_text(batch_choice(run.config)),
+                "width": run.config.model.width,
+                "lr": run.config.train.lr,
+                "seed": run.config.seed,
+                "data": t(f"train.mode.{run.config.data.mode}"),
+                "val_acc": last.val_acc,
+                "val_loss": last.val_loss,
+                "seconds": last.elapsed_seconds,
+                "ms_per_epoch": 1000 * last.elapsed_seconds / last.epoch,
+            }
+        )
+    formats = {
+        "images": number,
+        "lr": partial(significant, digits=4),
+        "val_acc": partial(percent, digits=1),
+        "val_loss": partial(significant, digits=4),
+        "seconds": partial(number, digits=2),
+        "ms_per_epoch": partial(number, digits=2),
+    }
+    names = {key: t(f"train.table.{key}") for key in rows[0]} if rows else {}
+    frame = pd.DataFrame(rows).rename(columns=names)
+    return sortable(frame, {names.get(key, key): write for key, write in formats.items()})

@@ -119,15 +119,16 @@ def seconds_left(history: Sequence[EpochRecord], epochs: int) -> float:
     return history[-1].elapsed_seconds / len(history) * max(epochs - len(history), 0)
 
 
-def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int) -> None:
+def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int, caption) -> None:  # noqa: ANN001
     """Train the live run to its end, drawing between epochs, then show its summary and rerun.
 
-    It first waits its turn in the server's training queue (its place shown in the progress bar).
+    It first waits its turn in the server's training queue (its place shown in the progress bar, and
+    in ``caption``, the line beside the buttons, which says it trains once it does).
     The loop ends early when a click pauses, stops or takes over the run, or when the browser went
     away (``away``: the run is paused and says why on return).
     """
     try:
-        with sharing.training_turn(live, live_charts.progress) as lease:
+        with sharing.training_turn(live, live_charts.progress, caption) as lease:
             for _ in sharing_gpu(live.run(), live.device):
                 lease.check()
                 answer_clicks()

@@ -67,29 +67,48 @@ def wait_text(wait: Wait, device: torch.device | str) -> str:
     )
 
 
+def live_caption(trainer: Trainer, wait: Wait | None = None) -> str:
+    """The line beside the buttons: the live run waits for its turn (``wait``, else its queue's) or trains."""
+    if wait is None:
+        wait = training_queue(trainer.device).status(ticket(trainer))
+    device = device_text(trainer.device)
+    if wait is None:
+        return t("train.buttons.training", device=device)
+    return t("sharing.waiting", device=device, place=number(wait.place), waiting=number(wait.waiting))
+
+
 def ticket(trainer: Trainer) -> str:
     """The run's name in the training queue: one per live run, never shared between sessions."""
     return f"run-{id(trainer):x}"
 
 
 @contextlib.contextmanager
-def training_turn(trainer: Trainer, progress=None) -> Iterator[Lease]:  # noqa: ANN001
+def training_turn(trainer: Trainer, progress=None, caption=None) -> Iterator[Lease]:  # noqa: ANN001
     """Train ``trainer`` in the block: in one of its device's slots, on this session's CPU threads.
 
-    While the run waits, its place is shown in ``progress`` (the page's progress-bar ``st.empty``);
-    without one it waits silently (a single Step). Each GPU epoch also waits for any benchmark cell
+    While the run waits, its place is shown in ``progress`` (the page's progress-bar ``st.empty``)
+    and ``caption`` (the ``st.empty`` beside the buttons) says it waits, until it trains; without
+    them it waits silently (a single Step). Each GPU epoch also waits for any benchmark cell
     that changes process-wide CUDA settings: wrap the epochs in ``linecnn.serve.sharing.sharing_gpu``.
     Every optimizer step beats the slot's lease; check it between epochs (``Lease.check``).
     """
+    said = None  # the caption's last text: rewritten only when the place changes
 
     def show(wait: Wait) -> None:
+        nonlocal said
         progress.progress(0.0, text=wait_text(wait, trainer.device))
+        text = live_caption(trainer, wait)
+        if caption is not None and text != said:
+            caption.caption(text)
+            said = text
 
     queue = training_queue(trainer.device)
     with (
         queue.hold(ticket(trainer), on_wait=None if progress is None else show, poll=0.25) as lease,
         cpu_threads(trainer.device, training_threads(trainer.config, trainer.device)),
     ):
+        if caption is not None:  # it may have said (here or when the page was drawn) that the run waits
+            caption.caption(t("train.buttons.training", device=device_text(trainer.device)))
         trainer.after_step = lease.beat
         try:
             yield lease
