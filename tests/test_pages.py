@@ -214,10 +214,33 @@ def test_run_numbers_never_repeat_after_clearing_the_history():
     at = app_test(TRAIN)
     click(at, "Step")
     click(at, "Stop")
-    click(at, "Clear history")
+    assert "Clear history" not in [b.label for b in at.button]  # a popover: one click forgets nothing
+    click(at, "Yes, clear the history")  # the button inside it
     click(at, "Step")
     click(at, "Stop")
     assert [run.number for run in at.session_state["train.runs"]] == [2]
+
+
+def test_the_runs_picked_for_comparing_outlive_a_page_switch_and_a_new_run_joins_them():
+    """Runs 1 and 3 of three picked, Home visited: still 1 and 3 (not the newest runs); run 4 joins them."""
+    from dataclasses import replace
+
+    from linecnn.train.model import build_model
+    from tests.test_run_compare import run
+
+    model = build_model()
+    runs = [replace(run(n), model=model) for n in (1, 2, 3, 4)]
+    at = app_test(TRAIN)
+    at.session_state["train.runs"] = runs[:3]
+    at.run()
+    picker = next(m for m in at.multiselect if m.label == "Runs")
+    picker.set_value([1, 3]).run()
+    at.switch_page("app.py").run()
+    at.switch_page(TRAIN).run()
+    assert not at.exception and next(m for m in at.multiselect if m.label == "Runs").value == [1, 3]
+    at.session_state["train.runs"] = runs
+    at.run()
+    assert next(m for m in at.multiselect if m.label == "Runs").value == [1, 3, 4]
 
 
 def test_the_page_states_the_limits_and_a_host_can_change_them(monkeypatch, caplog):
