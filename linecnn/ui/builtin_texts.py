@@ -21,7 +21,7 @@ import streamlit as st
 from linecnn.ui.i18n import DEFAULT, current, translate
 
 # (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
-# "text": a text node inside a file uploader, the skip link or a box's "Press Enter" hint; "attr":
+# "text": a text node inside a file uploader, the skip link, a box's "Press Enter" hint or a dialog; "attr":
 # an attribute (see _JS) anywhere, canvas included.
 # A named group fills the catalog field of the same name.
 RULES = (
@@ -46,6 +46,15 @@ RULES = (
     ("text", r"^Upload failed$", "builtin.failed"),
     ("text", r"^Skip to main content$", "builtin.skip"),
     ("text", r"^Press Enter to apply$", "builtin.press_enter"),
+    # The dialog the page shows while the server is gone (stopped, restarting): a class sees it mid-lesson.
+    ("text", r"^Connection error$", "builtin.connection_error"),
+    ("text", r"^Streamlit server is not responding\. Are you connected to the internet\?$", "builtin.silent"),
+    (
+        "text",
+        r"^Is Streamlit still running\? If you accidentally stopped Streamlit, just restart it in your "
+        r"terminal:$",
+        "builtin.still_running",
+    ),
     ("text", r"^(?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_size"),
     ("attr", r"^(?<name>.+), (?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_chip"),
     ("attr", r"^Remove (?<name>.+)$", "builtin.remove"),
@@ -115,7 +124,7 @@ export default function ({ data }) {
   const names = ["title", "aria-label", "data-title"];
   const labelled = "[title], [aria-label], [data-title]";
   const scopes = ["stFileUploader", "stSkipToContent", "InputInstructions"]
-    .map((id) => `[data-testid="${id}"]`).join(", ");
+    .map((id) => `[data-testid="${id}"]`).concat('[role="dialog"]').join(", ");
   const patchAttribute = (element, name) => {
     const value = element.getAttribute(name);
     if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));

@@ -32,9 +32,10 @@ OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom
 ZERO_GAP_NOTE = dict(x=0.99, y=0.98, xref="paper", yref="paper", xanchor="right", yanchor="top")
 ZERO_GAP_NOTE |= dict(align="right", showarrow=False, font={"size": 11, "color": "#6c7a89"})
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
-# The compare chart's height with one or two runs, and what each further run's legend line adds: on a
-# phone every name takes a line of its own, which took the height from the plot as runs were added.
-OVERLAY_PX, LEGEND_LINE_PX = 380, 30
+# The compare chart's height with one or two runs, and what each further run adds: on a phone every
+# name takes a legend line of its own (about 30 px), which took the height from the plot as runs were
+# added, and Plotly gives a legend at most half the figure before it scrolls it.
+OVERLAY_PX, LEGEND_LINE_PX = 380, 40
 # The loss and accuracy charts' height: with the settings, buttons and progress above them they fit
 # a 1366x768 laptop screen whole, so a run is watched without scrolling.
 EPOCH_CHART_PX = 250
