@@ -243,6 +243,26 @@ def test_the_runs_picked_for_comparing_outlive_a_page_switch_and_a_new_run_joins
     assert next(m for m in at.multiselect if m.label == "Runs").value == [1, 3, 4]
 
 
+def test_a_run_past_the_twentieth_drops_the_oldest_and_the_page_says_so():
+    """The 21st run silently took Run 1 off the history: the page now says how many runs were dropped."""
+    from dataclasses import replace
+
+    from linecnn.train.model import build_model
+    from tests.test_run_compare import run
+
+    model = build_model()
+    at = app_test(TRAIN)
+    at.session_state["train.runs"] = [replace(run(n), model=model) for n in range(1, 21)]
+    at.session_state["train.run_count"] = 20
+    at.run()
+    assert not any("newest runs" in c.value for c in at.caption)
+    click(at, "Step")
+    click(at, "Stop")
+    assert [r.number for r in at.session_state["train.runs"]] == list(range(2, 22))
+    said = "This tab keeps its 20 newest runs: 1 older run was dropped."
+    assert any(said in c.value for c in at.caption)
+
+
 def test_the_page_states_the_limits_and_a_host_can_change_them(monkeypatch, caplog):
     """The note behind the limits button names each limit; a bad value falls back with a log warning."""
     monkeypatch.setenv("LINECNN_TRAIN_MAX_SECONDS", "90")

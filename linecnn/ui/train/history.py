@@ -51,7 +51,7 @@ def chart_options() -> tuple[charts.ChartStyle, DeltaGenerator]:
 
 def _clear_history() -> None:
     """Callback: forget finished runs (the live run, if any, is kept)."""
-    state.runs().clear()
+    state.clear_runs()
 
 
 def history_section(style: charts.ChartStyle) -> None:
@@ -72,6 +72,8 @@ def history_section(style: charts.ChartStyle) -> None:
     st.plotly_chart(figure, config=CHART_CONFIG, key="train.overlay")
     st.caption(t("train.history.caption"))
     st.dataframe(history_table(runs), hide_index=True, width="stretch")
+    if state.dropped_runs():
+        st.caption(t("train.history.dropped", count=count(state.dropped_runs()), kept=number(state.MAX_RUNS)))
     _history_buttons(selected, len(runs))
 
 
