@@ -32,9 +32,8 @@ OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom
 ZERO_GAP_NOTE = dict(x=0.99, y=0.98, xref="paper", yref="paper", xanchor="right", yanchor="top")
 ZERO_GAP_NOTE |= dict(align="right", showarrow=False, font={"size": 11, "color": "#6c7a89"})
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
-# The compare chart's height with one or two runs, and what each further run adds: on a phone every
-# name takes a legend line of its own (about 30 px), which took the height from the plot as runs were
-# added, and Plotly gives a legend at most half the figure before it scrolls it.
+# The compare chart's height with one or two runs, and what each further run adds: on a phone each name
+# takes a 30 px legend line, and Plotly gives a legend at most half the figure before it scrolls it.
 OVERLAY_PX, LEGEND_LINE_PX = 380, 40
 # The loss and accuracy charts' height: with the settings, buttons and progress above them they fit
 # a 1366x768 laptop screen whole, so a run is watched without scrolling.
@@ -98,8 +97,8 @@ def _nice_ceiling(value: float) -> float:
 
 def run_line(slot: int) -> dict[str, str]:
     """The colour and dash of the compare chart's line in ``slot`` (a run's number less one)."""
-    color = RUN_COLORS[slot % len(RUN_COLORS)]
-    return {"color": color, "dash": RUN_DASHES[slot // len(RUN_COLORS) % len(RUN_DASHES)]}
+    colors = len(RUN_COLORS)
+    return {"color": RUN_COLORS[slot % colors], "dash": RUN_DASHES[slot // colors % len(RUN_DASHES)]}
 
 
 def _add_curve(
@@ -198,8 +197,7 @@ def overlay_figure(
 ) -> go.Figure:
     """One line per (legend name, history) run: ``metric`` against epoch or training seconds.
 
-    ``slots`` gives each run its look (``run_line``), e.g. by run number, so a run keeps its colour
-    whichever others are shown; by default the runs' order.
+    ``slots`` gives each run its look (``run_line``; by default the runs' order), e.g. by run number.
     """
     if metric not in METRICS:
         raise ValueError(f"Unknown metric {metric!r}; choose one of {', '.join(METRICS)}.")
