@@ -222,25 +222,29 @@ def test_run_numbers_never_repeat_after_clearing_the_history():
 
 
 def test_the_runs_picked_for_comparing_outlive_a_page_switch_and_a_new_run_joins_them():
-    """Runs 1 and 3 of three picked, Home visited: still 1 and 3 (not the newest runs); run 4 joins them."""
+    """The newest four runs until the reader picks; runs 1 and 3 picked, Home visited: still 1 and 3
+    (the picker used to reset to the newest runs), and run 6 joins them."""
     from dataclasses import replace
 
     from linecnn.train.model import build_model
     from tests.test_run_compare import run
 
     model = build_model()
-    runs = [replace(run(n), model=model) for n in (1, 2, 3, 4)]
+    runs = [replace(run(n), model=model) for n in range(1, 7)]
     at = app_test(TRAIN)
-    at.session_state["train.runs"] = runs[:3]
+    at.session_state["train.runs"] = runs[:4]
+    at.run()
+    at.session_state["train.runs"] = runs[:5]
     at.run()
     picker = next(m for m in at.multiselect if m.label == "Runs")
+    assert picker.value == [2, 3, 4, 5]
     picker.set_value([1, 3]).run()
     at.switch_page("app.py").run()
     at.switch_page(TRAIN).run()
     assert not at.exception and next(m for m in at.multiselect if m.label == "Runs").value == [1, 3]
     at.session_state["train.runs"] = runs
     at.run()
-    assert next(m for m in at.multiselect if m.label == "Runs").value == [1, 3, 4]
+    assert next(m for m in at.multiselect if m.label == "Runs").value == [1, 3, 6]
 
 
 def test_a_run_past_the_twentieth_drops_the_oldest_and_the_page_says_so():

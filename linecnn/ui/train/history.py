@@ -20,6 +20,7 @@ from linecnn.ui.train.controls import batch_choice, batch_text
 SMOOTHING, LOG_LOSS = "train.smoothing", "train.log_loss"
 METRIC, X_AXIS, CHOSEN = "train.overlay_metric", "train.overlay_x", "train.overlay_runs"
 SEEN = "train.overlay_seen"  # the newest run number the run picker has offered: newer runs join the picks
+PICKED = "train.overlay_picked"  # True once the reader has changed the run picker
 MAX_SMOOTHING = 0.99  # TensorBoard's slider stops short of 1, where the curve would never move
 # The slider's stops, 0 to MAX_SMOOTHING by 0.01: a select slider, so its value is written the
 # language's way ('0,50'), where a plain slider only takes a printf format ('0.50').
@@ -50,8 +51,14 @@ def chart_options() -> tuple[charts.ChartStyle, DeltaGenerator]:
 
 
 def _clear_history() -> None:
-    """Callback: forget finished runs (the live run, if any, is kept)."""
+    """Callback: forget finished runs (the live run, if any, is kept); the run picker starts afresh."""
     state.clear_runs()
+    st.session_state.pop(PICKED, None)
+
+
+def _picked() -> None:
+    """Callback of the run picker: from now on it keeps the reader's picks instead of the newest runs."""
+    st.session_state[PICKED] = True
 
 
 def history_section(style: charts.ChartStyle) -> None:
@@ -78,16 +85,13 @@ def history_section(style: charts.ChartStyle) -> None:
 
 
 def _keep_picks(numbers: Sequence[int]) -> None:
-    """Set the run picker to the reader's picks that still exist, with every run newer than they have seen.
-
-    The picks outlive a visit to another page and the next run; until the first pick, the newest
-    runs are shown.
-    """
-    picked, seen = st.session_state.get(CHOSEN), st.session_state.get(SEEN)
-    if picked is None or seen is None:
-        st.session_state[CHOSEN] = list(numbers[-OVERLAID_BY_DEFAULT:])
-    else:
+    """Set the run picker: the newest runs until the reader picks; then their picks that still exist,
+    with every run newer than the picker had shown. The picks outlive a visit to another page."""
+    if st.session_state.get(PICKED):
+        picked, seen = st.session_state.get(CHOSEN, []), st.session_state.get(SEEN, max(numbers))
         st.session_state[CHOSEN] = [n for n in numbers if n in picked or n > seen]
+    else:
+        st.session_state[CHOSEN] = list(numbers[-OVERLAID_BY_DEFAULT:])
     st.session_state[SEEN] = max(numbers)
 
 
@@ -102,6 +106,7 @@ def _overlay_controls(runs: Sequence[state.RunRecord]) -> tuple[list[state.RunRe
         format_func=lambda n: by_number[n].label,
         key=CHOSEN,
         persist_state="session",
+        on_change=_picked,
     )
     metric = controls[1].selectbox(
         t("train.history.metric"),
