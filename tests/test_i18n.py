@@ -223,3 +223,14 @@ def test_the_dialog_of_a_server_gone_away_is_said_in_spanish():
         said = [text for _, pattern, text in rules if re.fullmatch(pattern.replace("(?<", "(?P<"), english)]
         assert said == [spanish] and spanish != english
     assert '[role="dialog"]' in builtin_texts._JS
+
+
+def test_a_pickers_dropdown_says_its_own_words_in_spanish():
+    """The run pickers' dropdowns said 'Select all' and 'No results' on Spanish pages."""
+    from linecnn.ui import builtin_texts
+
+    rules = builtin_texts.rules("es")
+    for english in ("Select all", "Select 3 matches", "No results"):
+        said = [text for _, pattern, text in rules if re.fullmatch(pattern.replace("(?<", "(?P<"), english)]
+        assert len(said) == 1 and said[0] != english
+    assert '[role="option"]' in builtin_texts._JS
