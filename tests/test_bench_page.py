@@ -403,3 +403,17 @@ def test_a_cancel_in_the_queue_is_said_apart_from_one_before_the_first_cell():
     running = SimpleNamespace(result=run, cancelled=True, locked=True, error=None)
     assert outcome(queued) == ("info", "Benchmark cancelled while it waited for its turn: nothing was timed.")
     assert outcome(running) == ("info", "Benchmark cancelled before its first cell finished.")
+
+
+def test_a_shown_run_deleted_elsewhere_leaves_the_screen_without_a_warning():
+    """A teacher deleted the only run a student was looking at: the student's next rerun said, in English
+    on any page, 'Run #1 is left out: There is no benchmark run #1 in the history.'"""
+    run_id = History().import_json(json.dumps(fake_gpu_document(gpu_only=False)))
+    at = app_test(PAGE)
+    at.session_state["bench.shown"] = [run_id]
+    at.run()
+    assert [m.label for m in at.metric].count("median per epoch") == 2
+    History().delete(run_id)  # in another session
+    at.run()
+    assert not at.exception and not [w.value for w in at.warning if "is left out" in w.value]
+    assert at.session_state["bench.shown"] == []

@@ -202,3 +202,35 @@ def test_a_run_over_the_servers_budget_is_refused_in_spanish():
     spanish = i18n.say(caught.value, "es")
     assert "5.000 épocas de 60.000 imágenes" in spanish
     assert spanish.endswith("Elige como mucho 166 épocas o como mucho 666 imágenes por clase.")
+
+
+def test_the_dialog_of_a_server_gone_away_is_said_in_spanish():
+    """A restart mid-lesson showed a Spanish page Streamlit's English 'Connection error' dialog: each of its
+    texts (as Streamlit's frontend writes them) has a Spanish rule, and the page's script looks in dialogs."""
+    from pathlib import Path
+
+    import streamlit
+
+    from linecnn.ui import builtin_texts
+
+    bundles = (Path(streamlit.__file__).parent / "static" / "static" / "js").glob("index.*.js")
+    frontend = "".join(bundle.read_text() for bundle in bundles)
+    silent = "Streamlit server is not responding. Are you connected to the internet?"
+    dialog = {"Connection error": "Error de conexión", silent: i18n.translate("es", "builtin.silent")}
+    for english, spanish in dialog.items():
+        assert english in frontend  # an upgrade that rewords it fails here, not silently on a page
+        rules = builtin_texts.rules("es")
+        said = [text for _, pattern, text in rules if re.fullmatch(pattern.replace("(?<", "(?P<"), english)]
+        assert said == [spanish] and spanish != english
+    assert '[role="dialog"]' in builtin_texts._JS
+
+
+def test_a_pickers_dropdown_says_its_own_words_in_spanish():
+    """The run pickers' dropdowns said 'Select all' and 'No results' on Spanish pages."""
+    from linecnn.ui import builtin_texts
+
+    rules = builtin_texts.rules("es")
+    for english in ("Select all", "Select 3 matches", "No results"):
+        said = [text for _, pattern, text in rules if re.fullmatch(pattern.replace("(?<", "(?P<"), english)]
+        assert len(said) == 1 and said[0] != english
+    assert '[role="option"]' in builtin_texts._JS

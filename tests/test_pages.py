@@ -219,10 +219,57 @@ def test_run_numbers_never_repeat_after_clearing_the_history():
     at = app_test(TRAIN)
     click(at, "Step")
     click(at, "Stop")
-    click(at, "Clear history")
+    assert "Clear history" not in [b.label for b in at.button]  # a popover: one click forgets nothing
+    click(at, "Yes, clear the history")  # the button inside it
     click(at, "Step")
     click(at, "Stop")
     assert [run.number for run in at.session_state["train.runs"]] == [2]
+
+
+def test_the_runs_picked_for_comparing_outlive_a_page_switch_and_a_new_run_joins_them():
+    """The newest four runs until the reader picks; runs 1 and 3 picked, Home visited: still 1 and 3
+    (the picker used to reset to the newest runs), and run 6 joins them."""
+    from dataclasses import replace
+
+    from linecnn.train.model import build_model
+    from tests.test_run_compare import run
+
+    model = build_model()
+    runs = [replace(run(n), model=model) for n in range(1, 7)]
+    at = app_test(TRAIN)
+    at.session_state["train.runs"] = runs[:4]
+    at.run()
+    at.session_state["train.runs"] = runs[:5]
+    at.run()
+    picker = next(m for m in at.multiselect if m.label == "Runs")
+    assert picker.value == [2, 3, 4, 5]
+    picker.set_value([1, 3]).run()
+    at.switch_page("app.py").run()
+    at.switch_page(TRAIN).run()
+    assert not at.exception and next(m for m in at.multiselect if m.label == "Runs").value == [1, 3]
+    at.session_state["train.runs"] = runs
+    at.run()
+    assert next(m for m in at.multiselect if m.label == "Runs").value == [1, 3, 6]
+
+
+def test_a_run_past_the_twentieth_drops_the_oldest_and_the_page_says_so():
+    """The 21st run silently took Run 1 off the history: the page now says how many runs were dropped."""
+    from dataclasses import replace
+
+    from linecnn.train.model import build_model
+    from tests.test_run_compare import run
+
+    model = build_model()
+    at = app_test(TRAIN)
+    at.session_state["train.runs"] = [replace(run(n), model=model) for n in range(1, 21)]
+    at.session_state["train.run_count"] = 20
+    at.run()
+    assert not any("newest runs" in c.value for c in at.caption)
+    click(at, "Step")
+    click(at, "Stop")
+    assert [r.number for r in at.session_state["train.runs"]] == list(range(2, 22))
+    said = "This tab keeps its 20 newest runs: 1 older run was dropped."
+    assert any(said in c.value for c in at.caption)
 
 
 def test_the_page_states_the_limits_and_a_host_can_change_them(monkeypatch, caplog):

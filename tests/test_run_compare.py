@@ -106,3 +106,20 @@ def test_a_loss_of_exactly_zero_is_named_where_the_log_axis_breaks_its_curve():
     assert not charts.loss_figure(history, 3).layout.annotations  # no zero, no note
     linear = charts.ChartStyle(log_loss=False)
     assert not charts.loss_figure([history[0], zero], 3, linear).layout.annotations  # 0 is drawn there
+
+
+def test_twelve_compared_runs_each_get_a_line_of_their_own_and_the_plot_keeps_its_room():
+    """Past eight colours lines were alike (Run 1 and Run 9); twelve legend lines squeezed the plot flat."""
+    history = run(1).history
+    figure = charts.overlay_figure([(f"Run {n}", history) for n in range(1, 13)])
+    looks = {(trace.line.color, trace.line.dash) for trace in figure.data}
+    assert len(looks) == 12
+    assert figure.layout.height >= charts.overlay_figure([("Run 1", history)]).layout.height + 10 * 30
+
+
+def test_a_compared_run_keeps_its_line_whichever_others_are_shown():
+    """Its slot (the run's number) sets its look, not its place among the runs picked."""
+    history = run(1).history
+    alone = charts.overlay_figure([("Run 9", history)], slots=[8]).data[0].line
+    among = charts.overlay_figure([("Run 2", history), ("Run 9", history)], slots=[1, 8]).data[1].line
+    assert (alone.color, alone.dash) == (among.color, among.dash) == (charts.RUN_COLORS[0], "dash")

@@ -21,8 +21,8 @@ import streamlit as st
 from linecnn.ui.i18n import DEFAULT, current, translate
 
 # (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
-# "text": a text node inside a file uploader, the skip link or a box's "Press Enter" hint; "attr":
-# an attribute (see _JS) anywhere, canvas included.
+# "text": a text node inside a file uploader, the skip link, a box's "Press Enter" hint, a dialog or
+# a dropdown's option; "attr": an attribute (see _JS) anywhere, canvas included.
 # A named group fills the catalog field of the same name.
 RULES = (
     ("text", r"^Upload$", "builtin.upload"),
@@ -46,6 +46,19 @@ RULES = (
     ("text", r"^Upload failed$", "builtin.failed"),
     ("text", r"^Skip to main content$", "builtin.skip"),
     ("text", r"^Press Enter to apply$", "builtin.press_enter"),
+    # The dialog the page shows while the server is gone (stopped, restarting): a class sees it mid-lesson.
+    ("text", r"^Connection error$", "builtin.connection_error"),
+    ("text", r"^Streamlit server is not responding\. Are you connected to the internet\?$", "builtin.silent"),
+    (
+        "text",
+        r"^Is Streamlit still running\? If you accidentally stopped Streamlit, just restart it in your "
+        r"terminal:$",
+        "builtin.still_running",
+    ),
+    # A picker's dropdown (the run pickers of Train and Benchmark): its bulk choice and its empty list.
+    ("text", r"^Select all$", "builtin.select_all"),
+    ("text", r"^Select (?<count>\d+) matches$", "builtin.select_matches"),
+    ("text", r"^No results$", "builtin.no_results"),
     ("text", r"^(?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_size"),
     ("attr", r"^(?<name>.+), (?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$", "builtin.file_chip"),
     ("attr", r"^Remove (?<name>.+)$", "builtin.remove"),
@@ -115,7 +128,7 @@ export default function ({ data }) {
   const names = ["title", "aria-label", "data-title"];
   const labelled = "[title], [aria-label], [data-title]";
   const scopes = ["stFileUploader", "stSkipToContent", "InputInstructions"]
-    .map((id) => `[data-testid="${id}"]`).join(", ");
+    .map((id) => `[data-testid="${id}"]`).concat('[role="dialog"]', '[role="option"]').join(", ");
   const patchAttribute = (element, name) => {
     const value = element.getAttribute(name);
     if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));

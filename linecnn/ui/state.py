@@ -19,6 +19,7 @@ DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
 LIVE = "train.live"  # the Trainer of the run in progress (running or paused), if any
 RUNS = "train.runs"  # list[RunRecord] of finished or stopped runs, oldest first
 RUN_COUNT = "train.run_count"  # runs filed so far in this session; numbers never repeat
+DROPPED = "train.dropped"  # how many older runs fell off the history past MAX_RUNS (the page says so)
 
 MAX_RUNS = 20  # older runs drop off the session history beyond this
 # A host's limits on each Train-page run (defaults: TrainLimits'); see server_limits.
@@ -149,7 +150,7 @@ def finish_run(trainer: Trainer | None = None) -> RunRecord | None:
         out_of_time=snapshot.out_of_time,
     )
     history.append(record)
-    del history[:-MAX_RUNS]
+    _keep_newest(history)
     return record
 
 
@@ -165,5 +166,24 @@ def file_run(record: RunRecord) -> RunRecord:
     st.session_state[RUN_COUNT] = st.session_state.get(RUN_COUNT, 0) + 1
     filed = replace(record, number=st.session_state[RUN_COUNT])
     history.append(filed)
-    del history[:-MAX_RUNS]
+    _keep_newest(history)
     return filed
+
+
+def _keep_newest(history: list[RunRecord]) -> None:
+    """Drop the oldest runs past MAX_RUNS, counting them: a run must not vanish with nothing said."""
+    dropped = len(history) - MAX_RUNS
+    if dropped > 0:
+        del history[:dropped]
+        st.session_state[DROPPED] = st.session_state.get(DROPPED, 0) + dropped
+
+
+def dropped_runs() -> int:
+    """How many older runs this session's history has dropped past MAX_RUNS since it was last cleared."""
+    return st.session_state.get(DROPPED, 0)
+
+
+def clear_runs() -> None:
+    """Forget the finished runs (the live run, if any, is kept) and the count of dropped ones."""
+    runs().clear()
+    st.session_state.pop(DROPPED, None)

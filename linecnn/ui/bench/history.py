@@ -57,11 +57,13 @@ def render_history() -> list[RunSummary] | None:
         return None
     summaries: dict[int, RunSummary] = {r.id: r for r in visible_runs(everyone, session)}
     _import(store, session)
+    # A run deleted since it was picked (by a teacher, or in another tab) leaves the screen quietly,
+    # the last one too: loading it would only warn, in the core's English, that it is missing.
+    st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i in summaries]
     if not summaries:
         st.caption(t("bench.history.empty" if session.sees_all else "bench.history.empty_own"))
         render_teacher_tools(store, session)
         return everyone
-    st.session_state[SHOWN] = [i for i in st.session_state.get(SHOWN, []) if i in summaries]
     st.multiselect(
         t("bench.history.shown"),
         options=list(summaries),

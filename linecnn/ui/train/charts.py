@@ -23,6 +23,8 @@ from linecnn.ui.train.compare import ema
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
 RUN_COLORS = ("#2f6690", "#3a9d6e", "#d9822b", "#8e5ea2", "#c0504d", "#6c7a89", "#b5a642", "#1f9eb3")
+# Past the colours a run's line is dashed, then dotted: twelve runs get twelve looks, not four pairs alike.
+RUN_DASHES = ("solid", "dash", "dot")
 # The compare chart's legend: at the figure's foot, left-aligned; Plotly makes room for its lines.
 OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom", yref="container")
 # The note a log loss chart shows when a loss was exactly 0: in its top-right corner, which a loss
@@ -30,6 +32,9 @@ OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom
 ZERO_GAP_NOTE = dict(x=0.99, y=0.98, xref="paper", yref="paper", xanchor="right", yanchor="top")
 ZERO_GAP_NOTE |= dict(align="right", showarrow=False, font={"size": 11, "color": "#6c7a89"})
 RAW_OPACITY = 0.25  # the raw curve behind a smoothed one: visible, but clearly in the background
+# The compare chart's height with one or two runs, and what each further run adds: on a phone each name
+# takes a 30 px legend line, and Plotly gives a legend at most half the figure before it scrolls it.
+OVERLAY_PX, LEGEND_LINE_PX = 380, 40
 # The loss and accuracy charts' height: with the settings, buttons and progress above them they fit
 # a 1366x768 laptop screen whole, so a run is watched without scrolling.
 EPOCH_CHART_PX = 250
@@ -90,30 +95,37 @@ def _nice_ceiling(value: float) -> float:
     return next(step * power for step in (1, 2, 5, 10) if step * power >= value * (1 - 1e-12))
 
 
+def run_line(slot: int) -> dict[str, str]:
+    """The colour and dash of the compare chart's line in ``slot`` (a run's number less one)."""
+    colors = len(RUN_COLORS)
+    return {"color": RUN_COLORS[slot % colors], "dash": RUN_DASHES[slot // colors % len(RUN_DASHES)]}
+
+
 def _add_curve(
-    fig: go.Figure, x: list, y: list[float], name: str, color: str, style: ChartStyle, points: int | None
+    fig: go.Figure, x: list, y: list[float], name: str, line: dict, style: ChartStyle, points: int | None
 ) -> None:
     """One curve: raw, or smoothed with the raw one faintly behind it (as TensorBoard draws them).
 
-    The smoothing sees every point; ``points`` then caps how many are plotted.
+    ``line`` is Plotly's (its colour, and its dash on the compare chart). The smoothing sees every
+    point; ``points`` then caps how many are plotted.
     """
     kept = thinned(range(len(x)), points)
     x_kept = [x[i] for i in kept]
     if style.smoothing <= 0:
-        fig.add_scatter(x=x_kept, y=[y[i] for i in kept], name=name, line_color=color, legendgroup=name)
+        fig.add_scatter(x=x_kept, y=[y[i] for i in kept], name=name, line=line, legendgroup=name)
         return
     smoothed = ema(y, style.smoothing)
     fig.add_scatter(
         x=x_kept,
         y=[y[i] for i in kept],
         name=name,
-        line_color=color,
+        line=line,
         opacity=RAW_OPACITY,
         legendgroup=name,
         showlegend=False,
         hoverinfo="skip",
     )
-    fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line_color=color, legendgroup=name)
+    fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name)
 
 
 def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int = 320) -> go.Figure:
@@ -151,7 +163,7 @@ def _epoch_figure(
     x = [r.epoch for r in history]
     for split, color in (("train", TRAIN_COLOR), ("val", VAL_COLOR)):
         y = [getattr(r, f"{split}_{kind}") for r in history]
-        _add_curve(fig, x, y, t(f"train.chart.{split}"), color, style, points)
+        _add_curve(fig, x, y, t(f"train.chart.{split}"), {"color": color}, style, points)
     fig.update_xaxes(range=[0, epochs + 1])
     return fig
 
@@ -181,26 +193,31 @@ def overlay_figure(
     metric: str = "val_loss",
     x_axis: str = "epoch",
     style: ChartStyle = DEFAULT_STYLE,
+    slots: Sequence[int] | None = None,
 ) -> go.Figure:
-    """One line per (legend name, history) run: ``metric`` against epoch or training seconds."""
+    """One line per (legend name, history) run: ``metric`` against epoch or training seconds.
+
+    ``slots`` gives each run its look (``run_line``; by default the runs' order), e.g. by run number.
+    """
     if metric not in METRICS:
         raise ValueError(f"Unknown metric {metric!r}; choose one of {', '.join(METRICS)}.")
     if x_axis not in X_AXES:
         raise ValueError(f"Unknown x axis {x_axis!r}; choose epoch or seconds.")
     fig = go.Figure()
     values: list[float] = []
-    for index, (label, history) in enumerate(runs):
+    for slot, (label, history) in zip(range(len(runs)) if slots is None else slots, runs, strict=True):
         x = [r.epoch if x_axis == "epoch" else r.elapsed_seconds for r in history]
         y = [getattr(r, metric) for r in history]
         values += y
-        _add_curve(fig, x, y, label, RUN_COLORS[index % len(RUN_COLORS)], style, None)
+        _add_curve(fig, x, y, label, run_line(slot), style, None)
     name = t(f"train.metric.{metric}")
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
         fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
         y_title = t("train.chart.accuracy_axis")
-    fig = _layout(fig, t("train.chart.by_run", metric=name), y_title, t(f"train.x_axis.{x_axis}"), height=380)
+    title, x_title = t("train.chart.by_run", metric=name), t(f"train.x_axis.{x_axis}")
+    fig = _layout(fig, title, y_title, x_title, height=OVERLAY_PX + LEGEND_LINE_PX * max(len(runs) - 2, 0))
     # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
     fig.update_layout(hovermode="closest", legend=OVERLAY_LEGEND)
     return fig

@@ -12,7 +12,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui import state
 from linecnn.ui.chart import show_chart
-from linecnn.ui.i18n import current, number, percent, t
+from linecnn.ui.i18n import count, current, number, percent, t
 from linecnn.ui.spreadsheet import runs_csv
 from linecnn.ui.tables import sortable
 from linecnn.ui.train import charts
@@ -22,6 +22,8 @@ from linecnn.ui.train.controls import batch_choice, batch_text
 # Widget keys; the values persist for the whole session, across pages.
 SMOOTHING, LOG_LOSS = "train.smoothing", "train.log_loss"
 METRIC, X_AXIS, CHOSEN = "train.overlay_metric", "train.overlay_x", "train.overlay_runs"
+SEEN = "train.overlay_seen"  # the newest run number the run picker has offered: newer runs join the picks
+PICKED = "train.overlay_picked"  # True once the reader has changed the run picker
 MAX_SMOOTHING = 0.99  # TensorBoard's slider stops short of 1, where the curve would never move
 # The slider's stops, 0 to MAX_SMOOTHING by 0.01: a select slider, so its value is written the
 # language's way ('0,50'), where a plain slider only takes a printf format ('0.50').
@@ -52,8 +54,14 @@ def chart_options() -> tuple[charts.ChartStyle, DeltaGenerator]:
 
 
 def _clear_history() -> None:
-    """Callback: forget finished runs (the live run, if any, is kept)."""
-    state.runs().clear()
+    """Callback: forget finished runs (the live run, if any, is kept); the run picker starts afresh."""
+    state.clear_runs()
+    st.session_state.pop(PICKED, None)
+
+
+def _picked() -> None:
+    """Callback of the run picker: from now on it keeps the reader's picks instead of the newest runs."""
+    st.session_state[PICKED] = True
 
 
 def history_section(style: charts.ChartStyle) -> None:
@@ -69,22 +77,39 @@ def history_section(style: charts.ChartStyle) -> None:
     if warning:
         st.warning(warning, icon=":material/warning:")
     lines = list(zip(legend_labels(selected), (run.history for run in selected), strict=True))
-    figure = charts.overlay_figure(lines, metric, x_axis, style)
+    # A run keeps its line's colour and dash whichever others are shown.
+    figure = charts.overlay_figure(lines, metric, x_axis, style, [run.number - 1 for run in selected])
     show_chart(figure, "train.overlay")
     st.caption(t("train.history.caption"))
     st.dataframe(history_table(runs), hide_index=True, width="stretch")
-    _history_buttons(selected)
+    if state.dropped_runs():
+        st.caption(t("train.history.dropped", count=count(state.dropped_runs()), kept=number(state.MAX_RUNS)))
+    _history_buttons(selected, len(runs))
+
+
+def _keep_picks(numbers: Sequence[int]) -> None:
+    """Set the run picker: the newest runs until the reader picks; then their picks that still exist,
+    with every run newer than the picker had shown. The picks outlive a visit to another page."""
+    if st.session_state.get(PICKED):
+        picked, seen = st.session_state.get(CHOSEN, []), st.session_state.get(SEEN, max(numbers))
+        st.session_state[CHOSEN] = [n for n in numbers if n in picked or n > seen]
+    else:
+        st.session_state[CHOSEN] = list(numbers[-OVERLAID_BY_DEFAULT:])
+    st.session_state[SEEN] = max(numbers)
 
 
 def _overlay_controls(runs: Sequence[state.RunRecord]) -> tuple[list[state.RunRecord], str, str]:
-    """The runs to overlay, the metric and the x axis, as the user picked them."""
+    """The runs to overlay (in run order), the metric and the x axis, as the user picked them."""
     by_number = {run.number: run for run in runs}
+    _keep_picks(list(by_number))
     controls = st.columns([3, 1, 1])
     chosen = controls[0].multiselect(
         t("train.history.runs"),
         list(by_number),
-        default=list(by_number)[-OVERLAID_BY_DEFAULT:],
         format_func=lambda n: by_number[n].label,
+        key=CHOSEN,
+        persist_state="session",
+        on_change=_picked,
     )
     metric = controls[1].selectbox(
         t("train.history.metric"),
@@ -102,11 +127,11 @@ def _overlay_controls(runs: Sequence[state.RunRecord]) -> tuple[list[state.RunRe
         key=X_AXIS,
         persist_state="session",
     )
-    return [by_number[n] for n in chosen], metric, x_axis or "epoch"
+    return [run for run in runs if run.number in chosen], metric, x_axis or "epoch"
 
 
-def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
-    """Download the overlaid runs as one CSV, or clear the history."""
+def _history_buttons(selected: Sequence[state.RunRecord], kept: int) -> None:
+    """Download the overlaid runs as one CSV, or clear the ``kept`` runs after a second click."""
     with st.container(horizontal=True, gap="small"):
         st.download_button(
             t("train.history.download"),
@@ -118,7 +143,10 @@ def _history_buttons(selected: Sequence[state.RunRecord]) -> None:
             disabled=not selected,
             help=t("train.history.download_help"),
         )
-        st.button(t("train.history.clear"), icon=":material/delete:", on_click=_clear_history)
+        # Clearing forgets every run of the tab with nothing to undo it, so it takes a second click.
+        with st.popover(t("train.history.clear"), icon=":material/delete:"):
+            st.markdown(t("train.history.clear_sure", count=count(kept)))
+            st.button(t("train.history.clear_confirm"), icon=":material/delete:", on_click=_clear_history)
 
 
 def history_table(runs: Sequence[state.RunRecord]) -> Styler:
