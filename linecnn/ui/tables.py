@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import pandas as pd
+import streamlit as st
 from pandas.io.formats.style import Styler
 
 
@@ -22,3 +23,13 @@ def sortable(frame: pd.DataFrame, formats: Mapping[str, Callable[[Any], str]], m
             numeric[column] = pd.to_numeric(numeric[column], errors="coerce")
     chosen = {column: write for column, write in formats.items() if column in numeric.columns}
     return numeric.style.format(chosen, na_rep=missing)
+
+
+def show_table(table: Styler, missing: str = "", **options: Any) -> None:
+    """Draw a ``sortable`` table: ``missing`` where a value is missing (Streamlit would write 'None'),
+    and numbers at the left of their columns like the text, so that under a long header a phone's
+    first view of a column shows its numbers, not blank-looking cells."""
+    numbers = table.data.select_dtypes("number").columns
+    config = {column: st.column_config.Column(alignment="left") for column in numbers}
+    config |= options.pop("column_config", None) or {}
+    st.dataframe(table, column_config=config, placeholder=missing, **options)

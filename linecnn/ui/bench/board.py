@@ -21,7 +21,7 @@ from linecnn.ui.bench.state import history
 from linecnn.ui.bench.words import significant, verdict
 from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import number, plotly_separators, t
-from linecnn.ui.tables import sortable
+from linecnn.ui.tables import show_table, sortable
 
 BOARD_RUNS = 60  # the newest stored runs the board reads (made here and imported alike)
 LABEL_CHARS = 20  # a name in a bar's label is cut to this: long labels crowd a phone
@@ -44,7 +44,7 @@ def render_board(summaries: list[RunSummary] | None) -> None:
     figure = _figure(rows)
     if figure is not None:
         show_chart(figure, "bench.board_chart")
-    st.dataframe(board_table(rows), hide_index=True, width="stretch")
+    show_table(board_table(rows), "-", hide_index=True, width="stretch")
     st.caption(t("bench.board.note", images=number(LESSON_IMAGES)))
 
 
@@ -74,11 +74,12 @@ def _figure(rows: list[BoardRow]) -> go.Figure | None:
     low, high = min(rates) / 10, max(rates) * 10**0.05
     ticks = _ticks(low, high)
     figure.update_layout(
-        height=min(90 + 30 * len(timed), 700),
-        margin={"l": 10, "r": 10, "t": 10, "b": 50},
+        height=min(110 + 30 * len(timed), 720),
+        margin={"l": 10, "r": 10, "t": 10, "b": 70},
         separators=plotly_separators(),  # the hover's rate with the language's marks
         xaxis={
-            "title": {"text": t("bench.board.lesson_rate")},
+            # On two lines: centred under the bars, one line ran past a phone's edge in Spanish.
+            "title": {"text": t("bench.board.rate_axis")},
             "type": "log",
             "range": [math.log10(low), math.log10(high)],
             # Whole rates the reader's way ('20.000'), not Plotly's log digits ('2 3 4 5' after '10k').

@@ -20,7 +20,7 @@ from linecnn.device import describe
 from linecnn.ui.bench.inside_job import Looked
 from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import number, percent, plotly_separators, t
-from linecnn.ui.tables import sortable
+from linecnn.ui.tables import show_table, sortable
 
 WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
 
@@ -44,7 +44,7 @@ def render_looked(looked: list[Looked]) -> None:
     st.caption(honesty(profiles))
     for tab, item in zip(st.tabs([label(p) for p in profiles]), looked, strict=True):
         with tab:
-            st.dataframe(operators_frame(item.profile), hide_index=True)
+            show_table(operators_frame(item.profile), hide_index=True)
             st.download_button(
                 t("inside.download"),
                 item.trace,

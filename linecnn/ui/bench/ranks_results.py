@@ -19,7 +19,7 @@ from linecnn.parallel.results import (
     compute_shrank,
 )
 from linecnn.ui.i18n import count, current, number, percent, t
-from linecnn.ui.tables import sortable
+from linecnn.ui.tables import show_table, sortable
 
 NONE = "—"  # a figure that needs a 1-process run the series did not have
 
@@ -30,7 +30,7 @@ def render_series(series: Series) -> None:
     for index, row in enumerate(series.rows):
         with columns[index % len(columns)].container(border=True):
             _card(row)
-    st.dataframe(_frame(series), hide_index=True, key="ddp.table")
+    show_table(_frame(series), NONE, hide_index=True, key="ddp.table")
     st.caption(_table_note(series))
     _explain(series)
 

@@ -12,7 +12,7 @@ from linecnn.ui.bench.words import factor_title, notes_text, significant, status
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, current, number, size, t
 from linecnn.ui.spreadsheet import for_language
-from linecnn.ui.tables import sortable
+from linecnn.ui.tables import show_table, sortable
 
 TEXT_COLUMNS = (
     "run",
@@ -74,7 +74,7 @@ def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     """The results as a table, with a CSV of the raw numbers and each run's JSON to download."""
     st.subheader(t("bench.table.title"))
     pinned = {t(f"bench.column.{PINNED}"): st.column_config.Column(pinned=True)}
-    st.dataframe(_shown(frame), hide_index=True, column_config=pinned, key="bench.table")
+    show_table(_shown(frame), hide_index=True, column_config=pinned, key="bench.table")
     st.caption(t("bench.table.caption"))
     stem = "linecnn-bench-" + "-".join(file_name(run) for run in runs)
     buttons = st.container(horizontal=True)

@@ -14,7 +14,7 @@ from linecnn.ui import state
 from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import count, current, number, percent, t
 from linecnn.ui.spreadsheet import runs_csv
-from linecnn.ui.tables import sortable
+from linecnn.ui.tables import show_table, sortable
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import legend_labels, significant, val_set_warning
 from linecnn.ui.train.controls import batch_choice, batch_text
@@ -81,7 +81,7 @@ def history_section(style: charts.ChartStyle) -> None:
     figure = charts.overlay_figure(lines, metric, x_axis, style, [run.number - 1 for run in selected])
     show_chart(figure, "train.overlay")
     st.caption(t("train.history.caption"))
-    st.dataframe(history_table(runs), hide_index=True, width="stretch")
+    show_table(history_table(runs), hide_index=True, width="stretch")
     if state.dropped_runs():
         st.caption(t("train.history.dropped", count=count(state.dropped_runs()), kept=number(state.MAX_RUNS)))
     _history_buttons(selected, len(runs))
