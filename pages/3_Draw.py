@@ -19,7 +19,7 @@ st.title(t("draw.title"))
 st.markdown(t("draw.intro"))
 with st.container(horizontal=True, vertical_alignment="bottom", gap="large", key="draw-choices"):
     mode = canvas.pick_input()
-    with st.container(width="content"):
+    with st.container(width="stretch"):  # the rest of the row: a run's name in the picker is long
         choice = model.pick_model()
 # Always one element here, shown or empty: a hint appearing or vanishing with the model choice
 # would shift the canvas below to a new place in the page, remounting it blank.

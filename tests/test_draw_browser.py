@@ -108,7 +108,8 @@ def test_switching_the_model_keeps_the_drawing(server, page):
     wait_for_app(page, 120_000)
     expect(page.get_by_text("learned from the lesson's exact lines").first).to_be_visible()
     classify_on_page(page, Stroke("v", "vertical", ((140, 20), (140, 260)), 24))
-    page.get_by_text("Default model", exact=True).click()
+    page.get_by_role("combobox", name="Model").click()  # the picker is a select box
+    page.get_by_role("option", name="Default model", exact=True).click()
     # The hint above the canvas and, for a drawing unlike the lesson's lines, the note under the verdict.
     expect(page.get_by_text("learned from the lesson's exact lines")).to_have_count(0, timeout=120_000)
     wait_for_app(page, 120_000)

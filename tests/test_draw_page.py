@@ -133,8 +133,8 @@ def test_last_training_run_is_used_and_can_be_switched(page):
     page.session_state[state.RUNS] = [as_session_run(trainer)]
     at = draw(page, synthetic_canvas(((140, 10), (140, 270))))
     assert not at.exception
-    picker = at.radio(key="draw.model")
-    assert picker.value == "run"
+    picker = at.selectbox(key="draw.model")
+    assert picker.value == 1  # the run's number
     assert "Run 1" in texts(at.caption)
     assert "exact lines only" in texts(at.info)  # warns that lesson-only runs misread real strokes
     picker.set_value("default").run()

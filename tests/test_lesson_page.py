@@ -31,15 +31,21 @@ def texts(elements) -> str:
 
 
 @pytest.mark.parametrize(
-    ("language", "run", "heading"), [("en", "Run", "The device"), ("es", "Ejecutar", "El dispositivo")]
+    ("language", "run", "fix", "heading"),
+    [
+        ("en", "Run section", "the fix", "The device"),
+        ("es", "Ejecutar la sección", "la solución", "El dispositivo"),
+    ],
 )
-def test_the_page_renders_every_section_in_both_languages(language, run, heading):
-    """Seven sections and the recap, their Run buttons, and a link per section, in the page's language."""
+def test_the_page_renders_every_section_in_both_languages(language, run, fix, heading):
+    """Seven sections and the recap, their Run buttons each named after its section, and a link per
+    section, in the page's language."""
     at = on_cpu(language)
     assert not at.exception
     assert len(at.header) == 8 and at.header[0].value == heading
     runs = [b for b in at.button if b.key and b.key.startswith("lesson.run.")]
-    assert {b.label for b in runs} == {run}
+    names = [f"{run} {number}" for number in (1, 2, 3)] + [f"{run} 4: {fix}"]
+    assert [b.label for b in runs] == names + [f"{run} {number}" for number in (5, 6, 7)]
     # The mistake has no Run button on the CPU: everything else does.
     assert [b.key for b in runs] == [
         f"lesson.run.{s.key}" for sec in core.SECTIONS for s in sec.snippets if s.key != "mismatch.mistake"
@@ -173,6 +179,8 @@ def test_on_a_second_device_the_mistake_shows_the_error_pytorch_raised(monkeypat
     """With another device picked, Run on the mistake shows PyTorch's own error as the real output."""
     fake_gpu(monkeypatch, "meta")  # a real second device on any machine: the model goes there, data stays
     at = page_in("en", LESSON)
+    names = [b.label for b in at.button if b.key and b.key.startswith("lesson.run.")]
+    assert "Run section 4: the mistake" in names and len(set(names)) == len(names) == 8  # a name each
     run_button(at, "mismatch.mistake").click().run()
     assert not at.exception
     assert "PyTorch really raised this error" in texts(at.error)

@@ -91,8 +91,8 @@ def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
 
     go_to(page, "Draw")
     page.locator(CANVAS).wait_for(timeout=120_000)  # the first visit may train the default model
-    picker = page.get_by_role("radio", name=f"Your last run (Run 1 · cpu · {EPOCHS} ep · restored)")
-    assert picker.is_checked()
+    picker = page.get_by_role("combobox", name="Model")  # the restored run is the pick
+    expect(picker).to_have_value(re.compile(rf"^Run 1 · cpu · {EPOCHS} ep · restored · val acc \d"))
     use_cells(page)
     for row in range(8):
         cell = cell_button(page, row * 8 + COLUMN)

@@ -166,7 +166,7 @@ def test_a_run_restored_on_train_is_what_draw_classifies_with(files):
     at.switch_page(DRAW).run()
     at = draw(at, synthetic_canvas(((140, 10), (140, 270))))
     assert not at.exception
-    assert at.radio(key="draw.model").value == "run"
+    assert at.selectbox(key="draw.model").value == 1  # the restored run
     assert "Run 1 · cpu · 3 ep · restored" in texts(at.caption)  # the same file twice is one run
     name = escape_markdown("run1.safetensors")  # a file name is quoted as escaped Markdown
     detail = f"Restored from {name}: hand-drawn-like data, 30 images per class, 3 epochs on cpu."
@@ -185,7 +185,7 @@ def test_draw_page_uploads_a_model_and_classifies_with_it(files):
     # Draw's uploader takes no history: the sentence sends the curves to Train instead of asking for it here.
     said = at.success[0].value
     assert "on the Train page" in said and "upload its history JSON too" not in said
-    assert at.radio(key="draw.model").value == "run"
+    assert at.selectbox(key="draw.model").value == 1  # the restored run
     assert f"Restored from {name}" in texts(at.caption)
     assert verdict(at) is not None
     assert at.session_state[state.RUNS][0].config == run.config

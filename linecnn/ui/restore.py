@@ -147,7 +147,8 @@ def _on_upload(key: str, models_only: bool = False) -> None:
     except ValueError as error:
         st.session_state[MESSAGE] = ("error", str(error))
         return
-    st.session_state[draw.MODEL] = "run"  # the Draw page classifies with the restored run, the last one
+    # The Draw page classifies with the restored run, now the last one, whatever was picked before.
+    st.session_state[draw.MODEL] = state.runs()[-1].number
 
 
 def show_message(slot=None) -> bool:

@@ -6,7 +6,9 @@ sees and what it says; ``maps``: the feature maps; ``charts``: the Plotly figure
 """
 
 CANVAS = "draw.canvas"  # the canvas widget; one key for good, so reruns never remount it
-MODEL = "draw.model"  # "run" (the session's last trained run) or "default"
+MODEL = "draw.model"  # the picked run's number, or "default" for the default model
+SEEN = "draw.model_seen"  # the newest run the picker has offered; a newer one replaces it if it was picked
+GONE = "draw.model_gone"  # the notice that the picked run is gone (cleared or dropped) and what is used
 MODE = "draw.mode"  # "canvas" or "cells"
 BRUSH = "draw.brush"  # brush width in canvas pixels
 CELLS = "draw.cells"  # the cell grid: 64 booleans, row by row

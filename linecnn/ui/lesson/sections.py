@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 import torch
 
-from linecnn.lesson.snippets import SECTIONS, Section
+from linecnn.lesson.snippets import SECTIONS, Section, Snippet
 from linecnn.ui.i18n import t
 from linecnn.ui.lesson.snippets import show_snippet
 
@@ -35,10 +35,19 @@ def show_section(section: Section, device: torch.device) -> None:
         for snippet in section.snippets:
             if len(section.snippets) > 1:
                 st.markdown(f"**{t(f'lesson.{snippet.key}')}**")
-            show_snippet(snippet, device)
+            show_snippet(snippet, device, run_label(section, snippet))
         path, page, icon = LINKS[section.key]
         st.page_link(path, label=t("lesson.see", page=t(f"sidebar.page.{page}")), icon=icon)
         st.caption(t(f"lesson.{section.key}.link"))
+
+
+def run_label(section: Section, snippet: Snippet) -> str:
+    """A Run button's name: its section's number, and which snippet in a section of two, e.g. 'Run section
+    4: the fix'. A screen reader lists a page's buttons by name; seven called 'Run' would be one blur."""
+    number = SECTIONS.index(section) + 1  # as the contents list numbers it
+    if len(section.snippets) == 1:
+        return t("lesson.run", number=number)
+    return t("lesson.run_part", number=number, part=t(f"lesson.{snippet.key}_part"))
 
 
 def recap() -> None:

@@ -23,8 +23,9 @@ def css_key(snippet: Snippet) -> str:
     return snippet.key.replace(".", "-")
 
 
-def show_snippet(snippet: Snippet, device: torch.device) -> None:
-    """The code as it runs, then a Run button (or why it cannot run here) and the last real output."""
+def show_snippet(snippet: Snippet, device: torch.device, run_label: str) -> None:
+    """The code as it runs, then its Run button called ``run_label`` (or why it cannot run here) and the
+    last real output."""
     code = snippet.text(current())
     # A plain dict, taken before the run: a Run clicked in another section while this one runs
     # interrupts this script at its next Streamlit call, and storing the outcome through
@@ -39,7 +40,7 @@ def show_snippet(snippet: Snippet, device: torch.device) -> None:
             show_not_run()
         else:
             st.button(
-                t("lesson.run"),
+                run_label,
                 key=f"lesson.run.{snippet.key}",
                 icon=":material/play_arrow:",
                 help=t("lesson.run_help", device=device_text(device)),
