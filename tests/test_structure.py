@@ -137,3 +137,20 @@ def test_no_module_has_dunder_all():
     ]
     print("\n".join(offenders))
     assert offenders == []
+
+
+def test_no_file_keeps_a_merge_conflict():
+    """A merge that was committed half-resolved would ship its markers: in the README, a catalog, code."""
+    import subprocess
+
+    tracked = subprocess.run(["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True)
+    kinds = (".py", ".md", ".toml", ".txt", ".cfg", ".yml", ".yaml", ".json", ".sh")
+    marked = []
+    for name in tracked.stdout.splitlines():
+        path = ROOT / name
+        if not name.endswith(kinds) or not path.is_file():
+            continue
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        if any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in lines):
+            marked.append(name)
+    assert marked == []
