@@ -10,7 +10,8 @@ import pytest
 
 from linecnn.bench.board import LESSON_IMAGES, board_rows
 from linecnn.bench.document import BenchDocument
-from linecnn.bench.store import OLD_COLUMNS, History, HistoryError
+from linecnn.bench.schema import OLD_COLUMNS
+from linecnn.bench.store import History, HistoryError
 from tests.bench_fixture import fake_gpu_document
 
 OLD_SCHEMA = """

@@ -59,7 +59,8 @@ def test_a_deep_link_on_a_fresh_server_renders_the_page_and_sidebar(fresh_server
 
 
 def test_choices_persist_across_pages(server, page):
-    """The device radio and the Train settings keep their values when the user moves around."""
+    """The device radio and the Train settings keep their values when the user moves around; a tab that
+    last reached another server process (as after a restart) is told so on the next page, until Got it."""
     page.goto(f"{server.url}/Train")
     wait_for_app(page)
     checked = page.locator(
@@ -75,12 +76,19 @@ def test_choices_persist_across_pages(server, page):
                  .some(plot => plot.layout && plot.layout.xaxis.range[1] === 38)"""
     )
     wait_for_app(page)
+    notice = page.locator(".st-key-restart-notice")
+    expect(notice).to_have_count(0)  # a new tab, its page switched on this server: no restart to tell
+    page.evaluate("sessionStorage.setItem('linecnn.server', 'an-earlier-server-process')")
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Draw").click()
     page.get_by_role("heading", name="Draw", exact=True).first.wait_for()
+    expect(notice).to_contain_text("The server restarted since this tab last reached it")
+    notice.get_by_role("button", name="Got it").click()
+    expect(notice).to_have_count(0)
     wait_for_app(page)
     page.locator('[data-testid="stSidebar"]').get_by_role("link", name="Train").click()
     page.get_by_role("heading", name="Train", exact=True).first.wait_for()
     wait_for_app(page)
+    expect(notice).to_have_count(0)  # put away once, it stays away on every page
     assert page.get_by_label("Epochs").input_value() == "37"
     again = page.locator(
         '[data-testid="stSidebar"] [role="radiogroup"] label:has(input:checked)'

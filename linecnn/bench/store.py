@@ -7,7 +7,6 @@ per-user data directory, or under $LINECNN_DATA_DIR (see ``linecnn.serve.paths``
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import sqlite3
 from collections.abc import Iterator
@@ -18,6 +17,8 @@ from pathlib import Path
 
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import SINGLE
+from linecnn.bench.schema import COLUMNS, LISTED, SCHEMA, span_text, upgrade
+from linecnn.bench.span import Span
 from linecnn.errors import UserError, said
 from linecnn.serve.paths import data_dir
 
@@ -28,32 +29,6 @@ SOURCES = ("page", "cli", "import")
 MAX_LISTED = 500  # runs made by the page or the CLI, newest first
 MAX_IMPORTS = 100  # imported runs kept (at most MAX_FILE_BYTES each); more need a delete first
 LOCK_TIMEOUT = 10.0  # seconds a call waits for another writer's lock before it gives up with a sentence
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS runs (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    created TEXT NOT NULL,         -- when the benchmark ran (UTC, ISO 8601)
-    saved TEXT NOT NULL,           -- when it entered this history
-    source TEXT NOT NULL,          -- 'page', 'cli' or 'import'
-    sweep TEXT NOT NULL,           -- the swept factor: none, data, batch, width, conv
-    devices TEXT NOT NULL,         -- e.g. 'cpu, cuda:0'
-    machine TEXT NOT NULL,         -- e.g. 'AMD EPYC 7B13 · NVIDIA H200'
-    cells INTEGER NOT NULL,        -- results in the document
-    digest TEXT NOT NULL UNIQUE,   -- sha256 of the document: importing a file twice keeps one copy
-    document TEXT NOT NULL,        -- the JSON document itself
-    owner TEXT NOT NULL DEFAULT '',      -- who ran or imported it when signed in (e-mail), else ''
-    owner_name TEXT NOT NULL DEFAULT ''  -- that person's name as the class sees it, else ''
-)
-"""
-OLD_COLUMNS = ("id", "created", "saved", "source", "sweep", "devices", "machine", "cells", "digest")
-OLD_COLUMNS += ("document",)
-COLUMNS = (*OLD_COLUMNS, "owner", "owner_name")
-LISTED = "id, created, source, sweep, devices, machine, cells, owner, owner_name"  # a RunSummary's fields
-# A history made before runs had owners gains the two columns on first open, its rows owned by nobody.
-ADD_OWNERS = (
-    "ALTER TABLE runs ADD COLUMN owner TEXT NOT NULL DEFAULT ''",
-    "ALTER TABLE runs ADD COLUMN owner_name TEXT NOT NULL DEFAULT ''",
-)
 
 
 @dataclass(frozen=True)
@@ -69,6 +44,12 @@ class RunSummary:
     cells: int  # results in the run
     owner: str = ""  # who ran or imported it when signed in (e-mail), else ''
     owner_name: str = ""  # that person's name as the class sees it, else ''
+    span: str = ""  # what it timed, as its row keeps it (``timed`` reads it); '' when not known
+
+    @property
+    def timed(self) -> Span | None:
+        """What the run timed (a sweep's range, a single cell's size), or None when not known."""
+        return Span.read(self.span)
 
     def user_owns(self, user: str) -> bool:
         """True when ``user`` (a signed-in e-mail) ran or imported this run."""
@@ -103,9 +84,7 @@ class History:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             connection = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT)
             connection.execute(SCHEMA)
-            columns = tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
-            if columns == OLD_COLUMNS:
-                columns = _add_owners(connection)
+            columns = upgrade(connection)
         except (OSError, sqlite3.Error) as error:
             # An OSError's own text names the path; its strerror alone does not.
             detail = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
@@ -151,6 +130,7 @@ class History:
             text,
             owner,
             owner_name,
+            span_text(document),
         )
         with self._open("save to") as connection:
             found = connection.execute("SELECT id FROM runs WHERE digest = ?", (digest,)).fetchone()
@@ -208,15 +188,6 @@ class History:
         """Forget every run; returns how many there were."""
         with self._open("clear") as connection:
             return connection.execute("DELETE FROM runs").rowcount
-
-
-def _add_owners(connection: sqlite3.Connection) -> tuple[str, ...]:
-    """Give a history made before owners its two columns, and return its columns now."""
-    # Another process may add them first: its "duplicate column" error is no problem.
-    with contextlib.suppress(sqlite3.OperationalError), connection:
-        for statement in ADD_OWNERS:
-            connection.execute(statement)
-    return tuple(row[1] for row in connection.execute("PRAGMA table_info(runs)"))
 
 
 def _digest(text: str) -> str:

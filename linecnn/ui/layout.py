@@ -19,6 +19,8 @@ _CSS = """<style>
 /* Less empty space above the title (Streamlit leaves 6rem; its header is 3.75rem tall): on a laptop
    screen the Train page's live charts then fit above the fold. */
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
+/* The restart watcher (restart.py) draws nothing: hidden, it leaves no gap above the title. */
+.st-key-restart-watch { display: none; }
 .st-key-train-settings { padding-top: 0.75rem; padding-bottom: 0.75rem; gap: 0.75rem; }
 [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [data-testid="stColumn"] { min-width: min(100%, 7rem); }

@@ -17,6 +17,7 @@ from linecnn.ui.format import device_label
 from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
 from linecnn.ui.page_language import mark_page_language
+from linecnn.ui.restart import show_restart_notice, watch_restart
 
 T = TypeVar("T")  # what a page's device part of the sidebar gives the page
 
@@ -48,7 +49,7 @@ def setup_bench_page(page: str) -> None:
 
 
 def _frame(page: str, device_part: Callable[[], T]) -> T:
-    """Page config, sign-in, and the sidebar: page links, ``device_part``, the language switch."""
+    """Page config, sign-in, the sidebar (page links, ``device_part``, language) and a restart's notice."""
     init_language()
     st.set_page_config(page_title=f"{t('sidebar.page.' + page)} · linecnn", page_icon=FAVICON, layout="wide")
     require_login()
@@ -62,6 +63,8 @@ def _frame(page: str, device_part: Callable[[], T]) -> T:
         keep_anchor()  # after the toggle, whose ?lang= drops the address's #anchor
         say_builtin_texts()
         mark_page_language()
+    watch_restart()  # in the page, not the sidebar: a phone's closed sidebar runs nothing in it
+    show_restart_notice()  # above the page's title, on every page until it is put away
     apply_layout()
     return device
 

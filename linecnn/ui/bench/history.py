@@ -12,7 +12,7 @@ from functools import partial
 import streamlit as st
 
 from linecnn.bench.document import BenchDocument
-from linecnn.bench.factors import FACTORS
+from linecnn.bench.factors import FACTORS, SINGLE
 from linecnn.bench.jsonfields import MAX_FILE_BYTES
 from linecnn.bench.store import SOURCES, History, RunSummary
 from linecnn.serve.roles import Rights, Role
@@ -30,17 +30,38 @@ IMPORT_MESSAGE = "bench.import.message"  # a Notice (ui.notice) on the last uplo
 
 
 def run_label(summary: RunSummary) -> str:
-    """'#7 · 2026-06-01 14:03 · data sweep · cpu, cuda:0 · imported · AMD EPYC'.
+    """'#7 · 2026-06-01 14:03 · data sweep · 360–36,000 images · cpu, cuda:0 · imported · AMD EPYC'.
 
     A picker shows its options as plain text, so the names an imported file gave its machine and
     devices are only cut and made visible (``plain_text``), not escaped for Markdown.
     """
     when = summary.created.replace("T", " ")[:16]
     sweep = factor_words(summary.sweep, "sweep") if summary.sweep in FACTORS else summary.sweep
+    timed = timed_words(summary)
+    sweep += f" · {timed}" if timed else ""
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
     who = f" · {summary.owner_name}" if summary.owner_name else ""
     label = f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}{who}"
     return plain_text(label)
+
+
+def timed_words(summary: RunSummary) -> str:
+    """What a run timed: '360 images', '360 images, batches of 64', '360–36,000 images'; '' when not known."""
+    span = summary.timed
+    if span is None or summary.sweep not in FACTORS:
+        return ""
+    if span.low == span.high:
+        words = factor_words(summary.sweep, "x", n=_value(span.low))
+    else:
+        words = factor_words(summary.sweep, "span", low=_value(span.low), high=_value(span.high))
+    if summary.sweep == SINGLE.name and span.batch is not None and span.batch < span.low:
+        return t("bench.history.in_batches", images=words, batch=number(span.batch))
+    return words
+
+
+def _value(x: float) -> str:
+    """A stored value with the language's separators: whole, or to one decimal when it is not."""
+    return number(x, 0 if float(x).is_integer() else 1)
 
 
 def render_history() -> list[RunSummary] | None:
