@@ -61,6 +61,17 @@ def test_legends_name_every_differing_setting_and_the_device():
     ]
 
 
+def test_a_long_legend_name_breaks_between_settings_so_a_phone_shows_it_whole():
+    """Five differing settings make a name too long for one line: it breaks at a separator, no line
+    over 40 characters, no setting cut in two."""
+    runs = [run(1, lr=0.01, per_class=20, seed=24), run(2, lr=0.05, per_class=25, seed=25)]
+    runs.append(run(3, lr=0.002, per_class=30, data_mode="noisy", seed=26, epochs=7))
+    labels = legend_labels(runs)
+    assert all(len(line) <= 40 for label in labels for line in label.split("<br>"))
+    assert "<br>" in labels[2] and labels[2].replace("<br>", " · ").startswith("Run 3 · lr 0.002 · 30 ")
+    assert legend_labels([run(1), run(2, lr=0.05)]) == ["Run 1 · lr 0.01", "Run 2 · lr 0.05"]  # one line
+
+
 def test_runs_that_differ_in_nothing_keep_their_full_label():
     assert legend_labels([run(4)]) == ["Run 4 · cpu · 3 ep"]
     assert legend_labels([run(1), run(2)]) == ["Run 1 · cpu · 3 ep", "Run 2 · cpu · 3 ep"]

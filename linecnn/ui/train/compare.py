@@ -21,6 +21,9 @@ LEGEND_SETTINGS = ("device", "lr", "batch_size", "width", "per_class", "data_mod
 # these settings gives a run other validation images.
 VAL_SET_SETTINGS = ("seed", "data_mode", "per_class", "val_per_class")
 SCIENTIFIC_BELOW = 1e-3  # smaller numbers are written as 5.6E-8 rather than with a row of zeros
+# A legend name longer than this breaks onto another line between settings: Plotly never wraps a
+# legend, and on a 390 px phone a longer line ran past the chart's edge.
+LEGEND_LINE_CHARS = 40
 
 
 def ema(values: Sequence[float], weight: float) -> list[float]:
@@ -90,8 +93,21 @@ def legend_labels(runs: Sequence[RunRecord]) -> list[str]:
     for run in runs:
         parts = [t("train.run", number=run.number)]
         parts += [setting_text(name, settings(run)[name]) for name in names]
-        labels.append(" · ".join(parts))
+        labels.append(wrapped(parts))
     return labels
+
+
+def wrapped(parts: Sequence[str], width: int = LEGEND_LINE_CHARS) -> str:
+    """``parts`` joined by ' · ', on lines (Plotly's ``<br>``) of at most ``width`` characters where
+    a part allows it; a part is never split."""
+    lines = [parts[0]]
+    for part in parts[1:]:
+        joined = f"{lines[-1]} · {part}"
+        if len(joined) > width:
+            lines.append(part)
+        else:
+            lines[-1] = joined
+    return "<br>".join(lines)
 
 
 def val_set_warning(runs: Sequence[RunRecord]) -> str | None:
