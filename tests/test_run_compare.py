@@ -70,6 +70,9 @@ def test_a_long_legend_name_breaks_between_settings_so_a_phone_shows_it_whole():
     assert all(len(line) <= 40 for label in labels for line in label.split("<br>"))
     assert "<br>" in labels[2] and labels[2].replace("<br>", " · ").startswith("Run 3 · lr 0.002 · 30 ")
     assert legend_labels([run(1), run(2, lr=0.05)]) == ["Run 1 · lr 0.01", "Run 2 · lr 0.05"]  # one line
+    history = runs[0].history  # the chart makes room for every line of the legend, not one per run
+    heights = [charts.overlay_figure([(label, history)] * 3).layout.height for label in ("Run 1", labels[2])]
+    assert heights[1] > heights[0]
 
 
 def test_runs_that_differ_in_nothing_keep_their_full_label():

@@ -23,8 +23,7 @@ from linecnn.ui.train.compare import ema
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
 RUN_COLORS = ("#2f6690", "#3a9d6e", "#d9822b", "#8e5ea2", "#c0504d", "#6c7a89", "#b5a642", "#1f9eb3")
-# Past the colours a run's line is dashed, then dotted: twelve runs get twelve looks, not four pairs alike.
-RUN_DASHES = ("solid", "dash", "dot")
+RUN_DASHES = ("solid", "dash", "dot")  # past the colours, dashed then dotted: twelve runs, twelve looks
 # The compare chart's legend: at the figure's foot, left-aligned; Plotly makes room for its lines.
 OVERLAY_LEGEND = dict(orientation="h", x=0, y=0, xanchor="left", yanchor="bottom", yref="container")
 # The note a log loss chart shows when a loss was exactly 0: in its top-right corner, which a loss
@@ -217,7 +216,8 @@ def overlay_figure(
         fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
         y_title = t("train.chart.accuracy_axis")
     title, x_title = t("train.chart.by_run", metric=name), t(f"train.x_axis.{x_axis}")
-    fig = _layout(fig, title, y_title, x_title, height=OVERLAY_PX + LEGEND_LINE_PX * max(len(runs) - 2, 0))
+    rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows
+    fig = _layout(fig, title, y_title, x_title, height=OVERLAY_PX + LEGEND_LINE_PX * max(rows - 2, 0))
     # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
     fig.update_layout(hovermode="closest", legend=OVERLAY_LEGEND)
     return fig
