@@ -4,10 +4,11 @@
 
 1. Training: ms/epoch of linecnn's Trainer vs a faithful copy of the lesson's loop (same
    config: 360 images, full batch, Adam 0.01, 120 epochs). The lesson computes metrics every
-   10 epochs; the core computes them every epoch, and is still timed as is. Runs come in
-   pairs whose order alternates (lesson-core, core-lesson, ...), so that machine noise and
-   whatever the first run of a pair leaves behind (caches, allocator) hit both alike; the
-   ratio is the median of per-pair ratios.
+   10 epochs; the core computes them every epoch, and is still timed as is. A third run times
+   the core's training pass alone (its epoch without the validation pass), to show what that
+   pass costs. Runs come in rounds whose order alternates (lesson, core, training pass; then
+   the other way round), so that machine noise and whatever the first run leaves behind
+   (caches, allocator) hit all alike; each ratio is the median of per-round ratios.
 2. Data: the vectorised generator vs the lesson's per-image Python loops, images per second.
 3. One million images generated: seconds.
 """
@@ -28,8 +29,10 @@ from torch import nn, optim
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from linecnn.device import environment  # noqa: E402
+from linecnn.device_ops import synchronize  # noqa: E402
 from linecnn.train.config import RunConfig  # noqa: E402
 from linecnn.train.data import make_lines  # noqa: E402
+from linecnn.train.epoch import train_epoch  # noqa: E402
 from linecnn.train.trainer import Trainer  # noqa: E402
 
 # ---- A faithful copy of the lesson's data and loop (its names translated) ----------------------
@@ -136,39 +139,63 @@ def core_training_seconds() -> float:
     return time.perf_counter() - start
 
 
+def core_training_pass_seconds() -> float:
+    """The core's epochs without their validation pass, read back once an epoch as the Trainer does."""
+    trainer = Trainer(RunConfig(), "cpu")
+    data, config = trainer.data, trainer.config
+    start = time.perf_counter()
+    for _ in range(config.train.epochs):
+        model, optimizer = trainer.model, trainer.optimizer
+        loss_sum, correct = train_epoch(
+            model, data.train_x, data.train_y, optimizer, config.train.batch_size, trainer.order
+        )
+        torch.stack([loss_sum, correct.float()]).tolist()
+    synchronize(trainer.device)
+    return time.perf_counter() - start
+
+
 # ---- Measurements -------------------------------------------------------------------------
 
 
 Run = Callable[[], float]  # one measured run; returns its seconds
 
 
-def in_pairs(first: Run, second: Run, pairs: int) -> list[tuple[float, float]]:
-    """``pairs`` (first, second) results, run in alternating order: AB, BA, AB, ... (ABBA...)."""
+def in_rounds(runs: list[Run], rounds: int) -> list[list[float]]:
+    """``rounds`` results of every run, in order then reversed, alternately: ABC, CBA, ABC, ..."""
     results = []
-    for index in range(pairs):
-        if index % 2 == 0:
-            a = first()
-            b = second()
-        else:
-            b = second()
-            a = first()
-        results.append((a, b))
+    for index in range(rounds):
+        order = list(range(len(runs))) if index % 2 == 0 else list(range(len(runs)))[::-1]
+        seconds = [0.0] * len(runs)
+        for which in order:
+            seconds[which] = runs[which]()
+        results.append(seconds)
     return results
 
 
+def in_pairs(first: Run, second: Run, pairs: int) -> list[tuple[float, float]]:
+    """``pairs`` (first, second) results, run in alternating order: AB, BA, AB, ... (ABBA...)."""
+    return [(a, b) for a, b in in_rounds([first, second], pairs)]
+
+
 def compare_training(repeats: int) -> dict:
-    """Lesson and core runs in pairs of alternating order; median ms/epoch of each and per-pair ratio."""
-    lesson_training_seconds(10), core_training_seconds()  # warm-up: first-call costs of both
-    pairs = in_pairs(lesson_training_seconds, core_training_seconds, repeats)
-    lesson_ms = [lesson / 120 * 1000 for lesson, _ in pairs]
-    core_ms = [core / 120 * 1000 for _, core in pairs]
+    """Lesson, core and the core's training pass in rounds of alternating order: median ms/epoch
+    of each and the per-round ratios to the lesson."""
+    runs = [lesson_training_seconds, core_training_seconds, core_training_pass_seconds]
+    lesson_training_seconds(10), core_training_seconds(), core_training_pass_seconds()  # first-call costs
+    rounds = in_rounds(runs, repeats)
+    lesson_ms, core_ms, pass_ms = ([r[i] / 120 * 1000 for r in rounds] for i in range(3))
     ratios = [c / s for c, s in zip(core_ms, lesson_ms, strict=True)]
+    pass_ratios = [p / s for p, s in zip(pass_ms, lesson_ms, strict=True)]
     return {
         "lesson_ms_per_epoch": statistics.median(lesson_ms),
         "core_ms_per_epoch": statistics.median(core_ms),
         "ratio_core_over_lesson": statistics.median(ratios),
         "ratio_min": min(ratios),
         "ratio_max": max(ratios),
+        "training_pass_ms_per_epoch": statistics.median(pass_ms),
+        "ratio_training_pass_over_lesson": statistics.median(pass_ratios),
+        "training_pass_ratio_min": min(pass_ratios),
+        "training_pass_ratio_max": max(pass_ratios),
         "repeats": repeats,
     }
 
@@ -222,7 +249,7 @@ def million_images() -> dict:
 def main() -> int:
     """Run the three comparisons and print them."""
     parser = argparse.ArgumentParser(description="Core vs the lesson, side by side on the CPU.")
-    parser.add_argument("--repeats", type=int, default=8, help="training pairs (default 8)")
+    parser.add_argument("--repeats", type=int, default=8, help="training rounds (default 8)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args()
     env = environment()
@@ -240,7 +267,12 @@ def main() -> int:
     print(
         f"training  lesson {t['lesson_ms_per_epoch']:.2f} ms/epoch, core {t['core_ms_per_epoch']:.2f} "
         f"ms/epoch, core/lesson = {t['ratio_core_over_lesson']:.2f} "
-        f"(range {t['ratio_min']:.2f}-{t['ratio_max']:.2f}, {t['repeats']} pairs in ABBA order)"
+        f"(range {t['ratio_min']:.2f}-{t['ratio_max']:.2f}, {t['repeats']} rounds of alternating order)"
+    )
+    print(
+        f"          the core's training pass alone (no validation) {t['training_pass_ms_per_epoch']:.2f} "
+        f"ms/epoch, /lesson = {t['ratio_training_pass_over_lesson']:.2f} "
+        f"(range {t['training_pass_ratio_min']:.2f}-{t['training_pass_ratio_max']:.2f})"
     )
     print(
         f"generator lesson {g['lesson_images_per_s']:,.0f} img/s, core {g['core_images_per_s']:,.0f} img/s, "
