@@ -40,7 +40,8 @@ with left:
 with right:
     st.subheader(t("home.pick_once"))
     st.markdown(t("home.pattern"))
-    st.code(PORTABLE_PATTERN, language="python")  # scrolls sideways on a phone: never breaks a name
+    # Wrapped at spaces, so a laptop shows the whole line without scrolling sideways; no name is split.
+    st.code(PORTABLE_PATTERN, language="python", wrap_lines=True)
     st.markdown(t("home.selected", device=describe(device)))
     st.caption(t("home.same_device"))
 
