@@ -11,10 +11,9 @@ import streamlit as st
 
 from linecnn.ui.format import escape_markdown
 
-# Characters a closed choice box shows whole on a 390 px phone: 42 with its clear button ("#2 ·
-# 2026-06-02 14:01 · variando datos · d", Benchmark's delete picker), about 54 without one (Draw's
-# model picker: "Ejecución 2 · cpu · 120 ép · exactitud val 100,0%", 49, leaves about 5 to spare); a little
-# under each, so a name said twice is likelier than one cut unsaid.
+# Characters a closed choice box shows whole on a 390 px phone: 42 beside its clear button (Benchmark's
+# delete picker: "#2 · 2026-06-02 14:01 · variando datos · d"), about 54 without one (Draw's model
+# picker). A little under each: a name said twice is better than one cut and never said.
 PHONE_CHARS = 40
 PHONE_CHARS_UNCLEARABLE = 52
 
