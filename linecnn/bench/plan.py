@@ -25,6 +25,15 @@ class Caps:
     )
     name: str = Message("cap.server")  # how sentences about a cell left out name these limits
 
+    @property
+    def own_image_cap(self) -> bool:
+        """True when the image cap is not the default, the sweep's largest cell (a host set its own).
+
+        The default lets every size the sweep offers through, so a page need not name it: written out,
+        its 1,000,002 images (3 × 333,334) read like a typing error.
+        """
+        return self.max_images != MAX_IMAGES
+
 
 class StepMemoryError(UserError):
     """No cell of a sweep fits under the per-step memory cap (the message says how to fit)."""

@@ -27,7 +27,8 @@ export default function () {
   }
   let top = null;
   const seek = () => {
-    if (reader || location.pathname !== opened.pathname) return;  // scrolled, or on another page
+    // Scrolled, or on another page (/lesson#move lands on /Lesson: linecnn.ui.page_case).
+    if (reader || location.pathname.toLowerCase() !== opened.pathname.toLowerCase()) return;
     const heading = document.getElementById(anchor);
     if (!heading) {
       if (Date.now() < giveUp) setTimeout(seek, 100);

@@ -4,6 +4,8 @@ Streamlit's chart theme writes axis numbers and titles at 12 and 14 px in a pale
 3.6:1 against the app's paper, under the 4.5:1 small text needs), which a projector washes out
 for the back of a room. Every chart goes through :func:`show_chart`, which writes them larger and,
 on a light theme, in a slate with 8.5:1; a dark theme keeps Streamlit's own light grey, which reads well.
+Plotly draws a chart as pictures without names, which a screen reader announces as "image" and
+nothing more, so each chart is given a sentence saying what it shows (``chart.toml``).
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ def readable(figure: go.Figure, dark: bool = False) -> go.Figure:
     return figure
 
 
-def show_chart(figure: go.Figure, key: str, where: Any = st, **options: Any) -> None:
-    """Draw ``figure`` in ``where`` (the page, a column, an st.empty slot) the app's way."""
+def show_chart(figure: go.Figure, key: str, alt: str, where: Any = st, **options: Any) -> None:
+    """Draw ``figure`` in ``where`` (the page, a column, an st.empty slot) the app's way; ``alt``,
+    what it shows in the page's language, is the chart's name for a screen reader."""
     dark = st.context.theme.type == "dark"
-    where.plotly_chart(readable(figure, dark), config=CHART_CONFIG, key=key, **options)
+    where.plotly_chart(readable(figure, dark), config=CHART_CONFIG, key=key, alt=alt, **options)

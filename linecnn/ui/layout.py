@@ -30,6 +30,11 @@ _CSS = """<style>
    options behind a scroll that shows no scrollbar (Spanish labels on a phone or a half-width window). */
 [data-testid="stButtonGroup"] > div:has(> button) { flex-wrap: wrap; row-gap: 0.25rem; }
 [data-testid="stColumn"]:has([data-testid="stMultiSelect"]) { min-width: min(100%, 14rem); }
+/* Benchmark History: a picked run's chip shows its whole name, wrapped, not cut after its date (runs
+   of one day differ in their machine and owner, named last), and the box grows instead of scrolling. */
+.st-key-bench-shown [data-tag] { height: auto; }
+.st-key-bench-shown [data-tag] > span { white-space: normal; overflow-wrap: anywhere; }
+.st-key-bench-shown [role="group"]:has([data-testid="stMultiSelectTagsContainer"]) { max-height: none; }
 /* A metric's label does not wrap: "Exactitud de entrenamiento" needs 10.5rem (before the rule below,
    which a column holding a whole row of metrics keeps). */
 [data-testid="stColumn"]:has([data-testid="stMetric"]) { min-width: min(100%, 10.5rem); }

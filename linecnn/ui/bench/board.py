@@ -43,7 +43,7 @@ def render_board(summaries: list[RunSummary] | None) -> None:
         return
     figure = _figure(rows)
     if figure is not None:
-        show_chart(figure, "bench.board_chart")
+        show_chart(figure, "bench.board_chart", t("chart.board"))
     show_table(board_table(rows), "-", hide_index=True, width="stretch")
     st.caption(t("bench.board.note", images=number(LESSON_IMAGES)))
 

@@ -212,9 +212,8 @@ def _notes(caps: Caps, no_cuda: bool, compile_model: bool) -> str:
         if caps.max_seconds is None
         else t("bench.form.time_cap", seconds=duration(caps.max_seconds))
     )
-    notes.append(
-        t("bench.form.caps", images=number(caps.max_images), bytes=size(caps.max_step_bytes), time=time_cap)
-    )
+    key = "bench.form.caps" if caps.own_image_cap else "bench.form.caps_all_sizes"
+    notes.append(t(key, images=number(caps.max_images), bytes=size(caps.max_step_bytes), time=time_cap))
     notes.append(share_text())
     queue = queue_text()
     if queue is not None:

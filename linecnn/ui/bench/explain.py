@@ -16,7 +16,7 @@ from linecnn.bench.reference.load import load_references
 from linecnn.ui.bench.charts import fit_figure
 from linecnn.ui.bench.data import ShownRun
 from linecnn.ui.bench.repeat import offer_repeat
-from linecnn.ui.bench.words import ms_text, x_text
+from linecnn.ui.bench.words import factor_title, ms_text, x_text
 from linecnn.ui.chart import show_chart
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import number, percent, t
@@ -61,7 +61,7 @@ def render_where_time_goes(timed: pd.DataFrame, factor: str, runs: list[ShownRun
             st.markdown(_series_text(series, fit, rows, factor))
     if split:
         chart = fit_figure(timed[timed["series"].isin(list(split))], split, factor)
-        show_chart(chart, "bench.fit_chart")
+        show_chart(chart, "bench.fit_chart", t("chart.fit", factor=factor_title(factor).lower()))
         st.caption(t("bench.explain.chart_caption"))
     st.markdown(t("bench.explain.gpu"))
 

@@ -24,6 +24,7 @@ from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, t
 from linecnn.ui.roles import session_rights
 from linecnn.ui.run_files import shown_name
+from linecnn.ui.whole_name import show_whole_name
 from linecnn.untrusted import plain_text
 
 IMPORT_MESSAGE = "bench.import.message"  # a Notice (ui.notice) on the last upload, shown under the uploader
@@ -167,6 +168,7 @@ def _delete_control(store: History, summaries: dict[int, RunSummary]) -> None:
             key=DELETE + ".run",
             placeholder=t("bench.delete.placeholder"),
         )
+        show_whole_name(run_label(summaries[doomed]) if doomed in summaries else None)
         sure = st.checkbox(t("bench.delete.sure"), key=DELETE + ".sure")
         st.button(
             t("bench.delete.button"),

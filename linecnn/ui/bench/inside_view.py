@@ -37,7 +37,7 @@ def render_looked(looked: list[Looked]) -> None:
     if busy:
         load, cores = max(p.load_average or 0.0 for p in busy), busy[0].cores or 0
         st.warning(t("inside.busy", load=number(load, 1), cores=number(cores)), icon=":material/ssid_chart:")
-    show_chart(split_figure(profiles), "inside.split")
+    show_chart(split_figure(profiles), "inside.split", t("chart.split"))
     st.dataframe(figures_frame(profiles), hide_index=True, key="inside.figures")
     for profile in profiles:
         st.markdown(f"**{label(profile)}**: {verdict(profile)}")

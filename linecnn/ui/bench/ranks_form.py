@@ -33,7 +33,8 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
         kind, counts, warmup, repeats = _run_inputs(checks)
         per_class, batch, width, threads = _problem_inputs(caps, checks)
         cap = t("ddp.no_cap") if caps.max_seconds is None else duration(caps.max_seconds)
-        st.caption(t("ddp.caps", images=number(caps.max_images), cap=cap))
+        key = "ddp.caps" if caps.own_image_cap else "ddp.caps_all_sizes"
+        st.caption(t(key, images=number(caps.max_images), cap=cap))
         submitted = st.form_submit_button(t("ddp.run"), type="primary", icon=":material/lan:", disabled=busy)
 
     found = problems(checks) if submitted else []

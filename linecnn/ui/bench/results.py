@@ -97,5 +97,6 @@ def _sweep_chart(timed, group, factor: str, found: dict) -> None:  # noqa: ANN00
         )
     if not found and not (timed["kind"] != "cpu").any():
         st.caption(t("bench.results.cpu_only"))
-    show_chart(sweep_figure(timed, factor, found), "bench.sweep_chart")
+    alt = t("chart.sweep", factor=factor_title(factor).lower())
+    show_chart(sweep_figure(timed, factor, found), "bench.sweep_chart", alt)
     st.caption(t("bench.results.chart_caption"))

@@ -28,11 +28,11 @@ def show_feature_maps(prediction: Prediction) -> None:
         with st.container(width="content"):
             st.markdown(f"**conv1**: {maps_title(len(conv1), MAX_CONV1_MAPS)}, 8×8")
             figure = feature_maps_figure(conv1, columns=4, limit=MAX_CONV1_MAPS, hover=t("draw.hover_filter"))
-            show_chart(figure, "draw.conv1", width="content")
+            show_chart(figure, "draw.conv1", t("chart.conv1"), width="content")
         with st.container(width="content"):
             st.markdown(f"**conv2**: {maps_title(len(conv2), MAX_CONV2_MAPS)}, 4×4")
             figure = feature_maps_figure(
                 conv2, columns=8, map_px=52, limit=MAX_CONV2_MAPS, hover=t("draw.hover_filter")
             )
-            show_chart(figure, "draw.conv2", width="content")
+            show_chart(figure, "draw.conv2", t("chart.conv2"), width="content")
     st.caption(t("draw.maps_caption"))

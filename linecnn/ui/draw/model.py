@@ -15,6 +15,7 @@ from linecnn.ui import notice, state
 from linecnn.ui.draw import GONE, MODEL, SEEN
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, percent, reword_choice, t
+from linecnn.ui.whole_name import PHONE_CHARS_UNCLEARABLE, show_whole_name
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ def pick_model() -> ModelChoice:
             on_change=_picked,
             help=t("draw.model_help"),
         )
+        show_whole_name(labels.get(choice), PHONE_CHARS_UNCLEARABLE)  # a run is always picked
         under_way = _under_way()
         if under_way:
             st.caption(t("draw.run_under_way", **under_way))

@@ -27,7 +27,7 @@ def show_seen(drawing: Drawing, mode: str) -> None:
     """The drawing as the model's 8x8 input, each cell with its value."""
     st.subheader(t("draw.model_sees"))
     figure = input_figure(drawing.image, hover=t("draw.hover_cell"), decimal=decimal_mark())
-    show_chart(figure, "draw.input", width="content")
+    show_chart(figure, "draw.input", t("chart.input"), width="content")
     st.caption(t("draw.sees_cells" if mode == "cells" else "draw.sees_canvas"))
 
 
@@ -81,7 +81,9 @@ def show_prediction(drawing: Drawing, prediction: Prediction, familiar: bool = T
         axis_title=t("draw.probability"),
         separators=plotly_separators(),
     )
-    show_chart(figure, "draw.probabilities")
+    shares = zip(CLASS_NAMES, prediction.probabilities, strict=True)
+    values = ", ".join(f"{class_name(name)} {percent(p)}" for name, p in shares)
+    show_chart(figure, "draw.probabilities", t("chart.probabilities", values=values))
     if drawing.problem:
         st.caption(t("draw.softmax"))
     ms = number(prediction.seconds * 1000, 2)

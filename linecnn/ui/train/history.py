@@ -79,7 +79,9 @@ def history_section(style: charts.ChartStyle) -> None:
     lines = list(zip(legend_labels(selected), (run.history for run in selected), strict=True))
     # A run keeps its line's colour and dash whichever others are shown.
     figure = charts.overlay_figure(lines, metric, x_axis, style, [run.number - 1 for run in selected])
-    show_chart(figure, "train.overlay")
+    said = {"metric": t(f"train.metric.{metric}").lower(), "axis": t(f"train.history.x_{x_axis}").lower()}
+    alt = t("chart.overlay", count=count(len(selected)), **said)
+    show_chart(figure, "train.overlay", alt)
     st.caption(t("train.history.caption"))
     show_table(history_table(runs), hide_index=True, width="stretch")
     if state.dropped_runs():

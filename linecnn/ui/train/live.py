@@ -84,9 +84,9 @@ class LiveCharts:
         self.charts_at = self.clock()
         self.draws += 1
         loss = charts.loss_figure(history, epochs, self.style, points)
-        show_chart(loss, f"train.loss.{self.draws}", self.loss_slot)
+        show_chart(loss, f"train.loss.{self.draws}", t("chart.loss"), self.loss_slot)
         accuracy = charts.accuracy_figure(history, epochs, self.style, points)
-        show_chart(accuracy, f"train.acc.{self.draws}", self.accuracy_slot)
+        show_chart(accuracy, f"train.acc.{self.draws}", t("chart.accuracy"), self.accuracy_slot)
 
 
 def progress_text(

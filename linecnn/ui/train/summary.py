@@ -46,7 +46,7 @@ def summary(record: state.RunRecord) -> None:
             t("train.summary.fingerprint", fingerprint=weights_fingerprint(record.model), epoch=last.epoch)
         )
     with right:
-        show_chart(charts.confusion_figure(record.confusion), "train.confusion")
+        show_chart(charts.confusion_figure(record.confusion), "train.confusion", t("chart.confusion"))
         st.caption(t("train.summary.confusion_caption", classes=", ".join(charts.class_names())))
 
 

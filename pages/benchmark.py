@@ -1,0 +1,5 @@
+"""/benchmark: the Benchmark page's address as people type it (Streamlit's addresses are case-sensitive)."""
+
+from linecnn.ui.page_case import open_page
+
+open_page("pages/2_Benchmark.py")
