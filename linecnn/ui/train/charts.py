@@ -101,17 +101,27 @@ def run_line(slot: int) -> dict[str, str]:
 
 
 def _add_curve(
-    fig: go.Figure, x: list, y: list[float], name: str, line: dict, style: ChartStyle, points: int | None
+    fig: go.Figure,
+    x: list,
+    y: list[float],
+    name: str,
+    line: dict,
+    style: ChartStyle,
+    points: int | None,
+    hover: str | None = None,
 ) -> None:
     """One curve: raw, or smoothed with the raw one faintly behind it (as TensorBoard draws them).
 
     ``line`` is Plotly's (its colour, and its dash on the compare chart). The smoothing sees every
-    point; ``points`` then caps how many are plotted.
+    point; ``points`` then caps how many are plotted. ``hover`` is the hover template of the curve
+    that answers the pointer (Plotly's own when None).
     """
     kept = thinned(range(len(x)), points)
     x_kept = [x[i] for i in kept]
     if style.smoothing <= 0:
-        fig.add_scatter(x=x_kept, y=[y[i] for i in kept], name=name, line=line, legendgroup=name)
+        fig.add_scatter(
+            x=x_kept, y=[y[i] for i in kept], name=name, line=line, legendgroup=name, hovertemplate=hover
+        )
         return
     smoothed = ema(y, style.smoothing)
     fig.add_scatter(
@@ -124,7 +134,9 @@ def _add_curve(
         showlegend=False,
         hoverinfo="skip",
     )
-    fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name)
+    fig.add_scatter(
+        x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name, hovertemplate=hover
+    )
 
 
 def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int = 320) -> go.Figure:
@@ -139,6 +151,8 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
         hovermode="x unified",
         separators=plotly_separators(),  # ticks and hover numbers with the language's marks
     )
+    # The unified hover's heading names the axis ('Epoch 17'), not a bare '17' over the curves.
+    fig.update_xaxes(unifiedhovertitle={"text": f"{x_title} %{{x}}"})
     return fig
 
 
@@ -204,18 +218,21 @@ def overlay_figure(
         raise ValueError(f"Unknown x axis {x_axis!r}; choose epoch or seconds.")
     fig = go.Figure()
     values: list[float] = []
+    name, x_words = t(f"train.metric.{metric}"), t(f"train.x_axis.{x_axis}")
+    # Plotly's own hover is a bare '(30, 1,49×10⁻⁴)': a decimal comma reads as the pair's comma.
+    x_field = "%{x}" if x_axis == "epoch" else "%{x:.2f}"  # seconds to the hundredth, not '0,140501'
+    hover = f"%{{fullData.name}}<br>{x_words}: {x_field}<br>{name}: %{{y}}<extra></extra>"
     for slot, (label, history) in zip(range(len(runs)) if slots is None else slots, runs, strict=True):
         x = [r.epoch if x_axis == "epoch" else r.elapsed_seconds for r in history]
         y = [getattr(r, metric) for r in history]
         values += y
-        _add_curve(fig, x, y, label, run_line(slot), style, None)
-    name = t(f"train.metric.{metric}")
+        _add_curve(fig, x, y, label, run_line(slot), style, None, hover)
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
         fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
         y_title = t("train.chart.accuracy_axis")
-    title, x_title = t("train.chart.by_run", metric=name), t(f"train.x_axis.{x_axis}")
+    title, x_title = t("train.chart.by_run", metric=name), x_words
     rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows
     fig = _layout(fig, title, y_title, x_title, height=OVERLAY_PX + LEGEND_LINE_PX * max(rows - 2, 0))
     # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
