@@ -165,9 +165,8 @@ def test_the_compare_hover_names_the_run_the_axis_and_the_metric(language, words
     seconds = (
         charts.overlay_figure([("Run 1", history)], metric="val_acc", x_axis="seconds").data[0].hovertemplate
     )
-    assert (
-        f"{i18n.t('train.x_axis.seconds')}: %{{x:.2f}}" in seconds and i18n.t("train.metric.val_acc") in seconds
-    )
+    assert f"{i18n.t('train.x_axis.seconds')}: %{{x:.2f}}" in seconds
+    assert i18n.t("train.metric.val_acc") in seconds
 
 
 @pytest.mark.parametrize(("language", "title"), [("en", "Epoch %{x}"), ("es", "Época %{x}")])

@@ -123,6 +123,10 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
     """
     fig = go.Figure(layout={"separators": plotly_separators()})
     colors = series_colors(points)
+    # Plotly's own hover is a bare '(3.600, 25,6)': a decimal comma reads as the pair's comma.
+    hover = (
+        f"%{{fullData.name}}<br>{factor_words(factor, 'hover')} %{{x:,.0f}}<br>%{{y:.3g}} ms<extra></extra>"
+    )
     for series, fit in fits.items():
         rows = points[points["series"] == series].sort_values("x")
         label, color = plotly_text(series), colors[series]
@@ -132,6 +136,7 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
             name=t("bench.chart.measured", series=label),
             mode="markers",
             marker={"size": 9, "color": color},
+            hovertemplate=hover,
         )
         fig.add_scatter(
             x=rows["x"],
@@ -139,6 +144,7 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
             name=t("bench.chart.fitted", series=label),
             mode="lines",
             line={"color": color, "dash": "dash"},
+            hovertemplate=hover,
         )
         fig.add_scatter(
             x=rows["x"],
@@ -146,6 +152,7 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
             name=t("bench.chart.fixed", series=label),
             mode="lines",
             line={"color": color, "dash": "dot", "width": 1.5},
+            hovertemplate=hover,
         )
     x_ticks = _decades(points["x"], _count)
     fixed = pd.Series(
