@@ -40,7 +40,9 @@ with left:
 with right:
     st.subheader(t("home.pick_once"))
     st.markdown(t("home.pattern"))
-    st.code(PORTABLE_PATTERN, language="python")  # scrolls sideways on a phone: never breaks a name
+    # Wrapped at its spaces: in this column on a laptop the line ran out at 'torch', its point unseen
+    # behind a sideways scroll; no name in it is wider than a phone.
+    st.code(PORTABLE_PATTERN, language="python", wrap_lines=True)
     st.markdown(t("home.selected", device=describe(device)))
     st.caption(t("home.same_device"))
 

@@ -60,6 +60,7 @@ def test_home_shows_the_device_card_and_pattern(monkeypatch):
     text = " ".join(m.value for m in at.markdown)
     assert "PyTorch" in text and "Selected now" in text
     assert 'torch.device("cuda" if torch.cuda.is_available() else "cpu")' in at.code[0].value
+    assert at.code[0].proto.wrap_lines  # shown whole in its narrow column, not cut at 'torch'
     captions = " ".join(c.value for c in at.sidebar.caption)
     assert "CUDA is not offered: No NVIDIA driver was found in this test" in captions
 
