@@ -123,10 +123,6 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
     """
     fig = go.Figure(layout={"separators": plotly_separators()})
     colors = series_colors(points)
-    # Plotly's own hover is a bare '(3.600, 25,6)': a decimal comma reads as the pair's comma.
-    hover = (
-        f"%{{fullData.name}}<br>{factor_words(factor, 'hover')} %{{x:,.0f}}<br>%{{y:.3g}} ms<extra></extra>"
-    )
     for series, fit in fits.items():
         rows = points[points["series"] == series].sort_values("x")
         label, color = plotly_text(series), colors[series]
@@ -136,7 +132,6 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
             name=t("bench.chart.measured", series=label),
             mode="markers",
             marker={"size": 9, "color": color},
-            hovertemplate=hover,
         )
         fig.add_scatter(
             x=rows["x"],
@@ -144,7 +139,6 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
             name=t("bench.chart.fitted", series=label),
             mode="lines",
             line={"color": color, "dash": "dash"},
-            hovertemplate=hover,
         )
         fig.add_scatter(
             x=rows["x"],
@@ -152,7 +146,6 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
             name=t("bench.chart.fixed", series=label),
             mode="lines",
             line={"color": color, "dash": "dot", "width": 1.5},
-            hovertemplate=hover,
         )
     x_ticks = _decades(points["x"], _count)
     fixed = pd.Series(
@@ -171,7 +164,16 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
         legend={"orientation": "h", "yanchor": "top", "y": -0.16, "xanchor": "left", "x": 0.0},
         hovermode="closest",
     )
-    return fig
+    return fig.update_traces(hovertemplate=_fit_hover(factor))
+
+
+def _fit_hover(factor: str) -> str:
+    """The hover of every line of the fit chart: the line's name, then its x and its milliseconds, named.
+
+    Plotly's own was a bare '(3.600, 25,6)', whose decimal comma read as the pair's comma in Spanish."""
+    return (
+        f"%{{fullData.name}}<br>{factor_words(factor, 'hover')} %{{x:,.0f}}<br>%{{y:.3g}} ms<extra></extra>"
+    )
 
 
 def plotly_text(text: str) -> str:

@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
 from linecnn.ui.i18n import plotly_separators, t
-from linecnn.ui.train.compare import ema
+from linecnn.ui.train.compare import ema, overlay_hover
 
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
@@ -101,27 +101,17 @@ def run_line(slot: int) -> dict[str, str]:
 
 
 def _add_curve(
-    fig: go.Figure,
-    x: list,
-    y: list[float],
-    name: str,
-    line: dict,
-    style: ChartStyle,
-    points: int | None,
-    hover: str | None = None,
+    fig: go.Figure, x: list, y: list[float], name: str, line: dict, style: ChartStyle, points: int | None
 ) -> None:
     """One curve: raw, or smoothed with the raw one faintly behind it (as TensorBoard draws them).
 
     ``line`` is Plotly's (its colour, and its dash on the compare chart). The smoothing sees every
-    point; ``points`` then caps how many are plotted. ``hover`` is the hover template of the curve
-    that answers the pointer (Plotly's own when None).
+    point; ``points`` then caps how many are plotted.
     """
     kept = thinned(range(len(x)), points)
     x_kept = [x[i] for i in kept]
     if style.smoothing <= 0:
-        fig.add_scatter(
-            x=x_kept, y=[y[i] for i in kept], name=name, line=line, legendgroup=name, hovertemplate=hover
-        )
+        fig.add_scatter(x=x_kept, y=[y[i] for i in kept], name=name, line=line, legendgroup=name)
         return
     smoothed = ema(y, style.smoothing)
     fig.add_scatter(
@@ -134,9 +124,7 @@ def _add_curve(
         showlegend=False,
         hoverinfo="skip",
     )
-    fig.add_scatter(
-        x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name, hovertemplate=hover
-    )
+    fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name)
 
 
 def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int = 320) -> go.Figure:
@@ -149,10 +137,9 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
         xaxis_title=x_title,
         yaxis_title=y_title,
         hovermode="x unified",
+        xaxis_unifiedhovertitle_text=f"{x_title} %{{x}}",  # the shared hover headed 'Epoch 17', not '17'
         separators=plotly_separators(),  # ticks and hover numbers with the language's marks
     )
-    # The unified hover's heading names the axis ('Epoch 17'), not a bare '17' over the curves.
-    fig.update_xaxes(unifiedhovertitle={"text": f"{x_title} %{{x}}"})
     return fig
 
 
@@ -218,21 +205,18 @@ def overlay_figure(
         raise ValueError(f"Unknown x axis {x_axis!r}; choose epoch or seconds.")
     fig = go.Figure()
     values: list[float] = []
-    name, x_words = t(f"train.metric.{metric}"), t(f"train.x_axis.{x_axis}")
-    # Plotly's own hover is a bare '(30, 1,49×10⁻⁴)': a decimal comma reads as the pair's comma.
-    x_field = "%{x}" if x_axis == "epoch" else "%{x:.2f}"  # seconds to the hundredth, not '0,140501'
-    hover = f"%{{fullData.name}}<br>{x_words}: {x_field}<br>{name}: %{{y}}<extra></extra>"
     for slot, (label, history) in zip(range(len(runs)) if slots is None else slots, runs, strict=True):
         x = [r.epoch if x_axis == "epoch" else r.elapsed_seconds for r in history]
         y = [getattr(r, metric) for r in history]
         values += y
-        _add_curve(fig, x, y, label, run_line(slot), style, None, hover)
+        _add_curve(fig, x, y, label, run_line(slot), style, None)
+    fig.update_traces(hovertemplate=overlay_hover(metric, x_axis))  # raw curves behind keep hoverinfo="skip"
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
         fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
         y_title = t("train.chart.accuracy_axis")
-    title, x_title = t("train.chart.by_run", metric=name), x_words
+    title, x_title = t("train.chart.by_run", metric=t(f"train.metric.{metric}")), t(f"train.x_axis.{x_axis}")
     rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows
     fig = _layout(fig, title, y_title, x_title, height=OVERLAY_PX + LEGEND_LINE_PX * max(rows - 2, 0))
     # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
@@ -262,6 +246,4 @@ def confusion_figure(matrix: Sequence[Sequence[int]]) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed")
     title, y_title, x_title = (t(f"train.chart.{key}") for key in ("confusion", "true_class", "predicted"))
-    fig = _layout(fig, title, y_title, x_title, height=320)
-    fig.update_layout(hovermode="closest")
-    return fig
+    return _layout(fig, title, y_title, x_title, height=320).update_layout(hovermode="closest")
