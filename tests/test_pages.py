@@ -144,6 +144,8 @@ def test_step_then_stop_keeps_the_partial_run():
     assert len(runs) == 1 and runs[0].stopped and len(runs[0].history) == 2
     assert "train.live" not in at.session_state
     assert not at.exception
+    # The title says it once and how far: not 'stopped at 2 (stopped early)'.
+    assert at.subheader[0].value == "Summary · Run 1 · cpu · stopped at 2 of 120 epochs"
 
 
 def test_settings_lock_during_a_run_and_bad_values_show_a_message(monkeypatch):
