@@ -417,3 +417,20 @@ def test_a_shown_run_deleted_elsewhere_leaves_the_screen_without_a_warning():
     at.run()
     assert not at.exception and not [w.value for w in at.warning if "is left out" in w.value]
     assert at.session_state["bench.shown"] == []
+
+
+def test_enter_in_a_number_box_takes_the_number_and_starts_nothing():
+    """Enter in a box of the benchmark's and the data-parallel forms submitted them, so a student who
+    pressed it to confirm a warm-up count started a benchmark; as on the Train page, only Run runs."""
+    at = app_test(PAGE)
+    forms = {}
+
+    def collect(node) -> None:
+        proto = getattr(node, "proto", None)
+        if proto is not None and hasattr(proto, "form") and proto.HasField("form"):
+            forms[proto.form.form_id] = proto.form.enter_to_submit
+        for child in getattr(node, "children", {}).values():
+            collect(child)
+
+    collect(at._tree)
+    assert forms == {"bench.settings": False, "ddp.settings": False}

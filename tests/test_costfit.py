@@ -41,3 +41,25 @@ def test_one_epoch_size_is_refused_with_a_sentence():
         fit_costs([1, 1], [360, 360], [1.0, 2.0])
     with pytest.raises(ValueError, match="one value per"):
         fit_costs([1], [360, 720], [1.0])
+
+
+@pytest.mark.parametrize(("language", "unit"), [("en", "images"), ("es", "imágenes")])
+def test_the_fit_chart_hover_names_each_line_and_what_its_numbers_are(language, unit, monkeypatch):
+    """Plotly's own hover was a bare '(3.600, 25,6)' on a Spanish page, the decimal comma reading as the
+    pair's comma: every line's hover now names the line, the images and the milliseconds."""
+    import pandas as pd
+
+    from linecnn.ui import i18n
+    from linecnn.ui.bench.charts import fit_figure
+
+    monkeypatch.setattr(i18n, "current", lambda: language)
+    points = pd.DataFrame(
+        {"series": ["CPU"] * 3, "kind": ["cpu"] * 3, "x": [360, 3600, 36000], "steps": [1, 1, 9]}
+        | {"images": [360, 3600, 36000], "median_ms": [3.1, 25.6, 307.0]}
+    )
+    figure = fit_figure(points, {"CPU": fit_costs([1, 1, 9], [360, 3600, 36000], [3.1, 25.6, 307.0])}, "data")
+    assert len(figure.data) == 3
+    for trace in figure.data:
+        assert (
+            trace.hovertemplate == f"%{{fullData.name}}<br>{unit} %{{x:,.0f}}<br>%{{y:.3g}} ms<extra></extra>"
+        )

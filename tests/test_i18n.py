@@ -167,6 +167,10 @@ def test_numbers_use_the_languages_separators():
     """Durations and sizes: a decimal point in English, a decimal comma in Spanish."""
     assert format_seconds(12.34) == "12.3 s" and format_seconds(12.34, "es") == "12,3 s"
     assert format_seconds(245, "es") == "4 min 05 s"
+    # Under 10 ms a tenth stays (a Lesson snippet ran 'in 0 ms'); no unit shows its next one's value.
+    assert format_seconds(0.0004) == "0.4 ms" and format_seconds(0.0053, "es") == "5,3 ms"
+    assert format_seconds(0.0123) == "12 ms" and format_seconds(0.9997) == "1.0 s"
+    assert format_seconds(59.97) == "1 min 00 s"
     assert format_bytes(24 << 30) == "24.0 GiB" and format_bytes(24 << 30, "es") == "24,0 GiB"
     at = page_in("es", None)
     memory = at.dataframe[0].value["memoria"].iloc[0]

@@ -203,7 +203,9 @@ def wait_until_shown(tab, selector: str, count: int, timeout_ms: int = 60_000) -
 
 
 def test_phone_sidebar_closes_after_navigating(server, browser):
-    """On a phone the sidebar starts closed, and following one of its links closes it again."""
+    """On a phone the sidebar starts closed, and following one of its links closes it again. On Train
+    there, Start brings the run into view: its progress and charts were under the fold, the tap seemed to
+    do nothing."""
     tab = new_tab(browser, 390)
     tab.goto(server.url)
     wait_for_page(tab)
@@ -216,5 +218,17 @@ def test_phone_sidebar_closes_after_navigating(server, browser):
     wait_for_page(tab)
     collapsed = wait_until(tab, lambda: sidebar.get_attribute("data-collapsed"), "true")
     box = sidebar.bounding_box()
+    tab.goto(f"{server.url}/Train")
+    wait_for_page(tab)
+    tab.get_by_role("button", name="Start").click()
+    progress = tab.locator("[data-testid='stProgress']").first
+    progress.wait_for()
+    expect(tab.get_by_role("button", name="Start")).to_be_enabled(timeout=60_000)  # the run is over
+    wait_for_page(tab)
+    shown, buttons = progress.bounding_box(), tab.get_by_role("button", name="Stop").bounding_box()
+    loss = tab.locator(".stPlotlyChart").first.bounding_box()
     tab.context.close()
     assert collapsed == "true" and box["x"] + box["width"] <= 0, "the sidebar still covers the page"
+    assert shown["y"] + shown["height"] <= VIEWPORTS[390], "Start left the run's progress under the fold"
+    assert loss["y"] + 200 <= VIEWPORTS[390], "Start left the loss chart under the fold"
+    assert buttons["y"] >= 0, "the run buttons went off the top of the screen"

@@ -21,7 +21,7 @@ from linecnn.cli.profile import profile_text
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui import i18n
 from linecnn.ui.bench.inside_job import Looked
-from linecnn.ui.bench.inside_view import figures_frame, honesty, operators_frame, verdict
+from linecnn.ui.bench.inside_view import figures_frame, honesty, operators_frame, split_figure, verdict
 from tests.helpers import app_test
 
 LESSON = BenchConfig()  # the lesson's cell: 360 images in one full batch
@@ -282,3 +282,14 @@ def test_a_cancel_ends_the_profiling_process_at_once(tmp_path, monkeypatch):
         list(profile_worker.profile_in_worker([(LESSON, "cpu")], tmp_path, None, check))
     assert time.monotonic() - begun < 15
     assert started_processes and started_processes[0].poll() is not None
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_the_split_bars_hover_names_the_cell_the_part_and_the_milliseconds(language, monkeypatch):
+    """Plotly's own hover on a bar was a bare '(2,5, CPU · 360 imágenes)' on a Spanish page: the decimal
+    comma read as the pair's comma. Each bar now says its cell, its part and its milliseconds."""
+    monkeypatch.setattr(i18n, "current", lambda: language)
+    cell = StepProfile("cpu", 360, 5, 3.0, 4.0, 229, None, 2.5, 48.8e6, ())
+    bars = split_figure([cell]).data
+    assert [bar.name for bar in bars] == [i18n.t("inside.work"), i18n.t("inside.around")]
+    assert {bar.hovertemplate for bar in bars} == {"%{y}<br>%{fullData.name}: %{x:.3g} ms<extra></extra>"}

@@ -7,6 +7,7 @@ import pytest
 
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import EpochRecord
+from linecnn.ui import i18n
 from linecnn.ui.state import RunRecord
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import ema, legend_labels, significant, val_set_warning
@@ -137,3 +138,41 @@ def test_a_compared_run_keeps_its_line_whichever_others_are_shown():
     alone = charts.overlay_figure([("Run 9", history)], slots=[8]).data[0].line
     among = charts.overlay_figure([("Run 2", history), ("Run 9", history)], slots=[1, 8]).data[1].line
     assert (alone.color, alone.dash) == (among.color, among.dash) == (charts.RUN_COLORS[0], "dash")
+
+
+@pytest.mark.parametrize(
+    ("language", "words"),
+    [
+        ("en", ("Epoch: %{x}", "Validation loss: %{y}")),
+        ("es", ("Época: %{x}", "Pérdida de validación: %{y}")),
+    ],
+)
+def test_the_compare_hover_names_the_run_the_axis_and_the_metric(language, words, monkeypatch):
+    """Plotly's own hover was a bare '(30, 1,49×10⁻⁴)': on a Spanish page the decimal comma read as the
+    pair's comma. Each value now follows its name, and the run's name leads (raw curves behind a smoothed
+    one answer no hover)."""
+    monkeypatch.setattr(i18n, "current", lambda: language)
+    history = run(1).history
+    for smoothing in (0.0, 0.6):
+        figure = charts.overlay_figure(
+            [("Run 1", history), ("Run 2", history)], style=charts.ChartStyle(smoothing)
+        )
+        answering = [trace for trace in figure.data if trace.hoverinfo != "skip"]
+        assert len(answering) == 2
+        for trace in answering:
+            assert trace.hovertemplate.startswith("%{fullData.name}<br>")
+            assert all(word in trace.hovertemplate for word in words)
+    seconds = (
+        charts.overlay_figure([("Run 1", history)], metric="val_acc", x_axis="seconds").data[0].hovertemplate
+    )
+    assert f"{i18n.t('train.x_axis.seconds')}: %{{x:.2f}}" in seconds
+    assert i18n.t("train.metric.val_acc") in seconds
+
+
+@pytest.mark.parametrize(("language", "title"), [("en", "Epoch %{x}"), ("es", "Época %{x}")])
+def test_the_live_charts_hover_is_headed_by_its_epoch(language, title, monkeypatch):
+    """The live loss and accuracy charts' shared hover starts 'Epoch 17', not a bare '17'."""
+    monkeypatch.setattr(i18n, "current", lambda: language)
+    history = run(1).history
+    for figure in (charts.loss_figure(history, 3), charts.accuracy_figure(history, 3)):
+        assert figure.layout.xaxis.unifiedhovertitle.text == title

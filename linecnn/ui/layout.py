@@ -20,7 +20,10 @@ _CSS = """<style>
    screen the Train page's live charts then fit above the fold. */
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 /* The restart watcher (restart.py) draws nothing: hidden, it leaves no gap above the title. */
-.st-key-restart-watch { display: none; }
+.st-key-restart-watch, .st-key-train-follow { display: none; }
+/* Train: a phone scrolls the run buttons' row to the top when one is tapped (train/follow.py); this
+   keeps it under Streamlit's 3.75rem header. */
+.st-key-train-buttons { scroll-margin-top: 4rem; }
 .st-key-train-settings { padding-top: 0.75rem; padding-bottom: 0.75rem; gap: 0.75rem; }
 [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [data-testid="stColumn"] { min-width: min(100%, 7rem); }

@@ -68,6 +68,8 @@ def split_figure(profiles: list[StepProfile]) -> go.Figure:
             name=t(name),
             orientation="h",
             marker_color=color,
+            # Plotly's own hover is a bare '(2,5, CPU · 360 images)': a decimal comma reads as the pair's.
+            hovertemplate="%{y}<br>%{fullData.name}: %{x:.3g} ms<extra></extra>",
         )
     fig.update_layout(
         barmode="stack",

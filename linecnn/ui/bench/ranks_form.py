@@ -29,7 +29,7 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
     ``busy``: this session's series is still running, so Run is disabled.
     """
     checks: list = []  # (label, value, bounds) of every number box
-    with st.form("ddp.settings", border=True):
+    with st.form("ddp.settings", border=True, enter_to_submit=False):  # Enter takes a number, runs nothing
         kind, counts, warmup, repeats = _run_inputs(checks)
         per_class, batch, width, threads = _problem_inputs(caps, checks)
         cap = t("ddp.no_cap") if caps.max_seconds is None else duration(caps.max_seconds)

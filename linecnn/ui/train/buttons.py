@@ -16,6 +16,7 @@ from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.train import away, sharing
 from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets, range_problems
+from linecnn.ui.train.follow import BUTTONS_KEY, follow_runs
 
 FLASH = "train.flash"  # a message from a button callback, shown once
 
@@ -130,7 +131,8 @@ def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
     ``refused``: a setting holds a number the page does not accept, so nothing may start. The line
     says whether the live run trains or waits for its turn; ``training_turn`` rewrites it as that changes."""
     live, paused = state.live_trainer(), state.is_paused()
-    columns = st.columns([1, 1, 1, 1, 3])
+    follow_runs()
+    columns = st.container(key=BUTTONS_KEY).columns([1, 1, 1, 1, 3])
     columns[0].button(
         t("train.buttons.start"),
         type="primary",

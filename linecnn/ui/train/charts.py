@@ -18,7 +18,7 @@ import plotly.graph_objects as go
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
 from linecnn.ui.i18n import plotly_separators, t
-from linecnn.ui.train.compare import ema
+from linecnn.ui.train.compare import ema, overlay_hover
 
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
@@ -137,6 +137,7 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
         xaxis_title=x_title,
         yaxis_title=y_title,
         hovermode="x unified",
+        xaxis_unifiedhovertitle_text=f"{x_title} %{{x}}",  # the shared hover headed 'Epoch 17', not '17'
         separators=plotly_separators(),  # ticks and hover numbers with the language's marks
     )
     return fig
@@ -209,13 +210,13 @@ def overlay_figure(
         y = [getattr(r, metric) for r in history]
         values += y
         _add_curve(fig, x, y, label, run_line(slot), style, None)
-    name = t(f"train.metric.{metric}")
+    fig.update_traces(hovertemplate=overlay_hover(metric, x_axis))  # raw curves behind keep hoverinfo="skip"
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
         fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
         y_title = t("train.chart.accuracy_axis")
-    title, x_title = t("train.chart.by_run", metric=name), t(f"train.x_axis.{x_axis}")
+    title, x_title = t("train.chart.by_run", metric=t(f"train.metric.{metric}")), t(f"train.x_axis.{x_axis}")
     rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows
     fig = _layout(fig, title, y_title, x_title, height=OVERLAY_PX + LEGEND_LINE_PX * max(rows - 2, 0))
     # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
@@ -245,6 +246,4 @@ def confusion_figure(matrix: Sequence[Sequence[int]]) -> go.Figure:
     )
     fig.update_yaxes(autorange="reversed")
     title, y_title, x_title = (t(f"train.chart.{key}") for key in ("confusion", "true_class", "predicted"))
-    fig = _layout(fig, title, y_title, x_title, height=320)
-    fig.update_layout(hovermode="closest")
-    return fig
+    return _layout(fig, title, y_title, x_title, height=320).update_layout(hovermode="closest")

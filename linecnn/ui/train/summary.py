@@ -18,7 +18,9 @@ def summary(record: state.RunRecord) -> None:
     """Final metrics of a run, then its validation confusion matrix."""
     last = record.history[-1]
     ending = "time_cap" if record.out_of_time else "stopped" if record.stopped else "done"
-    st.subheader(t(f"train.summary.title_{ending}", label=record.label))
+    # A stopped run's label already says so ('stopped at 3'); its title adds how many epochs were planned.
+    planned = i18n.count(record.config.train.epochs)
+    st.subheader(t(f"train.summary.title_{ending}", label=record.label, planned=planned))
     problem = diagnosis(record)
     if problem:
         st.warning(problem, icon=":material/warning:")
