@@ -49,7 +49,11 @@ def render(caps: Caps, busy: bool) -> None:
     st.markdown(t("inside.intro", lesson=number(sizes[0]), largest=number(sizes[-1])))
     running = job_view.running(RUNNING)
     if st.button(t("inside.run"), icon=":material/biotech:", disabled=busy or running, key="inside.run"):
-        job_view.start_job(RUNNING, inside_work(chosen, caps.max_seconds), "linecnn-inside", result=[])
+        st.session_state.pop(MESSAGE, None)  # the last look's message must not sit above this press's answer
+        try:
+            job_view.start_job(RUNNING, inside_work(chosen, caps.max_seconds), "linecnn-inside", result=[])
+        except ValueError as error:  # a teacher's reservation, or this session's share used up
+            st.error(str(error), icon=":material/lock_clock:")
     notice.show(MESSAGE)
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
