@@ -187,3 +187,32 @@ def test_a_broken_history_is_called_this_servers_history_not_its_path(tmp_path):
     errors = [e.value for e in at.error]
     assert any("This server's history cannot be used" in error for error in errors), errors
     assert str(tmp_path) not in page_text(at)
+
+
+def test_a_refused_run_is_not_shown_under_the_last_runs_done_message():
+    """Grace's earlier run said 'Benchmark done'; Ada reserves; Grace's next Run shows the refusal alone."""
+    at = bench_as(GRACE)
+    at.session_state["bench.message"] = lambda: ("success", "Benchmark done in 2 s: CPU, 1 cell.")
+    at.session_state["ddp.message"] = lambda: ("success", "Processes done: 2 ranks.")
+    at.run()
+    assert any("Benchmark done" in s.value for s in at.success)
+    reservation.reserve("Ada Lovelace", 30)
+    at.segmented_control(key="bench.factor").set_value("none").run()
+    next(b for b in at.button if b.label == "Run benchmark").click().run()
+    assert not at.exception
+    assert any("Run refused: Ada Lovelace has reserved" in e.value for e in at.error)
+    assert not [s.value for s in at.success if "Benchmark done" in s.value], "a stale 'done' beside 'refused'"
+    next(b for b in at.button if b.label == "Run data-parallel").click().run()
+    assert not at.exception
+    assert not [s.value for s in at.success if "Processes done" in s.value]
+
+
+def test_look_inside_during_a_reservation_is_refused_on_screen_not_with_an_error_page():
+    """Grace's 'Look inside one step' while Ada holds the benchmark says why; the page keeps working."""
+    at = bench_as(GRACE)
+    reservation.reserve("Ada Lovelace", 30)
+    at.button(key="inside.run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error]
+    assert any("Run refused: Ada Lovelace has reserved" in e for e in errors), errors
+    assert "inside.running" not in at.session_state or at.session_state["inside.running"] is None

@@ -41,6 +41,8 @@ def render(caps: Caps) -> None:
     st.subheader(t("ddp.title"))
     st.markdown(t("ddp.intro"))
     submitted, config, counts = form(caps, busy=running())
+    if submitted:  # the last series' message must not sit above this press's refusal
+        st.session_state.pop(MESSAGE, None)
     notice.show(MESSAGE)
     refusal = reserved_refusal() if submitted else None  # a teacher holds the benchmark: teachers only
     if refusal is not None:
