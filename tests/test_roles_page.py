@@ -216,3 +216,30 @@ def test_look_inside_during_a_reservation_is_refused_on_screen_not_with_an_error
     errors = [e.value for e in at.error]
     assert any("Run refused: Ada Lovelace has reserved" in e for e in errors), errors
     assert "inside.running" not in at.session_state or at.session_state["inside.running"] is None
+
+
+def test_a_teacher_imports_the_classs_files_at_once_and_each_bad_one_is_named():
+    """Ada drops three students' files in one go: the two good ones are stored and shown, the bad one is
+    refused under its own name, and each file's line is in the page's language."""
+    other = laptop_document()
+    other["env"] = {**other["env"], "cpu_model": "Laptop 8-core CPU"}
+    files = [
+        ("ana.json", json.dumps(laptop_document()).encode(), "application/json"),
+        ("broken.json", b"{not json", "application/json"),
+        ("luis.json", json.dumps(other).encode(), "application/json"),
+    ]
+    at = bench_as(ADA)
+    at.file_uploader(key="bench.upload").set_value(files).run()
+    assert not at.exception
+    assert len(History().runs()) == 2
+    assert len(at.multiselect(key="bench.shown").value) == 2, "both imported runs are on screen"
+    done = [s.value for s in at.success]
+    assert [line.split(":")[0] for line in done] == [r"**ana\.json**", r"**luis\.json**"], done
+    assert all("Imported as run #" in line for line in done), done
+    [error] = [e.value for e in at.error]
+    assert error.startswith(r"**broken\.json**: This file cannot be imported."), error
+    at.run()  # a rerun imports nothing again and still says what each file did
+    assert len(History().runs()) == 2 and len(at.success) == 2 and len(at.error) == 1
+    at.session_state["language"] = "es"
+    at.run()
+    assert [e.value for e in at.error][0].startswith(r"**broken\.json**: Este archivo no se puede importar.")
