@@ -243,3 +243,26 @@ def test_a_teacher_imports_the_classs_files_at_once_and_each_bad_one_is_named():
     at.session_state["language"] = "es"
     at.run()
     assert [e.value for e in at.error][0].startswith(r"**broken\.json**: Este archivo no se puede importar.")
+
+
+def test_a_students_second_tab_shares_the_first_ones_benchmark_share_and_the_queue_shows_names():
+    """Signed in, a student is one person in every tab: a fresh tab brings no fresh share, and the queue
+    names the person (never by e-mail or a random code) who runs the benchmark now."""
+    from linecnn.bench.lock import BENCH_LOCK
+    from linecnn.serve.allowance import LEDGER
+
+    linus = {**GRACE, "name": "Linus Tabs", "email": "linus.tabs@school.edu"}
+    first = bench_as(linus)
+    assert not first.exception
+    assert any("Each person may benchmark for 10 min" in c.value for c in first.caption)
+    LEDGER.record("linus.tabs@school.edu", 600.0)  # what the first tab's sweeps took
+    second = bench_as(linus)  # a new tab: a new Streamlit session of the same student
+    second.segmented_control(key="bench.factor").set_value("none").run()
+    next(b for b in second.button if b.label == "Run benchmark").click().run()
+    assert any("You have used your share of the benchmark" in e.value for e in second.error)
+    assert "bench.running" not in second.session_state or second.session_state["bench.running"] is None
+
+    with BENCH_LOCK.hold("linus.tabs@school.edu"):
+        teacher = bench_as(ADA)
+        queue = [c.value for c in teacher.caption if "Benchmark now:" in c.value]
+    assert queue and "Benchmark now: Linus Tabs (" in queue[0], queue
