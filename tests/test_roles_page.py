@@ -266,3 +266,32 @@ def test_a_students_second_tab_shares_the_first_ones_benchmark_share_and_the_que
         teacher = bench_as(ADA)
         queue = [c.value for c in teacher.caption if "Benchmark now:" in c.value]
     assert queue and "Benchmark now: Linus Tabs (" in queue[0], queue
+
+
+def test_a_reservation_takes_students_queued_runs_out_of_line_but_not_the_teachers():
+    """Grace and Ada wait behind another benchmark; Ada reserves: Grace's run leaves the line saying why
+    (it would start in the middle of Ada's demonstration), Ada's keeps its place."""
+    from linecnn.bench.lock import BENCH_LOCK
+
+    student, teacher = bench_as(GRACE), bench_as(ADA)
+    for at in (student, teacher):
+        at.segmented_control(key="bench.factor").set_value("none").run()
+    with BENCH_LOCK.hold("other1"):
+        jobs = []
+        for at in (student, teacher):
+            next(b for b in at.button if b.label == "Run benchmark").click().run()
+            jobs.append(at.session_state["bench.running"])
+        while any(job.waited is None for job in jobs):
+            jobs[0].done.wait(0.05)
+        reservation.reserve("Ada Lovelace", 30)
+        assert jobs[0].done.wait(30), "the student's queued run leaves the line"
+        assert not jobs[1].done.is_set() and jobs[1].waited is not None, "the teacher's run keeps its place"
+        teacher.button(key="bench.cancel").click().run()
+    assert jobs[1].done.wait(30)
+    student.run()
+    until = reservation.current().until.strftime("%H:%M UTC")
+    said = [i.value for i in student.info]
+    why = f"Ada Lovelace reserved the benchmark while it waited, until {until}; nothing was timed"
+    left = "Your run left the line before its turn: "
+    assert any(line.startswith(left) and why in line for line in said), said
+    assert not jobs[0].locked and not jobs[0].result.results, "nothing was timed"

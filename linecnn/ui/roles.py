@@ -50,6 +50,11 @@ def reserved_refusal() -> str | None:
     return t("bench.reserve.refused", teacher=escape_markdown(held.by), until=until_text(held))
 
 
+def reserved_stop_text(held: Reservation) -> str:
+    """Why a student's queued run left the line: a teacher reserved the benchmark while it waited."""
+    return t("bench.reserve.stopped", teacher=escape_markdown(held.by), until=until_text(held))
+
+
 def reserved_notice() -> None:
     """A line above the benchmark's forms while a teacher holds it, so nobody presses Run in vain."""
     held = reservation.current()

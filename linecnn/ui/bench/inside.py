@@ -20,6 +20,7 @@ from linecnn.ui.bench.inside_job import InsideJob, inside_work
 from linecnn.ui.bench.inside_view import render_looked
 from linecnn.ui.bench.job import POLL_SECONDS
 from linecnn.ui.i18n import number, say, t
+from linecnn.ui.roles import reserved_stop_text
 
 RUNNING = "inside.running"  # this session's InsideJob, from Look inside until the page has shown its end
 CANCEL = "inside.cancel"  # key of the Cancel button
@@ -82,7 +83,10 @@ def _finish() -> None:
         return
     if job.result:
         st.session_state[RESULT] = job.result
-    if job.cancelled:
+    if job.reserved is not None:  # a teacher reserved the benchmark while it waited
+        held = job.reserved
+        notice.keep(MESSAGE, lambda: ("info", reserved_stop_text(held)))
+    elif job.cancelled:
         notice.keep(MESSAGE, lambda: ("info", t("inside.cancelled", done=number(len(job.result or [])))))
     elif job.error is not None:
         notice.keep(MESSAGE, lambda: ("error", t("inside.failed", reason=say(job.error))))
