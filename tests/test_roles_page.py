@@ -295,3 +295,21 @@ def test_a_reservation_takes_students_queued_runs_out_of_line_but_not_the_teache
     left = "Your run left the line before its turn: "
     assert any(line.startswith(left) and why in line for line in said), said
     assert not jobs[0].locked and not jobs[0].result.results, "nothing was timed"
+
+
+def test_a_reservation_ends_at_the_time_on_the_classrooms_clock(monkeypatch):
+    """A class in Madrid reads '09:06 (08:06 UTC)', not a bare UTC time an hour off its wall clock;
+    a browser in UTC, or one that reports no zone, reads '08:06 UTC'."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from linecnn.serve.reservation import Reservation
+    from linecnn.ui import roles
+
+    held = Reservation("Ada Lovelace", datetime(2026, 12, 3, 8, 6, tzinfo=UTC))
+    for zone, said in (("Europe/Madrid", "09:06 (08:06 UTC)"), ("America/Bogota", "03:06 (08:06 UTC)")):
+        monkeypatch.setattr(roles, "browser_zone", lambda zone=zone: ZoneInfo(zone))
+        assert roles.until_text(held) == said
+    for zone in (ZoneInfo("UTC"), None):
+        monkeypatch.setattr(roles, "browser_zone", lambda zone=zone: zone)
+        assert roles.until_text(held) == "08:06 UTC"
