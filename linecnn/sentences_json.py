@@ -20,6 +20,9 @@ BENCH_JSON: dict[str, str] = {
     "bench_format": "This benchmark JSON has format {format}; this linecnn reads {expected}.",
     "bench_unusable": "This benchmark JSON cannot be used: {problem}.",
     # What makes a benchmark JSON unusable ({problem} above): its size, its nesting, its numbers
+    # Where a file stops being JSON ({detail} above): the parser's own words are English only
+    "json.at": "line {line}, column {column}",
+    "json.encoding": "it is not UTF-8 text",
     "json.values": "it holds more than {limit} values",
     "json.nested": "it is nested too deeply",
     "json.deeper": "it is nested more than {limit} levels deep (at {where})",
