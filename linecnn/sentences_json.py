@@ -17,6 +17,10 @@ BENCH_JSON: dict[str, str] = {
     "bench_no_results": f"{_NOT_OURS}: it has no results.",
     "bench_unknown_sweep": f"{_NOT_OURS}: unknown sweep {{sweep}}.",
     "bench_too_big": "This file is {size} MB, larger than the {limit} MB a benchmark JSON may be.",
+    "history_imports_full": (
+        "This server's history holds {count} imported runs, as many as it keeps: another can be imported "
+        "once one is deleted under History (on a class's server, by a teacher)."
+    ),
     "bench_format": "This benchmark JSON has format {format}; this linecnn reads {expected}.",
     "bench_unusable": "This benchmark JSON cannot be used: {problem}.",
     # What makes a benchmark JSON unusable ({problem} above): its size, its nesting, its numbers
