@@ -135,7 +135,8 @@ def test_imports_cannot_push_local_runs_out_of_the_listing(tmp_path, monkeypatch
     with pytest.raises(ValueError, match="holds 3 imported runs") as full:
         store.import_json(json.dumps(document))
     # Said in Spanish on a Spanish page, and naming who may make room on a class's server
-    assert say(full.value, "es").startswith("El historial de este servidor ya tiene el máximo de ejecuciones importadas que guarda (3)")
+    spanish = "El historial de este servidor ya tiene el máximo de ejecuciones importadas que guarda (3)"
+    assert say(full.value, "es").startswith(spanish)
     assert "by a teacher" in str(full.value)
     listed = [run.id for run in store.runs(limit=2)]
     assert set(local) <= set(listed) and set(imported) <= set(listed)
