@@ -17,9 +17,16 @@ BENCH_JSON: dict[str, str] = {
     "bench_no_results": f"{_NOT_OURS}: it has no results.",
     "bench_unknown_sweep": f"{_NOT_OURS}: unknown sweep {{sweep}}.",
     "bench_too_big": "This file is {size} MB, larger than the {limit} MB a benchmark JSON may be.",
+    "history_imports_full": (
+        "This server's history holds {count} imported runs, as many as it keeps: another can be imported "
+        "once one is deleted under History (on a class's server, by a teacher)."
+    ),
     "bench_format": "This benchmark JSON has format {format}; this linecnn reads {expected}.",
     "bench_unusable": "This benchmark JSON cannot be used: {problem}.",
     # What makes a benchmark JSON unusable ({problem} above): its size, its nesting, its numbers
+    # Where a file stops being JSON ({detail} above): the parser's own words are English only
+    "json.at": "line {line}, column {column}",
+    "json.encoding": "it is not UTF-8 text",
     "json.values": "it holds more than {limit} values",
     "json.nested": "it is nested too deeply",
     "json.deeper": "it is nested more than {limit} levels deep (at {where})",

@@ -202,6 +202,8 @@ def test_a_refused_import_follows_a_switch_to_spanish():
         at.session_state[i18n.LANGUAGE] = "es"
         [said] = [e.value for e in at.run().error if "no se puede importar" in e.value]
         assert spanish in said and "This" not in said, said
+    # Where the broken file stops being JSON, in Spanish too: not the parser's English ("Expecting value")
+    assert "(línea 1, columna 12)" in said and "Expecting" not in said, said
 
 
 def test_log_axes_label_a_narrow_range_and_write_decimals_the_readers_way(monkeypatch):

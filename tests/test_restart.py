@@ -32,6 +32,8 @@ def test_a_tab_back_from_another_server_process_is_told_once_until_put_away():
     [warning] = at.warning
     assert "The server restarted since this tab last reached it" in warning.value
     assert "Save and restore" in warning.value
+    # A restart also ends a teacher's reservation: said, or students could benchmark during the demo.
+    assert "a teacher's reservation of the benchmark are gone" in warning.value
     at.button(key="restart.dismiss").click().run()
     assert not at.warning and not at.session_state[NOTICE]
     at.run()  # the tab's report of that restart, heard again, is the restart already said

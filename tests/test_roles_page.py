@@ -187,3 +187,129 @@ def test_a_broken_history_is_called_this_servers_history_not_its_path(tmp_path):
     errors = [e.value for e in at.error]
     assert any("This server's history cannot be used" in error for error in errors), errors
     assert str(tmp_path) not in page_text(at)
+
+
+def test_a_refused_run_is_not_shown_under_the_last_runs_done_message():
+    """Grace's earlier run said 'Benchmark done'; Ada reserves; Grace's next Run shows the refusal alone."""
+    at = bench_as(GRACE)
+    at.session_state["bench.message"] = lambda: ("success", "Benchmark done in 2 s: CPU, 1 cell.")
+    at.session_state["ddp.message"] = lambda: ("success", "Processes done: 2 ranks.")
+    at.run()
+    assert any("Benchmark done" in s.value for s in at.success)
+    reservation.reserve("Ada Lovelace", 30)
+    at.segmented_control(key="bench.factor").set_value("none").run()
+    next(b for b in at.button if b.label == "Run benchmark").click().run()
+    assert not at.exception
+    assert any("Run refused: Ada Lovelace has reserved" in e.value for e in at.error)
+    assert not [s.value for s in at.success if "Benchmark done" in s.value], "a stale 'done' beside 'refused'"
+    next(b for b in at.button if b.label == "Run data-parallel").click().run()
+    assert not at.exception
+    assert not [s.value for s in at.success if "Processes done" in s.value]
+
+
+def test_look_inside_during_a_reservation_is_refused_on_screen_not_with_an_error_page():
+    """Grace's 'Look inside one step' while Ada holds the benchmark says why; the page keeps working."""
+    at = bench_as(GRACE)
+    reservation.reserve("Ada Lovelace", 30)
+    at.button(key="inside.run").click().run()
+    assert not at.exception, [e.value for e in at.exception]
+    errors = [e.value for e in at.error]
+    assert any("Run refused: Ada Lovelace has reserved" in e for e in errors), errors
+    assert "inside.running" not in at.session_state or at.session_state["inside.running"] is None
+
+
+def test_a_teacher_imports_the_classs_files_at_once_and_each_bad_one_is_named():
+    """Ada drops three students' files in one go: the two good ones are stored and shown, the bad one is
+    refused under its own name, and each file's line is in the page's language."""
+    other = laptop_document()
+    other["env"] = {**other["env"], "cpu_model": "Laptop 8-core CPU"}
+    files = [
+        ("ana.json", json.dumps(laptop_document()).encode(), "application/json"),
+        ("broken.json", b"{not json", "application/json"),
+        ("luis.json", json.dumps(other).encode(), "application/json"),
+    ]
+    at = bench_as(ADA)
+    at.file_uploader(key="bench.upload").set_value(files).run()
+    assert not at.exception
+    assert len(History().runs()) == 2
+    assert len(at.multiselect(key="bench.shown").value) == 2, "both imported runs are on screen"
+    done = [s.value for s in at.success]
+    assert [line.split(":")[0] for line in done] == [r"**ana\.json**", r"**luis\.json**"], done
+    assert all("Imported as run #" in line for line in done), done
+    [error] = [e.value for e in at.error]
+    assert error.startswith(r"**broken\.json**: This file cannot be imported."), error
+    at.run()  # a rerun imports nothing again and still says what each file did
+    assert len(History().runs()) == 2 and len(at.success) == 2 and len(at.error) == 1
+    at.session_state["language"] = "es"
+    at.run()
+    assert [e.value for e in at.error][0].startswith(r"**broken\.json**: Este archivo no se puede importar.")
+
+
+def test_a_students_second_tab_shares_the_first_ones_benchmark_share_and_the_queue_shows_names():
+    """Signed in, a student is one person in every tab: a fresh tab brings no fresh share, and the queue
+    names the person (never by e-mail or a random code) who runs the benchmark now."""
+    from linecnn.bench.lock import BENCH_LOCK
+    from linecnn.serve.allowance import LEDGER
+
+    linus = {**GRACE, "name": "Linus Tabs", "email": "linus.tabs@school.edu"}
+    first = bench_as(linus)
+    assert not first.exception
+    assert any("Each person may benchmark for 10 min" in c.value for c in first.caption)
+    LEDGER.record("linus.tabs@school.edu", 600.0)  # what the first tab's sweeps took
+    second = bench_as(linus)  # a new tab: a new Streamlit session of the same student
+    second.segmented_control(key="bench.factor").set_value("none").run()
+    next(b for b in second.button if b.label == "Run benchmark").click().run()
+    assert any("You have used your share of the benchmark" in e.value for e in second.error)
+    assert "bench.running" not in second.session_state or second.session_state["bench.running"] is None
+
+    with BENCH_LOCK.hold("linus.tabs@school.edu"):
+        teacher = bench_as(ADA)
+        queue = [c.value for c in teacher.caption if "Benchmark now:" in c.value]
+    assert queue and "Benchmark now: Linus Tabs (" in queue[0], queue
+
+
+def test_a_reservation_takes_students_queued_runs_out_of_line_but_not_the_teachers():
+    """Grace and Ada wait behind another benchmark; Ada reserves: Grace's run leaves the line saying why
+    (it would start in the middle of Ada's demonstration), Ada's keeps its place."""
+    from linecnn.bench.lock import BENCH_LOCK
+
+    student, teacher = bench_as(GRACE), bench_as(ADA)
+    for at in (student, teacher):
+        at.segmented_control(key="bench.factor").set_value("none").run()
+    with BENCH_LOCK.hold("other1"):
+        jobs = []
+        for at in (student, teacher):
+            next(b for b in at.button if b.label == "Run benchmark").click().run()
+            jobs.append(at.session_state["bench.running"])
+        while any(job.waited is None for job in jobs):
+            jobs[0].done.wait(0.05)
+        reservation.reserve("Ada Lovelace", 30)
+        assert jobs[0].done.wait(30), "the student's queued run leaves the line"
+        assert not jobs[1].done.is_set() and jobs[1].waited is not None, "the teacher's run keeps its place"
+        teacher.button(key="bench.cancel").click().run()
+    assert jobs[1].done.wait(30)
+    student.run()
+    until = reservation.current().until.strftime("%H:%M UTC")
+    said = [i.value for i in student.info]
+    why = f"Ada Lovelace reserved the benchmark while it waited, until {until}; nothing was timed"
+    left = "Your run left the line before its turn: "
+    assert any(line.startswith(left) and why in line for line in said), said
+    assert not jobs[0].locked and not jobs[0].result.results, "nothing was timed"
+
+
+def test_a_reservation_ends_at_the_time_on_the_classrooms_clock(monkeypatch):
+    """A class in Madrid reads '09:06 (08:06 UTC)', not a bare UTC time an hour off its wall clock;
+    a browser in UTC, or one that reports no zone, reads '08:06 UTC'."""
+    from datetime import UTC, datetime
+    from zoneinfo import ZoneInfo
+
+    from linecnn.serve.reservation import Reservation
+    from linecnn.ui import roles
+
+    held = Reservation("Ada Lovelace", datetime(2026, 12, 3, 8, 6, tzinfo=UTC))
+    for zone, said in (("Europe/Madrid", "09:06 (08:06 UTC)"), ("America/Bogota", "03:06 (08:06 UTC)")):
+        monkeypatch.setattr(roles, "browser_zone", lambda zone=zone: ZoneInfo(zone))
+        assert roles.until_text(held) == said
+    for zone in (ZoneInfo("UTC"), None):
+        monkeypatch.setattr(roles, "browser_zone", lambda zone=zone: zone)
+        assert roles.until_text(held) == "08:06 UTC"

@@ -352,6 +352,12 @@ def test_the_train_page_says_a_queued_run_waits_for_its_turn_not_that_it_trains(
         at = click(app_test(TRAIN), "Start")
         assert_says_it_waits(at)
         assert_says_it_waits(at.run())  # the page drawn again while the run still waits
+        at = click(at, "Stop")  # Stop while queued leaves the line: it never trained, so never "stopped"
+        said = [i.value for i in at.info]
+        left = "You left the line before your turn: nothing was trained"
+        assert any(s.startswith(left) for s in said), said
+        assert not [s for s in said if s.startswith("Stopped before the first epoch")]
+        assert queue.status("other-session") is None and not queue._waiters()
     finally:
         other_session.release.set()
         other_session.join(JOIN)

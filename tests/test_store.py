@@ -14,6 +14,7 @@ from linecnn.bench.results import CellStatus
 from linecnn.bench.store import History
 from linecnn.cli.main import main
 from linecnn.serve import paths
+from linecnn.ui.i18n import say
 from tests.bench_fixture import bad_documents, fake_gpu_document, hostile_imports
 
 
@@ -131,8 +132,12 @@ def test_imports_cannot_push_local_runs_out_of_the_listing(tmp_path, monkeypatch
         document["notes"] = [f"upload {n}"]
         imported.append(store.import_json(json.dumps(document)))
     document["notes"] = ["one too many"]
-    with pytest.raises(ValueError, match="holds 3 imported runs"):
+    with pytest.raises(ValueError, match="holds 3 imported runs") as full:
         store.import_json(json.dumps(document))
+    # Said in Spanish on a Spanish page, and naming who may make room on a class's server
+    spanish = "El historial de este servidor ya tiene el máximo de ejecuciones importadas que guarda (3)"
+    assert say(full.value, "es").startswith(spanish)
+    assert "by a teacher" in str(full.value)
     listed = [run.id for run in store.runs(limit=2)]
     assert set(local) <= set(listed) and set(imported) <= set(listed)
     store.delete(imported[0])  # deleting one makes room for the next

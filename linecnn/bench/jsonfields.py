@@ -55,8 +55,11 @@ def parse_json(text: str | bytes) -> object:
         raise UserError("bench_unusable", problem=refused.args[0]) from None
     except RecursionError:
         raise UserError("bench_unusable", problem=Message("json.nested")) from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as error:
-        raise UserError("bench_not_json", detail=str(error)) from None
+    except json.JSONDecodeError as error:  # where, in the reader's language; the parser's words are English
+        where = Message("json.at", line=error.lineno, column=error.colno)
+        raise UserError("bench_not_json", detail=where) from None
+    except UnicodeDecodeError:
+        raise UserError("bench_not_json", detail=Message("json.encoding")) from None
     problem = _size_problem(value)
     if problem is not None:
         raise UserError("bench_unusable", problem=problem)

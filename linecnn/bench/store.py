@@ -139,10 +139,7 @@ class History:
             if source == "import":
                 [count] = connection.execute("SELECT COUNT(*) FROM runs WHERE source = 'import'").fetchone()
                 if count >= MAX_IMPORTS:
-                    raise ValueError(
-                        f"The history holds {count} imported runs, as many as it keeps: "
-                        "delete one under History to import another."
-                    )
+                    raise UserError("history_imports_full", count=count)
             cursor = connection.execute(
                 f"INSERT INTO runs ({', '.join(COLUMNS[1:])}) VALUES ({', '.join('?' * len(row))})",
                 row,

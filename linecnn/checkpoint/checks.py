@@ -85,7 +85,9 @@ def parse_json(text: bytes | str, what: str, max_values: int) -> object:
         fail("not_json", what=about(what), detail=type(error).__name__)
     except UserError as error:  # NaN or Infinity
         fail("not_json", what=about(what), detail=error.message)
-    except ValueError as error:  # json.JSONDecodeError is one
+    except json.JSONDecodeError as error:  # where, in the reader's language; the parser's words are English
+        fail("not_json", what=about(what), detail=Message("json.at", line=error.lineno, column=error.colno))
+    except ValueError as error:
         fail("not_json", what=about(what), detail=str(error)[:120])
 
 

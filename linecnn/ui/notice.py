@@ -33,8 +33,13 @@ def worded(key: str) -> tuple[str, str] | None:
 def show(key: str, icon: str | None = None, error_icon: str | None = None) -> None:
     """Show the notice under ``key``, if any, with the Streamlit element of its kind (and ``error_icon``,
     when given, on an error)."""
-    said = worded(key)
-    if said is not None:
-        kind, text = said
-        icon = error_icon if kind == "error" and error_icon is not None else icon
-        {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text, icon=icon)
+    notice = st.session_state.get(key)
+    if notice is not None:
+        show_notice(notice, icon, error_icon)
+
+
+def show_notice(notice: Notice, icon: str | None = None, error_icon: str | None = None) -> None:
+    """Show ``notice`` now, worded in the reader's language, with the element of its kind."""
+    kind, text = notice()
+    icon = error_icon if kind == "error" and error_icon is not None else icon
+    {"success": st.success, "warning": st.warning, "error": st.error}.get(kind, st.info)(text, icon=icon)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
 import streamlit as st
 
 from linecnn.serve import reservation
@@ -38,8 +40,25 @@ def session_rights() -> Rights:
 
 
 def until_text(held: Reservation) -> str:
-    """When a reservation ends, e.g. '14:05 UTC'."""
-    return held.until.strftime("%H:%M UTC")
+    """When a reservation ends: '15:05 (14:05 UTC)' in the browser's own time zone, else '14:05 UTC'.
+
+    A class reads the clock on its wall: a bare UTC time is an hour or more off in most of the world.
+    """
+    utc = held.until.strftime("%H:%M UTC")
+    zone = browser_zone()
+    local = held.until.astimezone(zone) if zone is not None else None
+    if local is None or local.utcoffset() == held.until.utcoffset():
+        return utc
+    return f"{local:%H:%M} ({utc})"
+
+
+def browser_zone() -> ZoneInfo | None:
+    """The time zone the reader's browser reports, or None when it reports none this server knows."""
+    try:
+        name = st.context.timezone
+        return ZoneInfo(name) if name else None
+    except (ValueError, ZoneInfoNotFoundError):  # an odd name from the browser: say UTC
+        return None
 
 
 def reserved_refusal() -> str | None:
@@ -48,6 +67,11 @@ def reserved_refusal() -> str | None:
     if held is None:
         return None
     return t("bench.reserve.refused", teacher=escape_markdown(held.by), until=until_text(held))
+
+
+def reserved_stop_text(held: Reservation) -> str:
+    """Why a student's queued run left the line: a teacher reserved the benchmark while it waited."""
+    return t("bench.reserve.stopped", teacher=escape_markdown(held.by), until=until_text(held))
 
 
 def reserved_notice() -> None:

@@ -1,7 +1,7 @@
 """The Benchmark page's sweep form: what to sweep, the settings held fixed, the faster paths, Run benchmark.
 
-The form turns the widgets' values into a typed ``SweepRequest``; ``start_sweep`` plans it after the
-last run's message is shown, so a refused plan reads below that message.
+The form turns the widgets' values into a typed ``SweepRequest``; a press of Run benchmark drops the
+last run's message, so a refusal (a reservation, a plan the server refuses) is the only answer shown.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from linecnn.device import cuda_available, cuda_unavailable_reason, list_devices
 from linecnn.train.config import DEFAULT_FLAT, MAX_EXTRA_CONVS, MAX_WIDTH
 from linecnn.ui.bench import sweep_view
 from linecnn.ui.bench.fair import queue_text, share_text
-from linecnn.ui.bench.state import REQUEST
+from linecnn.ui.bench.state import MESSAGE, REQUEST
 from linecnn.ui.bench.words import factor_title, x_text
 from linecnn.ui.bounds import Bounds, problems, problems_text
 from linecnn.ui.i18n import duration, number, reword_choice, say, size, t
@@ -58,6 +58,8 @@ def render_form(caps: Caps) -> SweepRequest | None:
         submitted = st.form_submit_button(
             t("bench.form.run"), type="primary", icon=":material/play_arrow:", disabled=sweep_view.running()
         )
+    if submitted:  # the last run's message would read as this press's answer, above a refusal below it
+        st.session_state.pop(MESSAGE, None)
     found = problems(checks)
     if found:  # a number out of its range: nothing to run, nor to show as the CUDA card's command
         if submitted:

@@ -14,14 +14,24 @@ import streamlit as st
 from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.plan import Caps
 from linecnn.serve.allowance import LEDGER, MIN_RUN_SECONDS, Allowance
+from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, number, t
-from linecnn.ui.roles import reserved_refusal
+from linecnn.ui.roles import reserved_refusal, session_rights
 
 SESSION = "bench.session"  # a short name for this session in the benchmark queue
+_SHOWN_AS: dict[str, str] = {}  # signed-in queue names (e-mail) -> how the class sees that person
 
 
 def session_name() -> str:
-    """This session's short name in the benchmark queue (made on first use)."""
+    """Who this session is in the benchmark queue and its share: the signed-in user, else a short random name.
+
+    Signed in, every tab of one student is the same person, so a new tab brings no fresh share, and the
+    queue shows their name (never their e-mail); without sign-in each session draws a name on first use.
+    """
+    rights = session_rights()
+    if rights.user:
+        _SHOWN_AS[rights.user] = rights.name or rights.user
+        return rights.user
     return st.session_state.setdefault(SESSION, uuid.uuid4().hex[:6])
 
 
@@ -57,7 +67,7 @@ def share_text() -> str:
     if left is None:
         return t("bench.fair.no_share")
     return t(
-        "bench.fair.share",
+        "bench.fair.share_user" if session_rights().user else "bench.fair.share",
         share=duration(allowance.seconds),
         window=_window(allowance.window),
         left=duration(left),
@@ -80,7 +90,7 @@ def queue_text() -> str | None:
     me = session_name()
 
     def name(who: str) -> str:
-        return t("bench.fair.you") if who == me else who
+        return t("bench.fair.you") if who == me else escape_markdown(_SHOWN_AS.get(who, who))
 
     running = t("bench.fair.nobody") if holder is None else f"{name(holder.who)} ({duration(holder.seconds)})"
     queued = ", ".join(f"{name(w.who)} ({duration(w.seconds)})" for w in waiting) or t("bench.fair.nobody")

@@ -6,10 +6,10 @@ only those allowed see Delete, and no sentence names where the history lives on 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from functools import partial
 
 import streamlit as st
+from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import FACTORS, SINGLE
@@ -17,17 +17,18 @@ from linecnn.bench.jsonfields import MAX_FILE_BYTES
 from linecnn.bench.store import SOURCES, History, RunSummary
 from linecnn.serve.roles import Rights, Role
 from linecnn.ui import notice
-from linecnn.ui.bench.state import DELETE, IMPORTED, MESSAGE, SHOWN, history, history_problem, visible_runs
+from linecnn.ui.bench.state import DELETE, MESSAGE, SHOWN, history, history_problem, visible_runs
 from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, number, t
+from linecnn.ui.notice import Notice
 from linecnn.ui.roles import session_rights
 from linecnn.ui.run_files import shown_name
 from linecnn.ui.whole_name import show_whole_name
 from linecnn.untrusted import plain_text
 
-IMPORT_MESSAGE = "bench.import.message"  # a Notice (ui.notice) on the last upload, shown under the uploader
+IMPORT_MESSAGE = "bench.import.message"  # {file id: Notice (ui.notice)} of the files in the uploader
 
 
 def run_label(summary: RunSummary) -> str:
@@ -105,47 +106,70 @@ def render_history() -> list[RunSummary] | None:
 
 
 def _import(store: History, session: Rights) -> None:
-    """The upload of a CLI JSON: stored and shown, or refused with the reason."""
-    upload = st.file_uploader(
+    """The upload of CLI JSONs, several at once: each stored and shown, or refused with its reason.
+
+    A teacher collects a class's files in one go, so one bad file is said under its name and the
+    good ones beside it are still imported.
+    """
+    uploads = st.file_uploader(
         t("bench.import.label"),
         key="bench.upload",
+        accept_multiple_files=True,
         max_upload_size=MAX_FILE_BYTES // 10**6,
         help=t("bench.import.help"),
     )
-    if upload is None or upload.file_id in st.session_state.setdefault(IMPORTED, []):
-        if upload is not None:  # what this file did is said while it stays in the uploader
-            _show_import_message()
-        return
-    st.session_state[IMPORTED].append(upload.file_id)
+    said: dict[str, Notice] = st.session_state.setdefault(IMPORT_MESSAGE, {})
+    added = False
+    for upload in uploads:
+        if upload.file_id not in said:
+            said[upload.file_id], stored = _import_one(store, session, upload)
+            added = added or stored
+    # What each file did is said while it stays in the uploader; a file taken out takes its line along.
+    for file_id in [i for i in said if i not in {u.file_id for u in uploads}]:
+        del said[file_id]
+    if added:
+        st.rerun()  # the picker lists a new run only in a run that reads the history again
+    for upload in uploads:  # with several files, each line names its file
+        line = said[upload.file_id]
+        line = line if len(uploads) == 1 else _named(shown_name(upload.name), line)
+        notice.show_notice(line, icon=":material/upload_file:", error_icon=":material/error:")
+
+
+def _import_one(store: History, session: Rights, upload: UploadedFile) -> tuple[Notice, bool]:
+    """Import one uploaded file: what to say about it, and whether it reached the history."""
     # Each refusal is worded at each showing, so it follows a language switch while the file stays.
     if not upload.name.lower().endswith(".json"):  # the browser lets any file through, so it is said here
         name = shown_name(upload.name)  # the sentence is escaped whole: _ and . in a name mean Markdown
-        return _refuse(lambda: escape_markdown(t("bench.import.not_json", name=name)))
+        return lambda: ("error", _refused(escape_markdown(t("bench.import.not_json", name=name)))), False
     if upload.size > MAX_FILE_BYTES:  # the browser enforces the limit too; a script client may not
         megabytes, limit = upload.size / 1e6, MAX_FILE_BYTES / 1e6
-        return _refuse(lambda: t("bench.import.too_big", size=number(megabytes, 1), limit=number(limit)))
+        too_big = partial(t, "bench.import.too_big", size=number(megabytes, 1), limit=number(limit))
+        return lambda: ("error", _refused(too_big())), False
     try:
         document = BenchDocument.from_json(upload.getvalue())
         twin = store.stored(document)
         run_id = store.save(document, "import", session.user, session.name) if twin is None else twin.id
     except ValueError as error:
-        return _refuse(partial(history_problem, error))
+        problem = partial(history_problem, error)  # kept: Python forgets ``error`` after this block
+        return lambda: ("error", _refused(problem())), False
     if twin is None or session.sees_all or twin.user_owns(session.user):
         st.session_state[SHOWN] = list(dict.fromkeys([*st.session_state.get(SHOWN, []), run_id]))
-    # Said under the uploader while the file stays there: a new run, or the run this file already is.
-    notice.keep(IMPORT_MESSAGE, partial(_imported, run_id, twin))
-    st.rerun()  # the picker lists a new run only in a run that reads the history again
+    return partial(_imported, run_id, twin), True
 
 
-def _refuse(problem: Callable[[], str]) -> None:
-    """Keep and show 'This file cannot be imported.' with ``problem()``, worded again at each showing."""
-    notice.keep(IMPORT_MESSAGE, lambda: ("error", t("bench.import.refused", error=problem())))
-    _show_import_message()
+def _refused(problem: str) -> str:
+    """'This file cannot be imported.' and why."""
+    return t("bench.import.refused", error=problem)
 
 
-def _show_import_message() -> None:
-    """What the file in the uploader did: imported, already there, or refused and why."""
-    notice.show(IMPORT_MESSAGE, icon=":material/upload_file:", error_icon=":material/error:")
+def _named(name: str, said: Notice) -> Notice:
+    """``said`` under the file's name, so a batch of uploads tells which file each line is about."""
+
+    def worded() -> tuple[str, str]:
+        kind, text = said()
+        return kind, t("bench.import.file", name=escape_markdown(name), said=text)
+
+    return worded
 
 
 def _imported(run_id: int, found: RunSummary | None) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from linecnn.ui.bench.inside_job import InsideJob, inside_work
 from linecnn.ui.bench.inside_view import render_looked
 from linecnn.ui.bench.job import POLL_SECONDS
 from linecnn.ui.i18n import number, say, t
+from linecnn.ui.roles import reserved_stop_text
 
 RUNNING = "inside.running"  # this session's InsideJob, from Look inside until the page has shown its end
 CANCEL = "inside.cancel"  # key of the Cancel button
@@ -49,7 +50,11 @@ def render(caps: Caps, busy: bool) -> None:
     st.markdown(t("inside.intro", lesson=number(sizes[0]), largest=number(sizes[-1])))
     running = job_view.running(RUNNING)
     if st.button(t("inside.run"), icon=":material/biotech:", disabled=busy or running, key="inside.run"):
-        job_view.start_job(RUNNING, inside_work(chosen, caps.max_seconds), "linecnn-inside", result=[])
+        st.session_state.pop(MESSAGE, None)  # the last look's message must not sit above this press's answer
+        try:
+            job_view.start_job(RUNNING, inside_work(chosen, caps.max_seconds), "linecnn-inside", result=[])
+        except ValueError as error:  # a teacher's reservation, or this session's share used up
+            st.error(str(error), icon=":material/lock_clock:")
     notice.show(MESSAGE)
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
@@ -78,7 +83,10 @@ def _finish() -> None:
         return
     if job.result:
         st.session_state[RESULT] = job.result
-    if job.cancelled:
+    if job.reserved is not None:  # a teacher reserved the benchmark while it waited
+        held = job.reserved
+        notice.keep(MESSAGE, lambda: ("info", reserved_stop_text(held)))
+    elif job.cancelled:
         notice.keep(MESSAGE, lambda: ("info", t("inside.cancelled", done=number(len(job.result or [])))))
     elif job.error is not None:
         notice.keep(MESSAGE, lambda: ("error", t("inside.failed", reason=say(job.error))))

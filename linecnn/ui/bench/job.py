@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from linecnn.bench.lock import BENCH_LOCK
+from linecnn.serve import reservation
 from linecnn.serve.allowance import LEDGER
 from linecnn.serve.queue import Lease
+from linecnn.serve.reservation import Reservation
 from linecnn.stop import Stopped, StopReason
 
 _LOG = logging.getLogger(__name__)
@@ -50,6 +52,8 @@ class Job(Generic[Result, Step]):
     started: float = field(default_factory=time.monotonic)  # time.monotonic() at Run
     seconds: float = 0.0  # how long it ran, once done
     lease: Lease | None = None  # its hold on the benchmark lock, beaten at every check
+    student: bool = False  # started by a student: a teacher's reservation made while it waits ends it
+    reserved: Reservation | None = None  # the reservation that ended it before its turn, if one did
 
     def start(self, name: str) -> None:
         """Run the job in a daemon thread called ``name``."""
@@ -74,14 +78,24 @@ class Job(Generic[Result, Step]):
         self.result = result
 
     def queued(self, _holder: str | None, waited: float) -> None:
-        """BENCH_LOCK's wait callback: note the wait; a cancel lands here too."""
+        """BENCH_LOCK's wait callback: note the wait; a cancel, or a teacher's reservation, lands here too."""
         self.waited = waited
         self.check()
+        self._check_reserved()
+
+    def _check_reserved(self) -> None:
+        """A student's job that has not started yet leaves the line once a teacher holds the benchmark:
+        it would otherwise start in the middle of the teacher's demonstration."""
+        held = reservation.current() if self.student else None
+        if held is not None:
+            self.reserved = held
+            raise Stopped(StopReason.CANCELLED)
 
     def run(self) -> None:
         """The thread's body: the work under the server-wide lock, then how it ended."""
         try:
             with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS) as self.lease:
+                self._check_reserved()  # reserved between its last wait and its turn
                 self.waited, self.locked = None, True
                 taken = time.monotonic()
                 try:

@@ -13,6 +13,7 @@ import streamlit as st
 from linecnn.ui.bench.fair import may_benchmark, queue_text, session_name
 from linecnn.ui.bench.job import Job
 from linecnn.ui.i18n import number, t
+from linecnn.ui.roles import session_rights
 
 
 def start_job(key: str, work: Callable[[Job], object], name: str, result: object = None) -> Job:
@@ -25,7 +26,7 @@ def start_job(key: str, work: Callable[[Job], object], name: str, result: object
     if refusal is not None:
         raise ValueError(refusal)
     who = session_name()
-    job = Job(who, work, result)
+    job = Job(who, work, result, student=not session_rights().teacher)
     st.session_state[key] = job
     job.start(f"{name}-{who}")
     return job

@@ -10,6 +10,7 @@ from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, duration, number, say, t
+from linecnn.ui.roles import reserved_stop_text
 
 
 def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
@@ -20,6 +21,8 @@ def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
     where = (
         t("bench.done.where_run", run=run.run_id) if run.run_id is not None else t("bench.done.where_memory")
     )
+    if job.reserved is not None:  # a teacher reserved the benchmark while it waited
+        return "info", reserved_stop_text(job.reserved)
     if job.cancelled:
         if not job.locked:  # cancelled in the queue, behind another session's benchmark
             return "info", t("bench.done.cancelled_queued")

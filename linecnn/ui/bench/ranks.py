@@ -22,7 +22,7 @@ from linecnn.ui.bench.ranks_form import form
 from linecnn.ui.bench.ranks_job import RanksJob, ranks_work
 from linecnn.ui.bench.ranks_results import render_series
 from linecnn.ui.i18n import count, duration, say, t
-from linecnn.ui.roles import reserved_refusal
+from linecnn.ui.roles import reserved_refusal, reserved_stop_text
 
 RUNNING = "ddp.running"  # this session's RanksJob, from Run until the page has shown its end
 CANCEL = "ddp.cancel"  # key of the Cancel button
@@ -41,6 +41,8 @@ def render(caps: Caps) -> None:
     st.subheader(t("ddp.title"))
     st.markdown(t("ddp.intro"))
     submitted, config, counts = form(caps, busy=running())
+    if submitted:  # the last series' message must not sit above this press's refusal
+        st.session_state.pop(MESSAGE, None)
     notice.show(MESSAGE)
     refusal = reserved_refusal() if submitted else None  # a teacher holds the benchmark: teachers only
     if refusal is not None:
@@ -104,6 +106,8 @@ def _ending(job: RanksJob, series: Series | None) -> tuple[str, str]:
     """(st function name, text) saying how the job ended: cancelled, failed, mismatched, capped or done."""
     runs = len(series.rows) if series is not None else 0
     tolerance = f"{LOSS_TOLERANCE:.0e}"
+    if job.reserved is not None:  # a teacher reserved the benchmark while it waited
+        return "info", reserved_stop_text(job.reserved)
     if job.cancelled:
         return "info", t("ddp.cancelled", runs=runs)
     if job.error is not None:

@@ -25,7 +25,6 @@ from linecnn.ui.roles import session_rights
 SHOWN = "bench.shown"  # ids of the history runs on screen, newest first
 UNSAVED = "bench.unsaved"  # documents of runs the history could not store, newest first, shown from memory
 MESSAGE = "bench.message"  # a Notice (ui.notice) about the last run, shown until the next one starts
-IMPORTED = "bench.imported"  # ids of uploaded files already imported, so a rerun does not import again
 DELETE = "bench.delete"  # keys of the delete control: the run picked, the confirmation, the button
 REQUEST = "bench.request"  # the SweepRequest the form holds now (its last submitted values), each run
 

@@ -72,11 +72,12 @@ def _step(device: str) -> None:
 def _stop() -> None:
     """Callback: end the live run (or take it out of the training queue), keeping its last whole epoch."""
     live = state.live_trainer()
+    queued = live is not None and sharing.waiting(live)
     if live is not None:
         sharing.leave_queue(live)
     record = state.finish_run()
-    if record is None:
-        _flash("info", t("train.flash.nothing_to_keep"))
+    if record is None:  # a run that never had its turn did not "stop before its first epoch": it left
+        _flash("info", t("train.flash.left_queue" if queued else "train.flash.nothing_to_keep"))
 
 
 def file_ended_run(trainer: Trainer) -> state.RunRecord | None:

@@ -117,6 +117,11 @@ def training_turn(trainer: Trainer, progress=None, caption=None) -> Iterator[Lea
                 trainer.after_step = None
 
 
+def waiting(trainer: Trainer) -> bool:
+    """True while the run waits in the training queue for its turn."""
+    return training_queue(trainer.device).status(ticket(trainer)) is not None
+
+
 def leave_queue(trainer: Trainer) -> None:
     """Take a run that is waiting for a slot out of the queue (Stop while queued)."""
     training_queue(trainer.device).cancel(ticket(trainer))
