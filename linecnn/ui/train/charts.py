@@ -39,6 +39,7 @@ OVERLAY_PX, LEGEND_LINE_PX = 380, 40
 EPOCH_CHART_PX = 250
 
 METRICS = ("val_loss", "train_loss", "val_acc", "train_acc")  # names: train.metric.<key>
+WHOLE_TICKS_UP_TO = 10  # epochs: up to here an axis may get ticks between epochs, so they are set one apart
 X_AXES = ("epoch", "seconds")  # names: train.x_axis.<key>
 ACCURACY_RANGE = [0.0, 1.02]
 HEADROOM = 1.25  # the loss axis starts this far above the first epochs' highest loss
@@ -165,6 +166,17 @@ def _epoch_figure(
         y = [getattr(r, f"{split}_{kind}") for r in history]
         _add_curve(fig, x, y, t(f"train.chart.{split}"), {"color": color}, style, points)
     fig.update_xaxes(range=[0, epochs + 1])
+    return whole_epoch_ticks(fig, epochs + 1)
+
+
+def whole_epoch_ticks(fig: go.Figure, last: float) -> go.Figure:
+    """``fig`` with its epoch ticks one apart when its x axis ends (``last``) by WHOLE_TICKS_UP_TO.
+
+    On so short an axis Plotly's own ticks fall between epochs (a 1-epoch run read 0.5 and 1.5);
+    on a longer one they are whole numbers already and adapt to zoom, so they are left alone.
+    """
+    if last <= WHOLE_TICKS_UP_TO:
+        fig.update_xaxes(tick0=0, dtick=1)
     return fig
 
 
@@ -211,6 +223,8 @@ def overlay_figure(
         values += y
         _add_curve(fig, x, y, label, run_line(slot), style, None)
     fig.update_traces(hovertemplate=overlay_hover(metric, x_axis))  # raw curves behind keep hoverinfo="skip"
+    if x_axis == "epoch":
+        whole_epoch_ticks(fig, max((r.epoch for _, history in runs for r in history), default=0))
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
