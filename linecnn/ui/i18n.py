@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 import streamlit as st
+from babel import Locale
 from babel.numbers import (
     format_decimal,
     format_percent,
@@ -210,9 +211,14 @@ def _number(value: float, digits: int, language: str) -> str:
 
 
 def percent(fraction: float, digits: int = 0) -> str:
-    """``fraction`` (0.953) as a percentage in the language's way, e.g. '95,3%'."""
-    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
-    return format_percent(fraction, format=pattern, locale=current())
+    """``fraction`` (0.953) as a percentage in the language's way: '95.3%', or '95,3 %' as the RAE writes it.
+
+    The sign's spacing is the locale's (a no-break space in Spanish), as the pages' prose writes it.
+    """
+    language = current()
+    pattern = Locale.parse(language).percent_formats[None].pattern
+    decimals = "." + "0" * digits if digits > 0 else ""
+    return format_percent(fraction, format=pattern.replace("#,##0", "#,##0" + decimals, 1), locale=language)
 
 
 def decimal_mark() -> str:
