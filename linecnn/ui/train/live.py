@@ -102,8 +102,8 @@ def progress_text(
         ending = "time_cap" if out_of_time else "stopped" if done < epochs else "finished"
         return t(
             f"train.progress.{ending}",
-            done=i18n.number(done),
-            epochs=i18n.number(epochs),
+            done=i18n.count(done),  # '1 epoch', not '1 epochs'
+            epochs=i18n.count(epochs),
             time=elapsed,
             device=device_text(history[-1].device),  # named as the page names it, not the key "cpu"
         )
