@@ -192,3 +192,20 @@ def test_a_short_runs_epoch_axes_tick_whole_epochs_only():
     assert seconds.dtick is None  # seconds are not whole: Plotly's own ticks suit them
     long = [EpochRecord(e, 300, 1.0, 0.5, 1.0, 0.5, 0.01, 0.01 * e, "cpu") for e in range(1, 301)]
     assert charts.loss_figure(long, 300).layout.xaxis.dtick is None  # Plotly's, which follow a zoom
+
+
+def test_accuracy_ticks_write_percentages_the_languages_way():
+    """Plotly's '.0%' wrote '100%' on a Spanish page whose text writes '100 %' (RAE): the ticks are ours."""
+    import streamlit as st
+
+    history = run(1).history
+    st.session_state[i18n.LANGUAGE] = "es"
+    try:
+        for figure in (
+            charts.accuracy_figure(history, 3),
+            charts.overlay_figure([("Run 1", history)], "val_acc"),
+        ):
+            assert list(figure.layout.yaxis.ticktext) == ["0\u00a0%", "50\u00a0%", "100\u00a0%"]
+    finally:
+        del st.session_state[i18n.LANGUAGE]
+    assert list(charts.accuracy_figure(history, 3).layout.yaxis.ticktext) == ["0%", "50%", "100%"]

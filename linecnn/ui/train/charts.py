@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
-from linecnn.ui.i18n import plotly_separators, t
+from linecnn.ui.i18n import percent, plotly_separators, t
 from linecnn.ui.train.compare import ema, overlay_hover
 
 TRAIN_COLOR = "#2f6690"
@@ -42,6 +42,7 @@ METRICS = ("val_loss", "train_loss", "val_acc", "train_acc")  # names: train.met
 WHOLE_TICKS_UP_TO = 10  # epochs: up to here an axis may get ticks between epochs, so they are set one apart
 X_AXES = ("epoch", "seconds")  # names: train.x_axis.<key>
 ACCURACY_RANGE = [0.0, 1.02]
+ACCURACY_TICKS = (0.0, 0.5, 1.0)  # as Plotly chose them on a 250 px chart
 HEADROOM = 1.25  # the loss axis starts this far above the first epochs' highest loss
 LOG_DECADES = 2  # a log loss axis spans at least this many decades below its top at first
 FIRST_LOSS = math.log(3)  # cross-entropy of an even guess between three classes: where runs start
@@ -144,6 +145,14 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
     return fig
 
 
+def _accuracy_axis(fig: go.Figure) -> None:
+    """An accuracy y axis from 0 to 100 %, its ticks written as the language writes a percentage
+    ('100%', '100 %'), which Plotly's own '%' format cannot do."""
+    fig.update_yaxes(
+        range=ACCURACY_RANGE, tickvals=ACCURACY_TICKS, ticktext=[percent(v) for v in ACCURACY_TICKS]
+    )
+
+
 def _loss_axis(fig: go.Figure, values: Sequence[float], style: ChartStyle) -> str:
     """Set the y axis of a loss chart; return its title."""
     fig.update_yaxes(range=loss_range(values, style.log_loss))
@@ -195,7 +204,7 @@ def accuracy_figure(
 ) -> go.Figure:
     """Train and validation accuracy against epoch; ``points`` caps the points plotted per curve."""
     fig = _epoch_figure(history, epochs, style, points, "acc")
-    fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
+    _accuracy_axis(fig)
     axis = t("train.chart.accuracy_axis")
     return _layout(fig, t("train.chart.accuracy"), axis, t("train.x_axis.epoch"), height=EPOCH_CHART_PX)
 
@@ -228,7 +237,7 @@ def overlay_figure(
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
-        fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
+        _accuracy_axis(fig)
         y_title = t("train.chart.accuracy_axis")
     title, x_title = t("train.chart.by_run", metric=t(f"train.metric.{metric}")), t(f"train.x_axis.{x_axis}")
     rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows
