@@ -59,7 +59,7 @@ def test_a_waiting_run_shows_its_place_can_leave_the_line_and_trains_when_the_sl
         expect(second.get_by_text(re.compile(r"^Waiting for its turn on .*\. Settings"))).to_be_visible()
         expect(second.get_by_text(re.compile(r"^Training on"))).to_have_count(0)
         second.get_by_role("button", name="Stop").click()
-        expect(second.get_by_text("there is nothing to keep")).to_be_visible(timeout=WAIT_MS)
+        expect(second.get_by_text("You left the line before your turn")).to_be_visible(timeout=WAIT_MS)
         expect(second.get_by_role("button", name="Start")).to_be_enabled(timeout=WAIT_MS)
 
         second.get_by_role("button", name="Start").click()
