@@ -236,7 +236,7 @@ def test_a_share_that_rounds_to_nothing_reads_under_one_percent(language):
     rows = pd.DataFrame(
         {"x": [360, 36_000], "steps": [1, 1], "images": [360, 36_000], "result": [result, result]}
     )
-    under = {"en": "under 1%", "es": "menos del 1\u00a0%"}[language]
+    under = {"en": "under 1%", "es": "menos del 1 %"}[language]
     st.session_state[i18n.LANGUAGE] = language
     try:
         for error in (0.01, 0.3):  # a close fit (bold shares) and a rough one ('about …' elsewhere)

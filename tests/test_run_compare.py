@@ -205,7 +205,7 @@ def test_accuracy_ticks_write_percentages_the_languages_way():
             charts.accuracy_figure(history, 3),
             charts.overlay_figure([("Run 1", history)], "val_acc"),
         ):
-            assert list(figure.layout.yaxis.ticktext) == ["0\u00a0%", "50\u00a0%", "100\u00a0%"]
+            assert list(figure.layout.yaxis.ticktext) == ["0 %", "50 %", "100 %"]
     finally:
         del st.session_state[i18n.LANGUAGE]
     assert list(charts.accuracy_figure(history, 3).layout.yaxis.ticktext) == ["0%", "50%", "100%"]
