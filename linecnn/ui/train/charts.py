@@ -8,7 +8,6 @@ leave them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -17,7 +16,8 @@ import plotly.graph_objects as go
 
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
-from linecnn.ui.i18n import percent, plotly_separators, t
+from linecnn.ui.i18n import plotly_separators, t
+from linecnn.ui.train.axes import accuracy_axis, loss_range, whole_epoch_ticks
 from linecnn.ui.train.compare import ema, overlay_hover
 
 TRAIN_COLOR = "#2f6690"
@@ -39,13 +39,7 @@ OVERLAY_PX, LEGEND_LINE_PX = 380, 40
 EPOCH_CHART_PX = 250
 
 METRICS = ("val_loss", "train_loss", "val_acc", "train_acc")  # names: train.metric.<key>
-WHOLE_TICKS_UP_TO = 10  # epochs: up to here an axis may get ticks between epochs, so they are set one apart
 X_AXES = ("epoch", "seconds")  # names: train.x_axis.<key>
-ACCURACY_RANGE = [0.0, 1.02]
-ACCURACY_TICKS = (0.0, 0.5, 1.0)  # as Plotly chose them on a 250 px chart
-HEADROOM = 1.25  # the loss axis starts this far above the first epochs' highest loss
-LOG_DECADES = 2  # a log loss axis spans at least this many decades below its top at first
-FIRST_LOSS = math.log(3)  # cross-entropy of an even guess between three classes: where runs start
 
 Item = TypeVar("Item")
 
@@ -70,30 +64,6 @@ def thinned(items: Sequence[Item], points: int | None) -> Sequence[Item]:
         return items
     kept = list(items[::step])
     return kept if kept[-1] is items[-1] else [*kept, items[-1]]
-
-
-def loss_range(values: Sequence[float], log: bool) -> list[float]:
-    """A loss axis range that holds ``values`` and changes only in whole steps as they grow or shrink.
-
-    Its top sits above the highest loss, rounded up (half decades on a log axis, 1-2-5 steps on a
-    linear one); a log axis reaches down at least LOG_DECADES below that, then whole decades. A
-    linear axis starts at 0. Log ranges are in decades (Plotly's convention).
-    """
-    finite = [value for value in values if math.isfinite(value) and (value > 0 or not log)]
-    if not finite:
-        finite = [FIRST_LOSS]  # before the first epoch: the axis that epoch will most likely get
-    top = max(finite) * HEADROOM
-    if not log:
-        return [0.0, _nice_ceiling(top) if top > 0 else 1.0]
-    high = math.ceil(2 * math.log10(top)) / 2
-    low = min(math.floor(math.log10(min(finite))), math.floor(high) - LOG_DECADES)
-    return [float(low), high]
-
-
-def _nice_ceiling(value: float) -> float:
-    """The smallest 1, 2 or 5 times a power of ten that is at least ``value``."""
-    power = 10.0 ** math.floor(math.log10(value))
-    return next(step * power for step in (1, 2, 5, 10) if step * power >= value * (1 - 1e-12))
 
 
 def run_line(slot: int) -> dict[str, str]:
@@ -145,14 +115,6 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
     return fig
 
 
-def _accuracy_axis(fig: go.Figure) -> None:
-    """An accuracy y axis from 0 to 100 %, its ticks written as the language writes a percentage
-    ('100%', '100 %'), which Plotly's own '%' format cannot do."""
-    fig.update_yaxes(
-        range=ACCURACY_RANGE, tickvals=ACCURACY_TICKS, ticktext=[percent(v) for v in ACCURACY_TICKS]
-    )
-
-
 def _loss_axis(fig: go.Figure, values: Sequence[float], style: ChartStyle) -> str:
     """Set the y axis of a loss chart; return its title."""
     fig.update_yaxes(range=loss_range(values, style.log_loss))
@@ -178,17 +140,6 @@ def _epoch_figure(
     return whole_epoch_ticks(fig, epochs + 1)
 
 
-def whole_epoch_ticks(fig: go.Figure, last: float) -> go.Figure:
-    """``fig`` with its epoch ticks one apart when its x axis ends (``last``) by WHOLE_TICKS_UP_TO.
-
-    On so short an axis Plotly's own ticks fall between epochs (a 1-epoch run read 0.5 and 1.5);
-    on a longer one they are whole numbers already and adapt to zoom, so they are left alone.
-    """
-    if last <= WHOLE_TICKS_UP_TO:
-        fig.update_xaxes(tick0=0, dtick=1)
-    return fig
-
-
 def loss_figure(
     history: Sequence[EpochRecord], epochs: int, style: ChartStyle = DEFAULT_STYLE, points: int | None = None
 ) -> go.Figure:
@@ -204,7 +155,7 @@ def accuracy_figure(
 ) -> go.Figure:
     """Train and validation accuracy against epoch; ``points`` caps the points plotted per curve."""
     fig = _epoch_figure(history, epochs, style, points, "acc")
-    _accuracy_axis(fig)
+    accuracy_axis(fig)
     axis = t("train.chart.accuracy_axis")
     return _layout(fig, t("train.chart.accuracy"), axis, t("train.x_axis.epoch"), height=EPOCH_CHART_PX)
 
@@ -237,7 +188,7 @@ def overlay_figure(
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
-        _accuracy_axis(fig)
+        accuracy_axis(fig)
         y_title = t("train.chart.accuracy_axis")
     title, x_title = t("train.chart.by_run", metric=t(f"train.metric.{metric}")), t(f"train.x_axis.{x_axis}")
     rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows
