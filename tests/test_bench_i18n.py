@@ -219,3 +219,29 @@ def test_log_axes_label_a_narrow_range_and_write_decimals_the_readers_way(monkey
     in_view = [text for value, text in pairs if 5.5 <= value <= 7.7]
     assert in_view == ["6 ms", "7 ms"]
     assert charts._milliseconds(0.2) == "0,2 ms" and charts._count(1_500) == "1,5k"
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_a_share_that_rounds_to_nothing_reads_under_one_percent(language):
+    """A fixed cost of 0.3 % of the epoch read 'about 0%', which calls it nothing: it reads 'under 1%'."""
+    import re
+
+    import pandas as pd
+    import streamlit as st
+
+    from linecnn.bench.costfit import CostFit
+    from linecnn.ui.bench.explain import _series_text
+
+    result = type("Result", (), {"disturbed": ()})()
+    rows = pd.DataFrame(
+        {"x": [360, 36_000], "steps": [1, 1], "images": [360, 36_000], "result": [result, result]}
+    )
+    under = {"en": "under 1%", "es": "menos del 1 %"}[language]
+    st.session_state[i18n.LANGUAGE] = language
+    try:
+        for error in (0.01, 0.3):  # a close fit (bold shares) and a rough one ('about …' elsewhere)
+            fit = CostFit(per_step_ms=0.01, per_image_ms=0.01, points=4, max_error=error)
+            text = _series_text("CPU", fit, rows, "data")
+            assert under in text and not re.search(r"(?<![\d.,])0\s?%", text), text
+    finally:
+        del st.session_state[i18n.LANGUAGE]

@@ -442,3 +442,32 @@ def test_enter_in_a_number_box_takes_the_number_and_starts_nothing():
 
     collect(at._tree)
     assert forms == {"bench.settings": False, "ddp.settings": False}
+
+
+def _repeat_refused() -> None:
+    """AppTest script: Re-time pressed while a teacher with Markdown characters in the name holds it."""
+    from linecnn.ui import notice
+    from linecnn.ui.bench import repeat
+    from linecnn.ui.bench.state import MESSAGE
+
+    repeat._repeat(None, [])
+    notice.show(MESSAGE)
+
+
+def test_a_re_time_refusal_shows_the_teachers_name_without_backslashes(monkeypatch):
+    """The refusal comes as Markdown with the name escaped once; escaped again, backslashes showed."""
+    from streamlit.testing.v1 import AppTest
+
+    from linecnn.ui.bench import repeat, sweep_view
+    from linecnn.ui.i18n import t
+
+    def refuse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - start_benchmark's signature
+        raise ValueError(t("bench.reserve.refused", teacher=escape_markdown("Dr. Ada_L"), until="10:00"))
+
+    monkeypatch.setattr(repeat, "repeat_plan", lambda document, results: None)
+    monkeypatch.setattr(sweep_view, "start_benchmark", refuse)
+    at = AppTest.from_function(_repeat_refused).run()
+    assert not at.exception
+    [error] = at.error
+    assert "Run refused: Dr\\. Ada\\_L has reserved" in error.value
+    assert "\\\\" not in error.value

@@ -39,3 +39,12 @@ def test_every_chart_of_the_app_is_drawn_through_show_chart():
         if path.name != "chart.py" and ".plotly_chart(" in path.read_text()
     ]
     assert callers == []
+
+
+def test_hover_boxes_are_dark_text_on_white_with_a_border_at_the_axis_size():
+    """Hover boxes were Streamlit's pale grey 12 px on white; on either theme they now read at 4.5:1."""
+    for dark in (False, True):
+        label = readable(go.Figure(go.Scatter(x=[1, 2], y=[3, 4])), dark=dark).layout.hoverlabel
+        assert label.font.size >= TICK_PX
+        assert contrast(rgb(label.font.color), rgb(label.bgcolor)) >= 4.5
+        assert contrast(rgb(label.bordercolor), rgb(label.bgcolor)) >= 3

@@ -207,3 +207,23 @@ def test_a_noisy_data_run_is_judged_as_a_lesson_run(page):
     assert not at.exception
     assert "exact lines only" in texts(at.info)
     assert "unlike all of them" in texts(at.warning) and "% sure" not in texts(at.markdown)
+
+
+@pytest.mark.parametrize("language", ["en", "es"])
+def test_every_percentage_on_the_page_is_written_one_way_per_language(page, language):
+    """The softmax note wrote '100 %' where the verdict and bars wrote '100%': English now writes
+    '100%' everywhere, Spanish '100 %' everywhere (the RAE's spacing), prose, verdict, bars and axis."""
+    from linecnn.ui import i18n
+
+    page.session_state[i18n.LANGUAGE] = language
+    shown = []
+    for stroke in (((70, 150), (120, 210), (230, 50)), ((140, 10), (140, 270))):  # a check mark, a line
+        at = draw(page, synthetic_canvas(stroke))
+        assert not at.exception
+        shown += [texts(at.markdown), texts(at.caption)]
+        bars = next(c for c in at.get("plotly_chart") if '"type":"bar"' in c.proto.spec.replace(" ", ""))
+        spec = json.loads(bars.proto.spec)
+        shown += [*spec["data"][0]["text"], *spec["layout"]["yaxis"]["ticktext"]]
+    written = " ".join(shown)
+    spaced, tight = re.findall(r"\d[ \u00a0]%", written), re.findall(r"\d%", written)
+    assert (tight and not spaced) if language == "en" else (spaced and not tight), (spaced, tight)

@@ -96,8 +96,8 @@ def test_the_picker_speaks_spanish_and_keeps_the_pick_across_a_language_switch(t
     picker = at.selectbox(key=PICKER)
     assert picker.label == "Modelo" and picker.value == 1
     assert picker.options == [
-        "Ejecución 2 · cpu · 1 ép · exactitud val 100,0%",
-        "Ejecución 1 · cpu · 1 ép · exactitud val 50,0%",
+        "Ejecución 2 · cpu · 1 ép · exactitud val 100,0 %",
+        "Ejecución 1 · cpu · 1 ép · exactitud val 50,0 %",
         "Modelo por defecto",
     ]
     assert picker.proto.set_value and picker.proto.raw_value == picker.options[1]

@@ -176,3 +176,36 @@ def test_the_live_charts_hover_is_headed_by_its_epoch(language, title, monkeypat
     history = run(1).history
     for figure in (charts.loss_figure(history, 3), charts.accuracy_figure(history, 3)):
         assert figure.layout.xaxis.unifiedhovertitle.text == title
+
+
+def test_a_short_runs_epoch_axes_tick_whole_epochs_only():
+    """A 1-epoch run's charts ticked 0.5 and 1.5 ('0,5' in Spanish): epochs are whole, so are the ticks."""
+    one = run(1, epochs=1).history[:1]
+    for figure in (
+        charts.loss_figure(one, 1),
+        charts.accuracy_figure(one, 1),
+        charts.overlay_figure([("Run 1", one)]),
+    ):
+        axis = figure.layout.xaxis
+        assert axis.tick0 == 0 and axis.dtick == 1, (axis.tick0, axis.dtick)
+    seconds = charts.overlay_figure([("Run 1", one)], x_axis="seconds").layout.xaxis
+    assert seconds.dtick is None  # seconds are not whole: Plotly's own ticks suit them
+    long = [EpochRecord(e, 300, 1.0, 0.5, 1.0, 0.5, 0.01, 0.01 * e, "cpu") for e in range(1, 301)]
+    assert charts.loss_figure(long, 300).layout.xaxis.dtick is None  # Plotly's, which follow a zoom
+
+
+def test_accuracy_ticks_write_percentages_the_languages_way():
+    """Plotly's '.0%' wrote '100%' on a Spanish page whose text writes '100 %' (RAE): the ticks are ours."""
+    import streamlit as st
+
+    history = run(1).history
+    st.session_state[i18n.LANGUAGE] = "es"
+    try:
+        for figure in (
+            charts.accuracy_figure(history, 3),
+            charts.overlay_figure([("Run 1", history)], "val_acc"),
+        ):
+            assert list(figure.layout.yaxis.ticktext) == ["0 %", "50 %", "100 %"]
+    finally:
+        del st.session_state[i18n.LANGUAGE]
+    assert list(charts.accuracy_figure(history, 3).layout.yaxis.ticktext) == ["0%", "50%", "100%"]

@@ -364,17 +364,20 @@ def test_the_train_page_says_a_queued_run_waits_for_its_turn_not_that_it_trains(
 
 
 def assert_says_it_waits(at) -> None:
-    """Beside the Train page's buttons the run waits in place 1 of 1; no line says it trains."""
+    """Beside the Train page's buttons the run waits for its turn; no line says it trains; its place
+    is said once, by the progress bar, not again beside the buttons."""
     lines = [caption.value for caption in at.caption]
     assert not at.exception and not [line for line in lines if line.startswith("Training on")]
     waiting = [line for line in lines if line.startswith("Waiting for its turn on")]
-    assert len(waiting) == 1 and "place 1 of 1" in waiting[0]
+    assert len(waiting) == 1 and "place" not in waiting[0].lower(), waiting
+    bars = [bar.proto.text for bar in at.get("progress")]
+    assert [bar for bar in bars if bar.startswith("Place 1 of 1 in the queue")], bars
 
 
 def test_the_waiting_text_says_place_slots_and_how_to_leave():
     """What a queued run shows instead of its progress bar."""
     from linecnn.ui.train.sharing import wait_text
 
-    text = wait_text(Wait(place=2, waiting=3, training=1, slots=1, seconds=4.2), "cpu")
-    assert "place 2 of 3" in text and "1 of 1 training slot in use" in text and "4.2 s" in text
+    text = wait_text(Wait(place=2, waiting=3, training=1, slots=1, seconds=4.2))
+    assert "Place 2 of 3" in text and "1 of 1 training slot in use" in text and "4.2 s" in text
     assert "Stop leaves the queue" in text

@@ -97,3 +97,30 @@ def test_a_live_runs_progress_writes_its_epochs_the_languages_way():
         assert progress_text(history(1200, 0.01), 5000, live=object()).startswith("Época 1.200 / 5.000 · ")
     finally:
         del st.session_state["language"]
+
+
+def test_an_ended_runs_progress_names_its_device_as_the_page_does():
+    """'Finished 3 epochs in … on cpu' showed the raw key where the page says 'CPU · <processor>'."""
+    from linecnn.ui.format import device_text
+    from linecnn.ui.train.live import progress_text
+
+    finished = progress_text(history(3, 0.01), 3, live=None)
+    stopped = progress_text(history(2, 0.01), 3, live=None)
+    assert finished.startswith("Finished 3 epochs in ") and finished.endswith(f" on {device_text('cpu')}.")
+    assert stopped.endswith(f" on {device_text('cpu')}.") and " on cpu" not in stopped
+
+
+def test_a_one_epoch_runs_ending_agrees_with_its_count():
+    """A 1-epoch run ended 'Finished 1 epochs' ('1 épocas terminadas'): the noun now agrees."""
+    import streamlit as st
+
+    from linecnn.ui.train.live import progress_text
+
+    assert progress_text(history(1, 0.01), 1, live=None).startswith("Finished 1 epoch in ")
+    assert progress_text(history(2, 0.01), 2, live=None).startswith("Finished 2 epochs in ")
+    st.session_state["language"] = "es"  # i18n.LANGUAGE
+    try:
+        assert progress_text(history(1, 0.01), 1, live=None).startswith("1 época terminada en ")
+        assert progress_text(history(1_200, 0.01), 1_200, live=None).startswith("1.200 épocas terminadas en ")
+    finally:
+        del st.session_state["language"]

@@ -4,6 +4,8 @@ Streamlit's chart theme writes axis numbers and titles at 12 and 14 px in a pale
 3.6:1 against the app's paper, under the 4.5:1 small text needs), which a projector washes out
 for the back of a room. Every chart goes through :func:`show_chart`, which writes them larger and,
 on a light theme, in a slate with 8.5:1; a dark theme keeps Streamlit's own light grey, which reads well.
+Its hover boxes had the same pale grey at 12 px on white; they get dark text at the axis size
+on white inside a visible border, readable on a light or a dark page alike.
 Plotly draws a chart as pictures without names, which a screen reader announces as "image" and
 nothing more, so each chart is given a sentence saying what it shows (``chart.toml``).
 """
@@ -21,15 +23,25 @@ AXIS_INK = "#3e4c59"  # axis numbers and titles on a light theme: 8.5:1 on the p
 TICK_PX = 14  # axis numbers (Streamlit's theme: 12)
 AXIS_TITLE_PX = 15  # axis titles (Streamlit's theme: 14)
 LEGEND_PX = 13  # legend entries (Streamlit's theme: 12)
+HOVER_PAPER = "#ffffff"  # hover boxes: a white card on either theme
+HOVER_INK = "#1f2933"  # hover text: 15:1 on white
+HOVER_BORDER = AXIS_INK  # a border that sets the card apart from the white chart behind it
 
 
 def readable(figure: go.Figure, dark: bool = False) -> go.Figure:
-    """``figure`` with its axis numbers, axis titles and legend at projector sizes (dark: theme colours)."""
+    """``figure`` with axis text, legend and hover boxes at projector sizes (dark: theme axis colours)."""
     ink = {} if dark else {"color": AXIS_INK}
     axes = {"tickfont": {"size": TICK_PX, **ink}, "title_font": {"size": AXIS_TITLE_PX, **ink}}
     figure.update_xaxes(**axes)
     figure.update_yaxes(**axes)
-    figure.update_layout(legend_font_size=LEGEND_PX)
+    figure.update_layout(
+        legend_font_size=LEGEND_PX,
+        hoverlabel={
+            "bgcolor": HOVER_PAPER,
+            "bordercolor": HOVER_BORDER,
+            "font": {"color": HOVER_INK, "size": TICK_PX},
+        },
+    )
     return figure
 
 

@@ -16,6 +16,7 @@ from functools import cache
 from pathlib import Path
 
 import streamlit as st
+from babel import Locale
 from babel.numbers import (
     format_decimal,
     format_percent,
@@ -210,9 +211,16 @@ def _number(value: float, digits: int, language: str) -> str:
 
 
 def percent(fraction: float, digits: int = 0) -> str:
-    """``fraction`` (0.953) as a percentage in the language's way, e.g. '95,3%'."""
-    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "") + "%"
-    return format_percent(fraction, format=pattern, locale=current())
+    """``fraction`` (0.953) as a percentage in the language's way: '95.3%', or '95,3 %' as the RAE writes it.
+
+    The sign's spacing is the locale's, as the pages' prose writes it, but a plain space: the locale's
+    no-break space is not printable text, which ``escape_markdown`` shows as '\\xa0' in a run's name.
+    """
+    language = current()
+    pattern = Locale.parse(language).percent_formats[None].pattern
+    pattern = pattern.replace("#,##0", "#,##0" + ("." + "0" * digits if digits > 0 else ""), 1)
+    written = format_percent(fraction, format=pattern, locale=language)
+    return written.replace("\u00a0", " ")
 
 
 def decimal_mark() -> str:

@@ -82,6 +82,14 @@ def _too_noisy(series: str, fit: CostFit, rows: pd.DataFrame, runs: list[ShownRu
     offer_repeat(series, rows, runs)
 
 
+def share_text(fraction: float, rough: bool) -> str:
+    """A share of an epoch in words: '12%' ('el 12 %'), 'about 12%' when ``rough``, and 'under 1%'
+    for a share above zero that rounds to 0%, which 'about 0%' would have called nothing."""
+    if fraction > 0 and percent(fraction) == percent(0):
+        return t("bench.explain.share_under", one=percent(0.01))
+    return t("bench.explain.share_about" if rough else "bench.explain.share", share=percent(fraction))
+
+
 def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> str:
     """The plain-words split for one series, from its smallest to its largest measured epoch.
 
@@ -106,10 +114,10 @@ def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> 
         image=_microseconds(fit.per_image_ms),
         small=x_text(factor, small["x"], exact=True),
         small_steps=number(small["steps"]),
-        small_share=percent(fit.fixed_share(small["steps"], small["images"])),
+        small_share=share_text(fit.fixed_share(small["steps"], small["images"]), rough=key != "series"),
         large=x_text(factor, large["x"], exact=True),
         large_steps=number(large["steps"]),
-        large_share=percent(fit.fixed_share(large["steps"], large["images"])),
+        large_share=share_text(fit.fixed_share(large["steps"], large["images"]), rough=key != "series"),
     )
     if fit.balance_images is not None:
         text += " " + t("bench.explain.balance", images=number(fit.balance_images))

@@ -53,5 +53,5 @@ def _repeat(document: BenchDocument, results: list[CellResult]) -> None:
     """The button's callback: start the re-timing; a refusal (another run of this session) is said."""
     try:
         sweep_view.start_benchmark(repeat_plan(document, results), server_caps(), base=document)
-    except ValueError as error:
-        notice.keep(MESSAGE, notice.said("error", escape_markdown, error))
+    except ValueError as error:  # already Markdown, its names escaped: escaped again, backslashes show
+        notice.keep(MESSAGE, notice.said("error", str, error))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import plotly.graph_objects as go
 import torch
@@ -16,6 +16,7 @@ ACCENT = "#2f6690"  # the predicted class
 MUTED = "#b8c2cc"  # the other classes
 INPUT_SCALE = [[0.0, "#ffffff"], [1.0, INK]]  # 0 = blank page, 1 = full ink, as on the canvas
 MAP_SCALE = "Viridis"  # activations: dark = silent filter, yellow = strong response
+PROBABILITY_TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)  # the probability axis: quarters
 
 
 def _square_axes(fig: go.Figure) -> None:
@@ -63,11 +64,13 @@ def probability_figure(
     texts: Sequence[str] | None = None,
     axis_title: str = "probability",
     separators: str = ".,",
+    percent: Callable[[float], str] = "{:.0%}".format,
 ) -> go.Figure:
     """The three class probabilities as bars, the winner in the accent colour.
 
-    ``names`` label the bars, ``texts`` (default '95%') sit on them, and ``separators`` are Plotly's
-    decimal mark and thousands separator for the axis: the page passes them in the reader's language.
+    ``names`` label the bars, ``texts`` (default: ``percent`` of each) sit on them, ``percent`` writes
+    the axis's percentages and ``separators`` are Plotly's decimal mark and thousands separator: the
+    page passes them in the reader's language ('100 %' in Spanish, which Plotly's own '%' format lacks).
     """
     best = max(range(len(probabilities)), key=probabilities.__getitem__)
     colors = [ACCENT if i == best else MUTED for i in range(len(probabilities))]
@@ -76,13 +79,18 @@ def probability_figure(
             x=list(names),
             y=list(probabilities),
             marker_color=colors,
-            text=list(texts) if texts is not None else [f"{p:.0%}" for p in probabilities],
+            text=list(texts) if texts is not None else [percent(p) for p in probabilities],
             textposition="outside",
             cliponaxis=False,
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         )
     )
-    fig.update_yaxes(range=[0, 1.12], tickformat=".0%", title=axis_title, dtick=0.25)
+    fig.update_yaxes(
+        range=[0, 1.12],
+        title=axis_title,
+        tickvals=PROBABILITY_TICKS,
+        ticktext=[percent(v) for v in PROBABILITY_TICKS],
+    )
     fig.update_layout(
         separators=separators, height=height, margin={"l": 10, "r": 10, "t": 16, "b": 10}, showlegend=False
     )

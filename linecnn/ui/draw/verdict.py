@@ -77,9 +77,9 @@ def show_prediction(drawing: Drawing, prediction: Prediction, familiar: bool = T
     figure = probability_figure(
         prediction.probabilities,
         names=[class_name(name) for name in CLASS_NAMES],
-        texts=[percent(p) for p in prediction.probabilities],
         axis_title=t("draw.probability"),
         separators=plotly_separators(),
+        percent=percent,
     )
     shares = zip(CLASS_NAMES, prediction.probabilities, strict=True)
     values = ", ".join(f"{class_name(name)} {percent(p)}" for name, p in shares)

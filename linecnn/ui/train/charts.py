@@ -8,7 +8,6 @@ leave them.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TypeVar
@@ -18,6 +17,7 @@ import plotly.graph_objects as go
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
 from linecnn.ui.i18n import plotly_separators, t
+from linecnn.ui.train.axes import accuracy_axis, loss_range, whole_epoch_ticks
 from linecnn.ui.train.compare import ema, overlay_hover
 
 TRAIN_COLOR = "#2f6690"
@@ -40,10 +40,6 @@ EPOCH_CHART_PX = 250
 
 METRICS = ("val_loss", "train_loss", "val_acc", "train_acc")  # names: train.metric.<key>
 X_AXES = ("epoch", "seconds")  # names: train.x_axis.<key>
-ACCURACY_RANGE = [0.0, 1.02]
-HEADROOM = 1.25  # the loss axis starts this far above the first epochs' highest loss
-LOG_DECADES = 2  # a log loss axis spans at least this many decades below its top at first
-FIRST_LOSS = math.log(3)  # cross-entropy of an even guess between three classes: where runs start
 
 Item = TypeVar("Item")
 
@@ -68,30 +64,6 @@ def thinned(items: Sequence[Item], points: int | None) -> Sequence[Item]:
         return items
     kept = list(items[::step])
     return kept if kept[-1] is items[-1] else [*kept, items[-1]]
-
-
-def loss_range(values: Sequence[float], log: bool) -> list[float]:
-    """A loss axis range that holds ``values`` and changes only in whole steps as they grow or shrink.
-
-    Its top sits above the highest loss, rounded up (half decades on a log axis, 1-2-5 steps on a
-    linear one); a log axis reaches down at least LOG_DECADES below that, then whole decades. A
-    linear axis starts at 0. Log ranges are in decades (Plotly's convention).
-    """
-    finite = [value for value in values if math.isfinite(value) and (value > 0 or not log)]
-    if not finite:
-        finite = [FIRST_LOSS]  # before the first epoch: the axis that epoch will most likely get
-    top = max(finite) * HEADROOM
-    if not log:
-        return [0.0, _nice_ceiling(top) if top > 0 else 1.0]
-    high = math.ceil(2 * math.log10(top)) / 2
-    low = min(math.floor(math.log10(min(finite))), math.floor(high) - LOG_DECADES)
-    return [float(low), high]
-
-
-def _nice_ceiling(value: float) -> float:
-    """The smallest 1, 2 or 5 times a power of ten that is at least ``value``."""
-    power = 10.0 ** math.floor(math.log10(value))
-    return next(step * power for step in (1, 2, 5, 10) if step * power >= value * (1 - 1e-12))
 
 
 def run_line(slot: int) -> dict[str, str]:
@@ -165,7 +137,7 @@ def _epoch_figure(
         y = [getattr(r, f"{split}_{kind}") for r in history]
         _add_curve(fig, x, y, t(f"train.chart.{split}"), {"color": color}, style, points)
     fig.update_xaxes(range=[0, epochs + 1])
-    return fig
+    return whole_epoch_ticks(fig, epochs + 1)
 
 
 def loss_figure(
@@ -183,7 +155,7 @@ def accuracy_figure(
 ) -> go.Figure:
     """Train and validation accuracy against epoch; ``points`` caps the points plotted per curve."""
     fig = _epoch_figure(history, epochs, style, points, "acc")
-    fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
+    accuracy_axis(fig)
     axis = t("train.chart.accuracy_axis")
     return _layout(fig, t("train.chart.accuracy"), axis, t("train.x_axis.epoch"), height=EPOCH_CHART_PX)
 
@@ -211,10 +183,12 @@ def overlay_figure(
         values += y
         _add_curve(fig, x, y, label, run_line(slot), style, None)
     fig.update_traces(hovertemplate=overlay_hover(metric, x_axis))  # raw curves behind keep hoverinfo="skip"
+    if x_axis == "epoch":
+        whole_epoch_ticks(fig, max((r.epoch for _, history in runs for r in history), default=0))
     if metric.endswith("loss"):
         y_title = _loss_axis(fig, values, style)
     else:
-        fig.update_yaxes(range=ACCURACY_RANGE, tickformat=".0%")
+        accuracy_axis(fig)
         y_title = t("train.chart.accuracy_axis")
     title, x_title = t("train.chart.by_run", metric=t(f"train.metric.{metric}")), t(f"train.x_axis.{x_axis}")
     rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows

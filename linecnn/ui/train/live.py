@@ -17,6 +17,7 @@ from linecnn.stop import Stopped, StopReason
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.chart import show_chart
+from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.train import away, charts, sharing
 from linecnn.ui.train.buttons import file_ended_run, stop_on_error, stop_slot_lost
@@ -101,10 +102,10 @@ def progress_text(
         ending = "time_cap" if out_of_time else "stopped" if done < epochs else "finished"
         return t(
             f"train.progress.{ending}",
-            done=i18n.number(done),
-            epochs=i18n.number(epochs),
+            done=i18n.count(done),  # '1 epoch', not '1 epochs'
+            epochs=i18n.count(epochs),
             time=elapsed,
-            device=history[-1].device,
+            device=device_text(history[-1].device),  # named as the page names it, not the key "cpu"
         )
     eta = duration(seconds_left(history, epochs))
     paused = t("train.progress.paused") if state.is_paused() else ""

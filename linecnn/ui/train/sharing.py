@@ -54,11 +54,10 @@ def training_threads(config: RunConfig, device: torch.device | str) -> int | Non
     return cpu_share(training_queue(device).slots)
 
 
-def wait_text(wait: Wait, device: torch.device | str) -> str:
-    """'Queued for CPU · …: place 2 of 3 · 1 of 1 training slot in use · waiting 3.0 s. …' (or in Spanish)."""
+def wait_text(wait: Wait) -> str:
+    """'Place 2 of 3 in the queue · 1 of 1 training slot in use · waiting 3.0 s. …' (or in Spanish)."""
     return t(
         "sharing.queued_one_slot" if wait.slots == 1 else "sharing.queued",
-        device=device_text(device),
         place=number(wait.place),
         waiting=number(wait.waiting),
         training=number(wait.training),
@@ -68,13 +67,14 @@ def wait_text(wait: Wait, device: torch.device | str) -> str:
 
 
 def live_caption(trainer: Trainer, wait: Wait | None = None) -> str:
-    """The line beside the buttons: the live run waits for its turn (``wait``, else its queue's) or trains."""
+    """The line beside the buttons: the live run waits for its turn (``wait``, else its queue's) or trains.
+
+    Its place in the queue is the progress bar's to say (``wait_text``); said here too, it read twice.
+    """
     if wait is None:
         wait = training_queue(trainer.device).status(ticket(trainer))
     device = device_text(trainer.device)
-    if wait is None:
-        return t("train.buttons.training", device=device)
-    return t("sharing.waiting", device=device, place=number(wait.place), waiting=number(wait.waiting))
+    return t("train.buttons.training" if wait is None else "sharing.waiting", device=device)
 
 
 def ticket(trainer: Trainer) -> str:
@@ -96,7 +96,7 @@ def training_turn(trainer: Trainer, progress=None, caption=None) -> Iterator[Lea
 
     def show(wait: Wait) -> None:
         nonlocal said
-        progress.progress(0.0, text=wait_text(wait, trainer.device))
+        progress.progress(0.0, text=wait_text(wait))
         text = live_caption(trainer, wait)
         if caption is not None and text != said:
             caption.caption(text)
