@@ -8,6 +8,7 @@ from linecnn.train.data import CLASS_NAMES
 from linecnn.train.model import build_model
 from linecnn.train.trainer import EpochRecord
 from linecnn.ui import state
+from linecnn.ui.format import device_text
 from tests.draw_helpers import synthetic_canvas
 from tests.test_draw_page import PAGE, draw, texts, verdict
 from tests.test_i18n import page_in
@@ -42,14 +43,16 @@ def test_an_older_run_can_be_picked_and_classifies_with_its_own_weights(two_runs
     at = two_runs
     picker = at.selectbox(key=PICKER)
     assert picker.options == [
-        "Run 2 · cpu · 1 ep · val acc 100.0%",
-        "Run 1 · cpu · 1 ep · val acc 50.0%",
+        "Run 2 · CPU · 1 ep · val acc 100.0%",
+        "Run 1 · CPU · 1 ep · val acc 50.0%",
         "Default model",
     ]
     assert picker.value == 2 and verdict(at) == "diagonal"  # the last run, as before any pick
     picker.set_value(1).run()
     assert not at.exception and verdict(at) == "horizontal"
-    assert "**Run 1 · cpu · 1 ep.**" in texts(at.caption)
+    assert "**Run 1 · CPU · 1 ep.**" in texts(at.caption)
+    # Named the way the sidebar names the device, not by its key "cpu".
+    assert f"1 epoch on {device_text('cpu')}." in texts(at.caption)
     at.session_state[state.RUNS] = [*at.session_state[state.RUNS], sure_run(3, "vertical", 1.0)]
     at.switch_page("app.py").run()
     at.switch_page(PAGE).run()
@@ -96,11 +99,12 @@ def test_the_picker_speaks_spanish_and_keeps_the_pick_across_a_language_switch(t
     picker = at.selectbox(key=PICKER)
     assert picker.label == "Modelo" and picker.value == 1
     assert picker.options == [
-        "Ejecución 2 · cpu · 1 ép · exactitud val 100,0 %",
-        "Ejecución 1 · cpu · 1 ép · exactitud val 50,0 %",
+        "Ejecución 2 · CPU · 1 ép · exactitud val 100,0 %",
+        "Ejecución 1 · CPU · 1 ép · exactitud val 50,0 %",
         "Modelo por defecto",
     ]
     assert picker.proto.set_value and picker.proto.raw_value == picker.options[1]
+    assert f"1 época en {device_text('cpu')}." in texts(at.caption)
     assert verdict(at) == "horizontal"
     at.session_state[state.RUNS] = []
     at.run()

@@ -48,6 +48,8 @@ def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     at.switch_page("pages/1_Train.py").run()  # one run only: AppTest cannot rerun a translated selectbox
     assert not at.exception
     assert english_numbers(at) == []
+    assert "Resumen · Ejecución 2 · CPU · 2 ép" in [s.value for s in at.subheader]  # not the key "cpu"
+    assert {m.label: m.value for m in at.metric}["Dispositivo"] == "CPU"
     table = shown(at.dataframe[-1])
     assert list(table["lr"]) == ["0,01", "5E-8"]
     assert all(re.fullmatch(r"\d+,\d\s?%", cell) for cell in table["exactitud val"])

@@ -111,13 +111,13 @@ def test_train_tiny_config_shows_charts_and_summary():
     click(at, "Start")
     assert not at.exception
     metrics = {m.label: m.value for m in at.metric}
-    assert metrics["Device"] == "cpu" and metrics["Validation accuracy"].endswith("%")
+    assert metrics["Device"] == "CPU" and metrics["Validation accuracy"].endswith("%")
     charts = at.get("plotly_chart")
     assert len(charts) >= 3  # loss, accuracy, confusion matrix (+ the run overlay)
     assert all(json.loads(c.proto.spec)["layout"]["xaxis"]["tickfont"]["size"] == TICK_PX for c in charts)
     runs = at.session_state["train.runs"]
     assert len(runs) == 1 and len(runs[0].history) == 12 and not runs[0].stopped
-    assert any("Summary" in s.value for s in at.subheader)
+    assert "Summary · Run 1 · CPU · 12 ep" in [s.value for s in at.subheader]  # not the key "cpu"
 
 
 def test_a_host_can_set_the_train_threads(monkeypatch):

@@ -83,7 +83,7 @@ def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
     page.get_by_text("notes.txt is not a model file (.safetensors) or a history (.json).").wait_for()
     wait_for_app(page)
     dropzone.set_input_files([model_path, history_path])
-    page.get_by_text(f"Run 1 · cpu · {EPOCHS} ep · restored from linecnn-run1.safetensors").wait_for()
+    page.get_by_text(f"Run 1 · CPU · {EPOCHS} ep · restored from linecnn-run1.safetensors").wait_for()
     wait_for_app(page)
     expect(page.get_by_text(f"with its curves ({EPOCHS} epochs)")).to_have_count(1)
     expect(page.get_by_text(f"Finished {EPOCHS} epochs in")).to_have_count(1)
@@ -92,7 +92,7 @@ def test_a_downloaded_run_survives_a_reload_and_draws(server, page, tmp_path):
     go_to(page, "Draw")
     page.locator(CANVAS).wait_for(timeout=120_000)  # the first visit may train the default model
     picker = page.get_by_role("combobox", name="Model")  # the restored run is the pick
-    expect(picker).to_have_value(re.compile(rf"^Run 1 · cpu · {EPOCHS} ep · restored · val acc \d"))
+    expect(picker).to_have_value(re.compile(rf"^Run 1 · CPU · {EPOCHS} ep · restored · val acc \d"))
     use_cells(page)
     for row in range(8):
         cell = cell_button(page, row * 8 + COLUMN)

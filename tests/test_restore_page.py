@@ -70,7 +70,7 @@ def test_model_and_history_restore_a_run_with_its_curves(files):
     at = upload(app_test(TRAIN), ("run1.safetensors", model, BINARY), ("run1.json", history, JSON))
     assert not at.exception and not at.error
     [restored] = at.session_state[state.RUNS]
-    assert restored.label == "Run 1 · cpu · 3 ep · restored"
+    assert restored.label == "Run 1 · CPU · 3 ep · restored"
     assert restored.config == run.config and restored.history == run.history
     assert restored.confusion == run.confusion and restored.restored_from == "run1.safetensors"
     assert "with its curves (3 epochs)" in at.success[0].value
@@ -123,7 +123,7 @@ def test_the_same_files_again_add_no_second_run_but_bring_missing_curves(files):
     assert not at.exception and not at.error
     name = escape_markdown("run1.safetensors")
     [said] = at.info
-    last = "**Run 1 · cpu · 3 ep · restored**, already the last run of this session: nothing was added."
+    last = "**Run 1 · CPU · 3 ep · restored**, already the last run of this session: nothing was added."
     assert said.value == f"{name} is {last}"
     [restored] = at.session_state[state.RUNS]
     assert len(restored.history) == 1
@@ -167,9 +167,9 @@ def test_a_run_restored_on_train_is_what_draw_classifies_with(files):
     at = draw(at, synthetic_canvas(((140, 10), (140, 270))))
     assert not at.exception
     assert at.selectbox(key="draw.model").value == 1  # the restored run
-    assert "Run 1 · cpu · 3 ep · restored" in texts(at.caption)  # the same file twice is one run
+    assert "Run 1 · CPU · 3 ep · restored" in texts(at.caption)  # the same file twice is one run
     name = escape_markdown("run1.safetensors")  # a file name is quoted as escaped Markdown
-    detail = f"Restored from {name}: hand-drawn-like data, 30 images per class, 3 epochs on cpu."
+    detail = f"Restored from {name}: hand-drawn-like data, 30 images per class, 3 epochs on CPU."
     assert detail in texts(at.caption)
 
 
@@ -181,7 +181,7 @@ def test_draw_page_uploads_a_model_and_classifies_with_it(files):
     at = upload(at, ("saved.safetensors", model, BINARY))
     assert not at.exception
     name = escape_markdown("saved.safetensors")  # a file name is quoted as escaped Markdown
-    assert f"Restored **Run 1 · cpu · 3 ep · restored** from {name}" in at.success[0].value
+    assert f"Restored **Run 1 · CPU · 3 ep · restored** from {name}" in at.success[0].value
     # Draw's uploader takes no history: the sentence sends the curves to Train instead of asking for it here.
     said = at.success[0].value
     assert "on the Train page" in said and "upload its history JSON too" not in said

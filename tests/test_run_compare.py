@@ -57,8 +57,8 @@ def test_legends_name_the_setting_that_differs():
 def test_legends_name_every_differing_setting_and_the_device():
     runs = [run(1, batch_size=32, seed=7), run(2, "cuda:0", width=2, seed=7)]
     assert legend_labels(runs) == [
-        "Run 1 · cpu · batch 32 · width 1",
-        "Run 2 · cuda:0 · batch full · width 2",
+        "Run 1 · CPU · batch 32 · width 1",
+        "Run 2 · CUDA:0 · batch full · width 2",
     ]
 
 
@@ -77,8 +77,8 @@ def test_a_long_legend_name_breaks_between_settings_so_a_phone_shows_it_whole():
 
 
 def test_runs_that_differ_in_nothing_keep_their_full_label():
-    assert legend_labels([run(4)]) == ["Run 4 · cpu · 3 ep"]
-    assert legend_labels([run(1), run(2)]) == ["Run 1 · cpu · 3 ep", "Run 2 · cpu · 3 ep"]
+    assert legend_labels([run(4)]) == ["Run 4 · CPU · 3 ep"]
+    assert legend_labels([run(1), run(2)]) == ["Run 1 · CPU · 3 ep", "Run 2 · CPU · 3 ep"]
 
 
 def test_different_validation_sets_are_named_same_ones_are_not():

@@ -134,7 +134,7 @@ def test_charts_hold_still_smooth_compare_and_download(own_server, page, tmp_pat
         "() => new Set(window.lossSamples.map((s) => s.epochs)).size >= 4", timeout=WAIT_MS
     )  # three live redraws after the first
     page.get_by_role("button", name="Stop", exact=True).click()
-    page.get_by_text(re.compile(r"Summary · Run 1 · cpu · stopped at \d+")).wait_for(timeout=WAIT_MS)
+    page.get_by_text(re.compile(r"Summary · Run 1 · CPU · stopped at \d+")).wait_for(timeout=WAIT_MS)
     wait_for_app(page, WAIT_MS)
     samples = page.evaluate("() => { clearInterval(window.lossWatch); return window.lossSamples; }")
     assert {sample["range"] for sample in samples} == {"[0,2]"}  # linear: 0 to 2 from start to end
@@ -191,7 +191,7 @@ def test_the_train_page_reads_spanish(server, page):
     page.get_by_role("button", name="Paso", exact=True).click()
     expect(page.get_by_role("button", name="Reanudar", exact=True)).to_be_visible(timeout=WAIT_MS)
     page.get_by_role("button", name="Detener", exact=True).click()
-    page.get_by_text(re.compile(r"Resumen · Ejecución 1 · cpu · detenida en 1")).wait_for(timeout=WAIT_MS)
+    page.get_by_text(re.compile(r"Resumen · Ejecución 1 · CPU · detenida en 1")).wait_for(timeout=WAIT_MS)
     wait_for_app(page, WAIT_MS)
     assert chart(page, "Pérdida")["traces"][0]["y"]  # the run's epoch is plotted
     accuracy = page.locator('[data-testid="stMetric"]', has_text="Exactitud de validación")

@@ -85,6 +85,15 @@ def device_label(info: DeviceInfo) -> str:
     return f"{info.key.upper()} · {escape_markdown(info.name)}"
 
 
+def device_short(device: object) -> str:
+    """A device's short name for tight places (pickers, legends, titles): 'CPU', 'CUDA:0'.
+
+    The same key the sidebar's labels start with; the full name goes where a sentence has room.
+    Keys are checked ("cpu", "cuda:0", "mps") before they get here, so nothing needs escaping."""
+    key = str(device)
+    return ("cuda:0" if key == "cuda" else key).upper()
+
+
 def device_text(device: object) -> str:
     """A device as the pages name it (``linecnn.device.describe``), the name its driver reported escaped."""
     label = describe(device)

@@ -13,6 +13,7 @@ from torch import nn
 from linecnn.serve.settings import env_number, env_uncapped
 from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.train.trainer import EpochRecord, Trainer
+from linecnn.ui.format import device_short
 from linecnn.ui.i18n import t
 
 DEVICE = "device"  # key of the sidebar's device radio: "cpu", "cuda:0", "mps"
@@ -56,9 +57,9 @@ class RunRecord:
 
     @property
     def label(self) -> str:
-        """Short name for pickers and legends, e.g. 'Run 2 · cuda:0 · 120 ep'."""
+        """Short name for pickers and legends, e.g. 'Run 2 · CUDA:0 · 120 ep'."""
         end = t("train.label.stopped" if self.stopped else "train.label.epochs", epochs=self.epochs_done)
-        parts = [t("train.run", number=self.number), self.device, end]
+        parts = [t("train.run", number=self.number), device_short(self.device), end]
         return " · ".join(parts + ([t("train.label.restored")] if self.restored_from else []))
 
 

@@ -13,7 +13,7 @@ from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.train.lines import EXACT_LINE_MODES
 from linecnn.ui import notice, state
 from linecnn.ui.draw import GONE, MODEL, SEEN
-from linecnn.ui.format import escape_markdown
+from linecnn.ui.format import device_short, device_text, escape_markdown
 from linecnn.ui.i18n import count, number, percent, reword_choice, t
 from linecnn.ui.whole_name import PHONE_CHARS_UNCLEARABLE, show_whole_name
 
@@ -77,7 +77,9 @@ def _describe_config(record: state.RunRecord) -> str:
         data=t(f"draw.data.{c.data.mode}"),
         per_class=count(c.data.per_class),
         epochs=count(record.epochs_done),
-        device=record.device,
+        # A restored run trained on another machine: only its device key is known, not that machine's
+        # device name, so it is named by the key rather than by this server's device of that key.
+        device=device_short(record.device) if record.restored_from else device_text(record.device),
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from babel.numbers import format_decimal, format_scientific
 
 from linecnn.ui import i18n
+from linecnn.ui.format import device_short
 from linecnn.ui.i18n import t
 from linecnn.ui.state import RunRecord
 
@@ -81,7 +82,7 @@ def differing(runs: Sequence[RunRecord], names: Sequence[str]) -> list[str]:
 def setting_text(name: str, value: object) -> str:
     """One setting as a legend shows it, e.g. 'lr 0.05', 'batch 32', 'seed 7'."""
     if name == "device":
-        return str(value)
+        return device_short(value)
     if name == "lr":
         return t("train.legend.lr", value=significant(value, 4))
     if name == "batch_size":

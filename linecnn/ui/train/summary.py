@@ -7,7 +7,7 @@ import streamlit as st
 from linecnn.train.diagnosis import find_problem, weights_fingerprint
 from linecnn.ui import i18n, state
 from linecnn.ui.chart import show_chart
-from linecnn.ui.format import device_text
+from linecnn.ui.format import device_short, device_text
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import significant
@@ -29,7 +29,7 @@ def summary(record: state.RunRecord) -> None:
         row = st.columns(3)
         row[0].metric(t("train.metric.val_acc"), i18n.percent(last.val_acc, 1))
         row[1].metric(t("train.metric.val_loss"), loss_text(last.val_loss))
-        row[2].metric(t("train.summary.device"), record.device)
+        row[2].metric(t("train.summary.device"), device_short(record.device))
         row = st.columns(3)
         row[0].metric(t("train.metric.train_acc"), i18n.percent(last.train_acc, 1))
         row[1].metric(t("train.metric.train_loss"), loss_text(last.train_loss))
