@@ -143,8 +143,8 @@ def test_a_compared_run_keeps_its_line_whichever_others_are_shown():
 @pytest.mark.parametrize(
     ("language", "words"),
     [
-        ("en", ("Epoch: %{x}", "Validation loss: %{y}")),
-        ("es", ("Época: %{x}", "Pérdida de validación: %{y}")),
+        ("en", ("Epoch: %{x}", "Validation loss: %{customdata}")),
+        ("es", ("Época: %{x}", "Pérdida de validación: %{customdata}")),
     ],
 )
 def test_the_compare_hover_names_the_run_the_axis_and_the_metric(language, words, monkeypatch):
@@ -167,6 +167,34 @@ def test_the_compare_hover_names_the_run_the_axis_and_the_metric(language, words
     )
     assert f"{i18n.t('train.x_axis.seconds')}: %{{x:.2f}}" in seconds
     assert i18n.t("train.metric.val_acc") in seconds
+
+
+@pytest.mark.parametrize(
+    ("language", "loss", "accuracy"),
+    [("en", ["1.117", "0.01235"], ["95.3%", "100.0%"]), ("es", ["1,117", "0,01235"], ["95,3 %", "100,0 %"])],
+)
+def test_hover_boxes_write_losses_to_four_digits_and_accuracies_as_percentages(
+    language, loss, accuracy, monkeypatch
+):
+    """The live loss hover read 'train : 1.117175' and the compare chart's accuracy a raw '0.953': a loss
+    now has 4 significant digits and an accuracy is a percentage, both the language's way, with the
+    series' name before each value."""
+    monkeypatch.setattr(i18n, "current", lambda: language)
+    history = (
+        EpochRecord(1, 2, 1.117175, 0.953, 0.01234567, 1.0, 0.01, 0.01, "cpu"),
+        EpochRecord(2, 2, 0.01234567, 1.0, 1.117175, 0.953, 0.01, 0.02, "cpu"),
+    )
+    figures = (charts.loss_figure(history, 2), loss), (charts.accuracy_figure(history, 2), accuracy)
+    for figure, values in figures:
+        train, val = figure.data
+        assert (train.name, val.name) == (i18n.t("train.chart.train"), i18n.t("train.chart.val"))
+        assert train.hovertemplate == val.hovertemplate == "%{fullData.name}: %{customdata}<extra></extra>"
+        assert (list(train.customdata), list(val.customdata)) == (values, values[::-1])
+    for metric, values in (("train_loss", loss), ("train_acc", accuracy)):
+        assert list(charts.overlay_figure([("Run 1", history)], metric=metric).data[0].customdata) == values
+    smoothed = charts.loss_figure(history, 2, charts.ChartStyle(0.6))  # the curve that answers the hover
+    answering = [trace for trace in smoothed.data if trace.hoverinfo != "skip"]
+    assert len(answering) == 2 and all(len(trace.customdata) == 2 for trace in answering)
 
 
 @pytest.mark.parametrize(("language", "title"), [("en", "Epoch %{x}"), ("es", "Época %{x}")])

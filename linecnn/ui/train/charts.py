@@ -16,9 +16,9 @@ import plotly.graph_objects as go
 
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
-from linecnn.ui.i18n import plotly_separators, t
+from linecnn.ui.i18n import percent, plotly_separators, t
 from linecnn.ui.train.axes import accuracy_axis, loss_range, whole_epoch_ticks
-from linecnn.ui.train.compare import ema, overlay_hover
+from linecnn.ui.train.compare import ema, overlay_hover, significant
 
 TRAIN_COLOR = "#2f6690"
 VAL_COLOR = "#d9822b"
@@ -37,6 +37,7 @@ OVERLAY_PX, LEGEND_LINE_PX = 380, 40
 # The loss and accuracy charts' height: with the settings, buttons and progress above them they fit
 # a 1366x768 laptop screen whole, so a run is watched without scrolling.
 EPOCH_CHART_PX = 250
+LOSS_DIGITS = 4  # significant digits of a loss in a hover box: '1.117', not '1.117175'
 
 METRICS = ("val_loss", "train_loss", "val_acc", "train_acc")  # names: train.metric.<key>
 X_AXES = ("epoch", "seconds")  # names: train.x_axis.<key>
@@ -99,6 +100,22 @@ def _add_curve(
     fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name)
 
 
+def hover_value(value: float, kind: str) -> str:
+    """A curve's value as its hover box writes it, the language's way: a loss ('loss') to LOSS_DIGITS
+    significant digits, an accuracy ('acc') as a percentage, e.g. '1,117' and '95,3 %' in Spanish."""
+    return percent(value, 1) if kind == "acc" else significant(value, LOSS_DIGITS)
+
+
+def _write_hover_values(fig: go.Figure, kind: str) -> None:
+    """Give each hoverable curve of ``fig`` its values written out (``customdata``) for its hover template.
+
+    Plotly's own number formats cannot write a Spanish percentage ('95,3 %') nor trim a loss's digits
+    the way the page's text does, so the hover box shows the page's own words."""
+    for trace in fig.data:
+        if trace.hoverinfo != "skip":
+            trace.customdata = [hover_value(value, kind) for value in trace.y]
+
+
 def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int = 320) -> go.Figure:
     """Apply the dashboard's calm, compact chart style."""
     fig.update_layout(
@@ -136,6 +153,9 @@ def _epoch_figure(
     for split, color in (("train", TRAIN_COLOR), ("val", VAL_COLOR)):
         y = [getattr(r, f"{split}_{kind}") for r in history]
         _add_curve(fig, x, y, t(f"train.chart.{split}"), {"color": color}, style, points)
+    _write_hover_values(fig, kind)
+    # Each line of the shared hover box: the series' name, then its value ('train: 1.117').
+    fig.update_traces(hovertemplate="%{fullData.name}: %{customdata}<extra></extra>")
     fig.update_xaxes(range=[0, epochs + 1])
     return whole_epoch_ticks(fig, epochs + 1)
 
@@ -182,6 +202,7 @@ def overlay_figure(
         y = [getattr(r, metric) for r in history]
         values += y
         _add_curve(fig, x, y, label, run_line(slot), style, None)
+    _write_hover_values(fig, "loss" if metric.endswith("loss") else "acc")
     fig.update_traces(hovertemplate=overlay_hover(metric, x_axis))  # raw curves behind keep hoverinfo="skip"
     if x_axis == "epoch":
         whole_epoch_ticks(fig, max((r.epoch for _, history in runs for r in history), default=0))

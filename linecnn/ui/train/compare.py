@@ -52,10 +52,11 @@ def overlay_hover(metric: str, x_axis: str) -> str:
     """The compare chart's hover template: the run's name, then its x and its ``metric``, each named.
 
     Plotly's own was a bare '(30, 1,49×10⁻⁴)', whose decimal comma read as the pair's comma on a Spanish
-    page; seconds are given to the hundredth ('0,14', not '0,140501')."""
+    page; seconds are given to the hundredth ('0,14', not '0,140501'). The metric's value is the one
+    the chart wrote out for each point (``customdata``): a loss to 4 digits, an accuracy as a percentage."""
     x_field = "%{x}" if x_axis == "epoch" else "%{x:.2f}"
     words = t(f"train.x_axis.{x_axis}"), t(f"train.metric.{metric}")
-    return f"%{{fullData.name}}<br>{words[0]}: {x_field}<br>{words[1]}: %{{y}}<extra></extra>"
+    return f"%{{fullData.name}}<br>{words[0]}: {x_field}<br>{words[1]}: %{{customdata}}<extra></extra>"
 
 
 def significant(value: float, digits: int) -> str:
