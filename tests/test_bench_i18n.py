@@ -245,3 +245,30 @@ def test_a_share_that_rounds_to_nothing_reads_under_one_percent(language):
             assert under in text and not re.search(r"(?<![\d.,])0\s?%", text), text
     finally:
         del st.session_state[i18n.LANGUAGE]
+
+
+@pytest.mark.parametrize(
+    ("language", "one", "many"),
+    [
+        ("en", "at about 1 image per step.", "at about 1,200 images per step."),
+        ("es", "con alrededor de 1 imagen por paso.", "con alrededor de 1.200 imágenes por paso."),
+    ],
+)
+def test_the_balance_point_agrees_with_its_count_of_images(language, one, many):
+    """'Both parts weigh the same at about 1 images per step': the noun now agrees with the count."""
+    import pandas as pd
+    import streamlit as st
+
+    from linecnn.bench.costfit import CostFit
+    from linecnn.ui.bench.explain import _series_text
+
+    result = type("Result", (), {"disturbed": ()})()
+    rows = pd.DataFrame(
+        {"x": [360, 36_000], "steps": [1, 1], "images": [360, 36_000], "result": [result, result]}
+    )
+    st.session_state[i18n.LANGUAGE] = language
+    try:
+        assert one in _series_text("CPU", CostFit(0.01, 0.01, points=4, max_error=0.01), rows, "data")
+        assert many in _series_text("CPU", CostFit(12.0, 0.01, points=4, max_error=0.01), rows, "data")
+    finally:
+        del st.session_state[i18n.LANGUAGE]

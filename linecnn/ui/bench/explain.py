@@ -19,7 +19,7 @@ from linecnn.ui.bench.repeat import offer_repeat
 from linecnn.ui.bench.words import factor_title, ms_text, x_text
 from linecnn.ui.chart import show_chart
 from linecnn.ui.format import escape_markdown
-from linecnn.ui.i18n import number, percent, t
+from linecnn.ui.i18n import count, number, percent, t
 
 ROUGH_FIT = 0.25  # a line more than 25 % from some measured point is called rough on screen, shares unbolded
 # Above 50 % the line misses some measured epoch by half its time or more. Its two parts are fitted to
@@ -120,7 +120,7 @@ def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> 
         large_share=share_text(fit.fixed_share(large["steps"], large["images"]), rough=key != "series"),
     )
     if fit.balance_images is not None:
-        text += " " + t("bench.explain.balance", images=number(fit.balance_images))
+        text += " " + t("bench.explain.balance", images=count(round(fit.balance_images)))
     if key == "series":
         text += " " + t("bench.explain.quality", error=percent(fit.max_error, 1), points=fit.points)
     if fit.points == 2 and fit.max_error < EXACT_FIT:
