@@ -39,7 +39,7 @@ def trained():
 
 
 def test_drawing_with_a_run_whose_name_a_phone_cuts_names_it_whole_under_the_picker(trained):
-    """'Run 12 · cuda:0 · 5 ep · restored · val acc …' is cut on a phone: its whole name follows; a short
+    """'Run 12 · CUDA:0 · 5 ep · restored · val acc …' is cut on a phone: its whole name follows; a short
     one does not repeat itself."""
     short = as_session_run(trained)
     long = dataclasses.replace(short, number=12, device="cuda:0", restored_from="run12.pt")
@@ -51,7 +51,7 @@ def test_drawing_with_a_run_whose_name_a_phone_cuts_names_it_whole_under_the_pic
     picker = at.selectbox(key="draw.model")
     assert picker.value == 12
     name = picker.format_func(12)
-    assert name.startswith("Ejecución 12 · cuda:0") and len(name) > PHONE_CHARS_UNCLEARABLE
+    assert name.startswith("Ejecución 12 · CUDA:0") and len(name) > PHONE_CHARS_UNCLEARABLE
     assert escape_markdown(name) in captions(at)
     for shown in (1, "default"):  # names a phone shows whole are not said twice
         at.session_state["draw.model"] = shown
