@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TypeVar
 
 import plotly.graph_objects as go
 
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import EpochRecord
+from linecnn.ui import i18n
 from linecnn.ui.i18n import percent, plotly_separators, t
 from linecnn.ui.train.axes import accuracy_axis, loss_range, whole_epoch_ticks
 from linecnn.ui.train.compare import ema, overlay_hover, significant
@@ -100,9 +102,12 @@ def _add_curve(
     fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name)
 
 
-def hover_value(value: float, kind: str) -> str:
-    """A curve's value as its hover box writes it, the language's way: a loss ('loss') to LOSS_DIGITS
-    significant digits, an accuracy ('acc') as a percentage, e.g. '1,117' and '95,3 %' in Spanish."""
+@lru_cache(maxsize=8192)
+def hover_value(value: float, kind: str, language: str) -> str:
+    """A curve's value as its hover box writes it in ``language``: a loss ('loss') to LOSS_DIGITS
+    significant digits, an accuracy ('acc') as a percentage, e.g. '1,117' and '95,3 %' in Spanish.
+
+    Cached, because live charts redraw every 0.5 s with mostly the same points."""
     return percent(value, 1) if kind == "acc" else significant(value, LOSS_DIGITS)
 
 
@@ -111,9 +116,10 @@ def _write_hover_values(fig: go.Figure, kind: str) -> None:
 
     Plotly's own number formats cannot write a Spanish percentage ('95,3 %') nor trim a loss's digits
     the way the page's text does, so the hover box shows the page's own words."""
+    language = i18n.current()
     for trace in fig.data:
         if trace.hoverinfo != "skip":
-            trace.customdata = [hover_value(value, kind) for value in trace.y]
+            trace.customdata = [hover_value(value, kind, language) for value in trace.y]
 
 
 def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int = 320) -> go.Figure:
