@@ -24,12 +24,6 @@ def keep(key: str, notice: Notice) -> None:
     st.session_state[key] = notice
 
 
-def worded(key: str) -> tuple[str, str] | None:
-    """(kind, text) of the notice under ``key``, in the reader's language now; None when there is none."""
-    notice = st.session_state.get(key)
-    return None if notice is None else notice()
-
-
 def show(key: str, icon: str | None = None, error_icon: str | None = None) -> None:
     """Show the notice under ``key``, if any, with the Streamlit element of its kind (and ``error_icon``,
     when given, on an error)."""

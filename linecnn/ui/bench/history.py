@@ -125,7 +125,8 @@ def _import(store: History, session: Rights) -> None:
             said[upload.file_id], stored = _import_one(store, session, upload)
             added = added or stored
     # What each file did is said while it stays in the uploader; a file taken out takes its line along.
-    for file_id in [i for i in said if i not in {u.file_id for u in uploads}]:
+    present = {upload.file_id for upload in uploads}
+    for file_id in [i for i in said if i not in present]:
         del said[file_id]
     if added:
         st.rerun()  # the picker lists a new run only in a run that reads the history again
