@@ -178,10 +178,15 @@ def cpu_threads(device: torch.device | str, threads: int | None) -> Iterator[Non
         torch.set_num_threads(DEFAULT_CPU_THREADS)
 
 
+def device_key(device: torch.device | str) -> str:
+    """The key a device is listed under: 'cpu', 'cuda:0', 'mps' (a bare 'cuda' is the first GPU)."""
+    key = str(torch.device(device))
+    return "cuda:0" if key == "cuda" else key
+
+
 def describe(device: torch.device | str) -> str:
     """A human label for a resolved device, e.g. 'CUDA:0 · NVIDIA H200'."""
-    key = str(torch.device(device))
-    key = "cuda:0" if key == "cuda" else key
+    key = device_key(device)
     for info in list_devices():
         if info.key == key:
             return info.label

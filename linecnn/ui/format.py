@@ -8,7 +8,7 @@ from decimal import Decimal, InvalidOperation
 
 from babel.numbers import format_decimal, format_scientific
 
-from linecnn.device import DeviceInfo, describe, list_devices
+from linecnn.device import DeviceInfo, describe, device_key, list_devices
 from linecnn.untrusted import MAX_QUOTE, plain_text
 
 _ALL_DIGITS = "0." + "#" * 20  # every digit of a float's shortest form, down to 1e-20
@@ -85,13 +85,12 @@ def device_label(info: DeviceInfo) -> str:
     return f"{info.key.upper()} · {escape_markdown(info.name)}"
 
 
-def device_short(device: object) -> str:
+def device_short(device: str) -> str:
     """A device's short name for tight places (pickers, legends, titles): 'CPU', 'CUDA:0'.
 
     The same key the sidebar's labels start with; the full name goes where a sentence has room.
     Keys are checked ("cpu", "cuda:0", "mps") before they get here, so nothing needs escaping."""
-    key = str(device)
-    return ("cuda:0" if key == "cuda" else key).upper()
+    return device_key(device).upper()
 
 
 def device_text(device: object) -> str:
