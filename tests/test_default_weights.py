@@ -3,27 +3,40 @@ that cannot be read is reported and trained around."""
 
 from __future__ import annotations
 
+import json
 import logging
 
 import torch
 
-from linecnn.draw.default_weights import WEIGHTS_FILE, load_default_model, write_default_weights
+from linecnn.draw.default_weights import RECIPE_FILE, WEIGHTS_FILE, load_default_model, write_default_weights
 from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.train.data import make_dataset
 
+AGREEMENT = 0.97  # of the validation images, read as the shipped model reads them (99% on an AMD EPYC)
+ACCURACY_GAP = 0.02  # between the two models' validation accuracies
 
-def test_the_shipped_weights_are_what_training_default_config_gives_today():
-    """Retrained from DEFAULT_CONFIG, the model gives the shipped model's probabilities on the validation
-    images to float tolerance (torch versions round differently): the file has not drifted from the code."""
+
+def test_the_shipped_weights_were_trained_from_default_config():
+    """The recipe written beside the weights is DEFAULT_CONFIG: a changed config needs new weights."""
+    assert json.loads(RECIPE_FILE.read_text()) == DEFAULT_CONFIG.as_dict()
+
+
+def test_a_fresh_training_run_reads_the_validation_images_as_the_shipped_model_does():
+    """Retrained from DEFAULT_CONFIG on this machine, the model agrees with the shipped one.
+
+    Not to float tolerance: 20 epochs of float32 training carry another CPU's rounding into a few
+    images read the other way (8 of 900 on an AMD EPYC, for weights trained on another CPU). Half
+    the epochs or another seed agree as well (98-99%): a changed config is the recipe test's to
+    catch; this one catches training that no longer learns what the shipped model learnt."""
     shipped = load_default_model()
     assert shipped is not None
     trained = train_default_model("cpu")
-    images = make_dataset(DEFAULT_CONFIG.data, DEFAULT_CONFIG.seed).val_x
+    data = make_dataset(DEFAULT_CONFIG.data, DEFAULT_CONFIG.seed)
     with torch.inference_mode():
-        expected = torch.softmax(trained(images), dim=1)
-        got = torch.softmax(shipped(images), dim=1)
-    assert torch.equal(got.argmax(dim=1), expected.argmax(dim=1))
-    assert torch.allclose(got, expected, atol=1e-3), (got - expected).abs().max().item()
+        expected, got = trained(data.val_x).argmax(dim=1), shipped(data.val_x).argmax(dim=1)
+    assert (got == expected).float().mean().item() >= AGREEMENT
+    accuracy = [(labels == data.val_y).float().mean().item() for labels in (got, expected)]
+    assert abs(accuracy[0] - accuracy[1]) <= ACCURACY_GAP, accuracy
 
 
 def test_a_missing_or_damaged_weights_file_is_logged_and_gives_none(tmp_path, caplog):
@@ -46,3 +59,4 @@ def test_the_weights_file_is_small_and_rewritable(tmp_path, monkeypatch):
     monkeypatch.setattr("linecnn.draw.default_weights.train_default_model", lambda device: shipped)
     path = write_default_weights(tmp_path / "rewritten.pt")
     assert load_default_model(path) is not None
+    assert json.loads(path.with_suffix(".json").read_text()) == DEFAULT_CONFIG.as_dict()

@@ -2,11 +2,14 @@
 
 Training it takes seconds of a core, which every fresh server paid on its first Draw visit behind a
 spinner; the weights are read instead. ``python -m linecnn.draw.default_weights`` trains the model
-again and rewrites the file, and a test retrains it to check the file still matches the code.
+again and rewrites the file, with the recipe it was trained from beside it (``default_model.json``).
+A test checks that recipe against DEFAULT_CONFIG, and that a fresh training run here gives a model
+that reads the validation images as the shipped one does.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import pickle
 import sys
@@ -19,6 +22,7 @@ from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.train.model import build_model
 
 WEIGHTS_FILE = Path(__file__).with_name("default_model.pt")  # a state_dict, about 10 KB
+RECIPE_FILE = WEIGHTS_FILE.with_suffix(".json")  # DEFAULT_CONFIG.as_dict() when the weights were trained
 
 _LOG = logging.getLogger(__name__)
 
@@ -37,8 +41,9 @@ def load_default_model(path: Path = WEIGHTS_FILE) -> nn.Module | None:
 
 
 def write_default_weights(path: Path = WEIGHTS_FILE) -> Path:
-    """Train the default model and save its weights to ``path``."""
+    """Train the default model, save its weights to ``path`` and its recipe beside them (``.json``)."""
     torch.save(train_default_model("cpu").state_dict(), path)
+    path.with_suffix(".json").write_text(json.dumps(DEFAULT_CONFIG.as_dict(), indent=2) + "\n")
     return path
 
 
