@@ -87,6 +87,19 @@ def fake_gpu_document(gpu_only: bool = True, largest: int = DATA_PER_CLASS[-1]) 
     }
 
 
+def cpu_document(scale: float) -> dict:
+    """The fixture machine's CPU cells only, every time multiplied by ``scale``."""
+    document = fake_gpu_document(gpu_only=False, largest=1_200)
+    document["results"] = [r for r in document["results"] if r["device"] == "cpu"]
+    document["devices"] = ["cpu"]
+    for result in document["results"]:
+        for key in ("median_ms", "p25_ms", "p75_ms"):
+            result[key] *= scale
+        result["times_ms"] = [t * scale for t in result["times_ms"]]
+        result["samples_per_s"] /= scale
+    return document
+
+
 def _bad(change) -> dict:  # noqa: ANN001 - change: a function that spoils a good document in place
     """A small good document (2 sizes x CPU and GPU) with ``change`` applied to it."""
     document = fake_gpu_document(gpu_only=False, largest=400)

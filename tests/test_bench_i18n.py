@@ -10,11 +10,10 @@ from linecnn.bench.reference import load as reference
 from linecnn.bench.store import History
 from linecnn.ui import i18n
 from linecnn.ui.format import escape_markdown
-from tests.bench_fixture import fake_gpu_document
+from tests.bench_fixture import cpu_document, fake_gpu_document
 from tests.helpers import app_test
 from tests.i18n_check import rendered_texts, untranslated
 from tests.test_bench_hostile import texts, upload
-from tests.test_bench_page import cpu_document
 
 PAGE = "pages/2_Benchmark.py"
 

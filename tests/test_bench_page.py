@@ -14,7 +14,7 @@ from linecnn.bench.sweep import run_sweep
 from linecnn.ui import i18n
 from linecnn.ui.bench.state import server_caps
 from linecnn.ui.format import escape_markdown
-from tests.bench_fixture import bad_documents, fake_gpu_document
+from tests.bench_fixture import bad_documents, cpu_document, fake_gpu_document
 from tests.helpers import app_test, shown
 
 PAGE = "pages/2_Benchmark.py"
@@ -357,19 +357,6 @@ def test_a_cell_disturbed_while_timed_is_flagged():
     calm.session_state["bench.shown"] = [calm_id]
     calm.run()
     assert not any("Disturbed while timed" in w.value for w in calm.warning)
-
-
-def cpu_document(scale: float) -> dict:
-    """The fixture machine's CPU cells only, every time multiplied by ``scale``."""
-    document = fake_gpu_document(gpu_only=False, largest=1_200)
-    document["results"] = [r for r in document["results"] if r["device"] == "cpu"]
-    document["devices"] = ["cpu"]
-    for result in document["results"]:
-        for key in ("median_ms", "p25_ms", "p75_ms"):
-            result[key] *= scale
-        result["times_ms"] = [t * scale for t in result["times_ms"]]
-        result["samples_per_s"] /= scale
-    return document
 
 
 def test_two_runs_of_the_same_cpu_are_not_called_cpu_faster_than_cpu():

@@ -9,13 +9,18 @@ table cells. Code blocks are left out: code is the same in both languages.
 
 from __future__ import annotations
 
+import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
 
+from linecnn.bench.store import DB_NAME, History
+from linecnn.device import cpu_model
 from linecnn.ui.builtin_texts import RULES
+from tests.bench_fixture import cpu_document
 from tests.helpers import wait_for_app
 from tests.i18n_check import english_numbers_in, is_untranslated
 from tests.layout_helpers import settled_layout_problems
@@ -144,23 +149,43 @@ def read_every_page(
         wait_for_app(tab, WAIT_MS)
         if name == "Draw":  # the canvas builds its toolbar in its shadow root after the page is drawn
             tab.wait_for_function(_HAS_TOOLBAR, timeout=WAIT_MS)
+        if name == "Benchmark":  # a table fills its screen reader's cells a moment after it is drawn
+            tab.wait_for_function(_TABLES_FILLED, timeout=WAIT_MS)
         pages[name] = read_page(tab, language)
         if cut is not None:
             cut[name] = cut_when_narrow(tab)
     return pages
 
 
+_TABLES_FILLED = """() => {
+    const tables = [...document.querySelectorAll('[data-testid="data-grid-canvas"]')];
+    return tables.length > 0 && tables.every((table) => table.querySelector("td"));
+}"""
 _HAS_TOOLBAR = """() => [...document.querySelectorAll("div")].some(
     (host) => host.shadowRoot && host.shadowRoot.querySelector(".dc-toolbar-card button"))"""
 
 
-def test_spanish_pages_show_no_english_of_the_widgets_and_no_english_numbers(server, page):
+@pytest.fixture
+def stored_run(server_env: dict[str, str]):
+    """A stored benchmark run on the shared server for one test, so the Benchmark page's class board
+    has a table of fractional numbers (its cells as a screen reader reads them are page text too)."""
+    history = History(Path(server_env["LINECNN_DATA_DIR"]) / DB_NAME)
+    # Named after this machine's CPU: a model name reads the same in both languages, as the check knows.
+    text = json.dumps(cpu_document(1.0)).replace("Imaginary 16-core CPU (test fixture)", cpu_model())
+    run_id = history.import_json(text)
+    yield run_id
+    history.delete(run_id)  # the other browser tests find the history as they left it
+
+
+def test_spanish_pages_show_no_english_of_the_widgets_and_no_english_numbers(server, page, stored_run):
     """Every page (Train after a run) as the browser shows it in both languages: Spanish has no English,
     and nothing of it is cut short on a projector's or a phone's narrower screen."""
     page.set_default_timeout(WAIT_MS)
     english = read_every_page(page, server.url, "en")
     cut: dict[str, list[str]] = {}
     spanish = read_every_page(page, server.url, "es", cut)
+    board = [text for text in spanish["Benchmark"][0] if re.fullmatch(r"\d+,\d+", text)]
+    assert board, "the class board's cells should be read as Spanish numbers"
     problems = [f"{name}: {found}" for name in spanish for found in english_on(english[name], spanish[name])]
     assert not problems, "\n".join(problems)
     assert cut == {name: [] for name in spanish}

@@ -21,9 +21,30 @@ def _page() -> None:
 def test_a_sortable_table_keeps_numbers_beneath_and_writes_them_and_its_gaps_as_asked():
     """Beneath: numbers (a header click sorts by size); on screen: the given writing, '-' for a gap,
     and the numbers at the left like the text, never under a long header's far end."""
-    at = AppTest.from_function(_page).run()
+    at = AppTest.from_function(_page, default_timeout=30).run()
     table = at.dataframe[0]
     assert table.value["ms"].dtype.kind == "f"
     assert list(shown(table)["ms"]) == ["2.5", "1 234.5", "-"]
     assert table.proto.placeholder == "-"
     assert json.loads(table.proto.columns)["ms"]["alignment"] == "left"
+
+
+def _spanish_page() -> None:
+    import pandas as pd
+
+    from linecnn.ui.bench.words import significant
+    from linecnn.ui.i18n import number
+    from linecnn.ui.tables import show_table, sortable
+
+    frame = pd.DataFrame({"ms": [5.3867360000197095, 0.41234], "rate": [66830.82296936082, 7.5]})
+    show_table(sortable(frame, {"ms": significant, "rate": number}), hide_index=True)
+
+
+def test_the_value_beneath_a_cell_is_the_number_its_text_shows():
+    """A screen reader hears the value beneath a cell: it is '5.39' where the eye reads '5,39', not 5.3867…"""
+    at = AppTest.from_function(_spanish_page, default_timeout=30)
+    at.session_state["language"] = "es"
+    at.run()
+    table = at.dataframe[0]
+    assert list(shown(table)["ms"]) == ["5,39", "0,412"] and list(shown(table)["rate"]) == ["66.831", "8"]
+    assert list(table.value["ms"]) == [5.39, 0.412] and list(table.value["rate"]) == [66831, 8]

@@ -10,6 +10,10 @@ sentence in its place: a text node's value, or a ``title``, ``aria-label`` or ``
 work as before. It keeps each original and puts it back on an English page. Should a Streamlit
 upgrade change an English text, nothing breaks: that text stays English, and the browser test
 that compares each page's texts in both languages fails.
+
+A table's cells are drawn on a canvas; what a screen reader reads is a table the grid keeps beside
+them, where each number is written as JavaScript writes it ('5.39'). The script writes those with
+the language's marks ('5,39'), as the drawn cell shows it.
 """
 
 from __future__ import annotations
@@ -107,9 +111,14 @@ _JS = """
 export default function ({ data }) {
   const rules = (data && data.rules) || [];
   const compiled = rules.map(([where, pattern, text]) => [where, new RegExp(pattern), text]);
+  // Grouped always, as the Python side's babel patterns write them ('5.070', not Intl's '5070').
+  const numbers = data && data.language
+    ? new Intl.NumberFormat(data.language, { useGrouping: "always", maximumFractionDigits: 20 }) : null;
+  const plainNumber = /^-?\\d+(\\.\\d+)?$/;
   // What this script wrote and what stood there before, kept across reruns and languages.
   const memory = (window.linecnnBuiltinTexts = window.linecnnBuiltinTexts || new WeakMap());
   const say = (where, value) => {
+    if (where === "number") return numbers && plainNumber.test(value) ? numbers.format(Number(value)) : value;
     for (const [kind, pattern, text] of compiled) {
       if (kind === where && pattern.test(value)) return value.replace(pattern, text);
     }
@@ -127,16 +136,19 @@ export default function ({ data }) {
   };
   const names = ["title", "aria-label", "data-title"];
   const labelled = "[title], [aria-label], [data-title]";
+  const grid = '[data-testid="data-grid-canvas"]';  // a table's cells, as a screen reader reads them
   const scopes = ["stFileUploader", "stSkipToContent", "InputInstructions"]
-    .map((id) => `[data-testid="${id}"]`).concat('[role="dialog"]', '[role="option"]').join(", ");
+    .map((id) => `[data-testid="${id}"]`).concat('[role="dialog"]', '[role="option"]', grid).join(", ");
   const patchAttribute = (element, name) => {
     const value = element.getAttribute(name);
     if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));
   };
   const patchText = (node) => {
     const value = node.nodeValue.trim();
-    if (value && node.parentElement && node.parentElement.closest(scopes)) {
-      rewrite(node, "text", "text", value, (v) => { node.nodeValue = v; });
+    const scope = value && node.parentElement && node.parentElement.closest(scopes);
+    if (scope) {
+      const where = scope.matches(grid) ? "number" : "text";
+      rewrite(node, "text", where, value, (v) => { node.nodeValue = v; });
     }
   };
   // Everything under ``root`` (an element, the document or a shadow root), shadow roots within included.
@@ -184,7 +196,7 @@ export default function ({ data }) {
   const adopt = (root) => {
     if (watched.has(root)) return;
     watched.add(root);
-    if (rules.length) observer.observe(root, options);
+    if (rules.length || numbers) observer.observe(root, options);
     if (root !== document) patchTree(root);
   };
   // Streamlit calls this again when the language changes, and cleans up only when the sidebar
@@ -216,4 +228,6 @@ def rules(language: str) -> list[list[str]]:
 
 def say_builtin_texts() -> None:
     """Write the widgets' own English texts in the session's language (see the module's docstring)."""
-    _builtin_texts(key="builtin_texts", data={"rules": rules(current())})
+    language = current()
+    numbers = None if language == DEFAULT else language  # JavaScript already writes numbers the English way
+    _builtin_texts(key="builtin_texts", data={"rules": rules(language), "language": numbers})

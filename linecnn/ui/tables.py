@@ -3,6 +3,11 @@
 A table of numbers already written as text ('1.234,5') sorts as text when a student clicks its
 header: '10' before '9', '1.234' before '999'. So the numbers stay numbers underneath, and a pandas
 Styler writes each one the language's way on screen (Streamlit shows its text and sorts its values).
+
+A screen reader hears a table's values, not its text: the table the grid keeps for it beside the
+drawn cells holds each value as JavaScript writes it ('5.3867360000197095'). So each value beneath
+is the number its text shows ('5.39'), and the page's script (``linecnn.ui.builtin_texts``) writes
+it with the language's marks ('5,39').
 """
 
 from __future__ import annotations
@@ -12,17 +17,31 @@ from typing import Any
 
 import pandas as pd
 import streamlit as st
+from babel.numbers import NumberFormatError, parse_decimal
 from pandas.io.formats.style import Styler
+
+from linecnn.ui.i18n import current
 
 
 def sortable(frame: pd.DataFrame, formats: Mapping[str, Callable[[Any], str]], missing: str = "") -> Styler:
     """``frame`` with each column of ``formats`` written by its function, and ``missing`` for no value."""
     numeric = frame.copy()
-    for column in formats:
-        if column in numeric.columns:
-            numeric[column] = pd.to_numeric(numeric[column], errors="coerce")
     chosen = {column: write for column, write in formats.items() if column in numeric.columns}
+    for column, write in chosen.items():
+        values = pd.to_numeric(numeric[column], errors="coerce")
+        numeric[column] = values.map(lambda value, write=write: _as_shown(value, write))
     return numeric.style.format(chosen, na_rep=missing)
+
+
+def _as_shown(value: float, write: Callable[[Any], str]) -> float:
+    """The number ``write`` shows for ``value`` ('5.39' for 5.3867...); ``value`` itself when it is
+    missing or its text is not a plain number of the language (a percentage, '1E30')."""
+    if pd.isna(value):
+        return value
+    try:
+        return float(parse_decimal(write(value), locale=current(), strict=True))
+    except (NumberFormatError, ValueError):
+        return value
 
 
 def show_table(table: Styler, missing: str = "", **options: Any) -> None:
