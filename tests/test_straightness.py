@@ -48,10 +48,11 @@ def test_straightness_is_fast():
     canvas = NON_LINES[0].canvas()
     ink = ink_map(canvas)
     straightness(ink)
-    start = time.perf_counter()
+    # The thread's own CPU time: on a busy machine the wall clock also counts the time others had the core.
+    start = time.thread_time()
     for _ in range(20):
         straightness(ink)
-    assert (time.perf_counter() - start) / 20 < 0.01  # ~1 ms on an idle core; headroom for a busy one
+    assert (time.thread_time() - start) / 20 < 0.01  # ~1 ms of a core; headroom for a slow one
 
 
 def test_cell_grid_lines_pass_and_an_l_does_not():
