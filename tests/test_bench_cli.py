@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
+import os
+import pty
+import struct
 import subprocess
 import sys
+import termios
+import threading
 
 import pytest
 
@@ -36,20 +42,58 @@ def test_json_has_one_result_per_device_and_size(tmp_path, monkeypatch, capsys):
     assert (tmp_path / "bench.sqlite3").exists()  # saved to the history by default
 
 
+SMALL_RUN = [sys.executable, "-m", "linecnn", "bench", "--devices", "cpu", "--per-class", "20", "--no-save"]
+
+
+def on_a_terminal(command: list[str]) -> tuple[subprocess.CompletedProcess, str]:
+    """Run ``command`` with its stderr on a terminal (a pty), as a person running it sees it; its
+    result and what the terminal showed."""
+    leader, follower = pty.openpty()
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a window's size
+    shown: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: the command has ended
+                return
+            if not chunk:
+                return
+            shown.append(chunk)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        result = subprocess.run(command, stdout=subprocess.PIPE, stderr=follower, text=True, timeout=120)
+    finally:
+        os.close(follower)
+        reader.join(timeout=10)
+        os.close(leader)
+    return result, b"".join(shown).decode("utf-8", errors="replace")
+
+
 def test_human_output_is_a_table_with_a_progress_bar(tmp_path):
-    """Without --json: a table on stdout, a tqdm bar on stderr, and where the JSON went."""
+    """Without --json: a table on stdout, a tqdm bar on a terminal's stderr, and where the JSON went."""
     out = tmp_path / "run.json"
-    result = subprocess.run(
-        [sys.executable, "-m", "linecnn", "bench", "--devices", "cpu", "--per-class", "20", "--warmup", "1"]
-        + ["--repeats", "2", "--out", str(out), "--no-save"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert result.returncode == 0, result.stderr
+    result, terminal = on_a_terminal([*SMALL_RUN, "--warmup", "1", "--repeats", "2", "--out", str(out)])
+    assert result.returncode == 0, terminal
     assert "median ms" in result.stdout and "samples/s" in result.stdout and str(out) in result.stdout
-    assert "cell 1/1" in result.stderr
+    assert "cell 1/1" in terminal
     assert json.loads(out.read_text())["results"][0]["status"] == "ok"
+
+
+def test_a_run_kept_in_a_file_with_its_stderr_has_the_table_on_lines_of_its_own(tmp_path):
+    """`linecnn bench ... 2>&1 | tee run.txt`: the bar's redraws (carriage returns, no newline) came
+    first in the file, with the table's header on their line; with stderr not a terminal no bar is drawn."""
+    log = tmp_path / "run.txt"
+    with log.open("w", encoding="utf-8") as file:
+        command = [*SMALL_RUN, "--warmup", "1", "--repeats", "1"]
+        result = subprocess.run(command, stdout=file, stderr=subprocess.STDOUT, timeout=120)
+    text = log.read_text(encoding="utf-8")
+    assert result.returncode == 0, text
+    assert "\r" not in text and "cell 1/1" not in text
+    assert text.startswith("device ") and "median ms" in text.splitlines()[0]
 
 
 def test_a_bad_choice_ends_with_one_line(capsys):
@@ -95,11 +139,12 @@ def test_json_is_printed_even_when_the_history_cannot_be_opened(tmp_path, monkey
 def test_the_cli_progress_bar_redraws_once_per_epoch_not_per_step(tmp_path, monkeypatch, capsys):
     """The bar redraws at each phase and epoch, not at each of the 75 steps of an epoch."""
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the bar draws on a terminal only
     argv = ["bench", "--devices", "cpu", "--per-class", "400", "--batch-size", "16", "--warmup", "1"]
     assert main([*argv, "--repeats", "1", "--no-save"]) == 0
     captured = capsys.readouterr()
     assert "median ms" in captured.out
-    assert captured.err.count("cpu · 1,200 images") < 20  # 75 steps per epoch, a handful of redraws
+    assert 0 < captured.err.count("cpu · 1,200 images") < 20  # 75 steps per epoch, a handful of redraws
 
 
 @pytest.mark.parametrize(

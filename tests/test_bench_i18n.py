@@ -271,3 +271,33 @@ def test_the_balance_point_agrees_with_its_count_of_images(language, one, many):
         assert many in _series_text("CPU", CostFit(12.0, 0.01, points=4, max_error=0.01), rows, "data")
     finally:
         del st.session_state[i18n.LANGUAGE]
+
+
+@pytest.mark.parametrize(
+    ("language", "under", "about", "same"),
+    [
+        ("en", "at under 1 image per step.", "at about 0 images", "weigh the same"),
+        ("es", "con menos de 1 imagen por paso.", "alrededor de 0 imágenes", "pesan lo mismo"),
+    ],
+)
+def test_a_balance_under_one_image_reads_under_1_not_about_0(language, under, about, same):
+    """A balance point of 0.2 images per step read 'at about 0 images', as if there were none: it reads
+    'under 1 image'; with no fixed cost at all the parts never weigh the same, and no sentence says so."""
+    import pandas as pd
+    import streamlit as st
+
+    from linecnn.bench.costfit import CostFit
+    from linecnn.ui.bench.explain import _series_text
+
+    result = type("Result", (), {"disturbed": ()})()
+    rows = pd.DataFrame(
+        {"x": [360, 36_000], "steps": [1, 1], "images": [360, 36_000], "result": [result, result]}
+    )
+    st.session_state[i18n.LANGUAGE] = language
+    try:
+        tiny = _series_text("CPU", CostFit(0.002, 0.01, points=4, max_error=0.01), rows, "data")
+        assert under in tiny and about not in tiny, tiny
+        none = _series_text("CPU", CostFit(0.0, 0.01, points=4, max_error=0.01), rows, "data")
+        assert same not in none and about not in none, none
+    finally:
+        del st.session_state[i18n.LANGUAGE]

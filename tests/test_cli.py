@@ -65,6 +65,19 @@ def test_human_output_is_a_table(capsys):
     assert [line.split()[0] for line in out.splitlines() if line.strip()[:1].isdigit()] == ["1", "10", "20"]
 
 
+def test_a_run_kept_in_a_file_with_its_stderr_has_its_rows_on_lines_of_their_own(tmp_path):
+    """`linecnn train ... 2>&1 | tee run.txt`: no progress bar redraws (carriage returns) among the rows."""
+    log = tmp_path / "run.txt"
+    options = ["--device", "cpu", "--epochs", "10", "--per-class", "30"]
+    command = [sys.executable, "-m", "linecnn", "train", *options]
+    with log.open("w", encoding="utf-8") as file:
+        result = subprocess.run(command, stdout=file, stderr=subprocess.STDOUT, timeout=120)
+    text = log.read_text(encoding="utf-8")
+    assert result.returncode == 0, text
+    assert "\r" not in text and "epoch/s" not in text
+    assert [line.split()[0] for line in text.splitlines() if line.strip()[:1].isdigit()] == ["1", "10"]
+
+
 def test_options_reach_the_config(capsys):
     """Every documented option is applied."""
     argv = [

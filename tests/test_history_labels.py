@@ -49,12 +49,22 @@ def test_each_run_kept_says_what_it_timed_in_both_languages(tmp_path, monkeypatc
     store.save(single_cell(batch=64), "page")
     store.save(BenchDocument.from_dict(fake_gpu_document(gpu_only=False, largest=40_000)), "cli")
     english, spanish = labels(store, "en", monkeypatch), labels(store, "es", monkeypatch)
-    assert " · data sweep · 360–120,000 images · " in english[0]
-    assert " · single cell · 360 images, batches of 64 · cpu · " in english[1]
-    assert " · single cell · 360 images · cpu · " in english[2]
-    assert " · variando datos · de 360 a 120.000 imágenes · " in spanish[0]
-    assert " · una celda · 360 imágenes, lotes de 64 · cpu · " in spanish[1]
-    assert " · una celda · 360 imágenes · cpu · " in spanish[2]
+    assert " · data sweep · 360–120,000 images · CUDA:0, CPU · " in english[0]
+    assert " · single cell · 360 images, batches of 64 · CPU · " in english[1]
+    assert " · single cell · 360 images · CPU · " in english[2]
+    assert " · variando datos · de 360 a 120.000 imágenes · CUDA:0, CPU · " in spanish[0]
+    assert " · una celda · 360 imágenes, lotes de 64 · CPU · " in spanish[1]
+    assert " · una celda · 360 imágenes · CPU · " in spanish[2]
+
+
+def test_a_device_this_pytorch_does_not_know_is_named_as_its_file_wrote_it(tmp_path, monkeypatch):
+    """An imported run from a machine with other devices keeps their names, beside the ones known here."""
+    data = fake_gpu_document(gpu_only=False, largest=400)
+    data["results"][0] = {**data["results"][0], "device": "npu:1"}
+    store = History(tmp_path / "h.sqlite3")
+    store.save(BenchDocument.from_dict(data), "import")
+    for language in ("en", "es"):
+        assert " · npu:1, CPU, CUDA:0 · " in labels(store, language, monkeypatch)[0]
 
 
 def test_the_range_is_the_cells_that_got_timings():
@@ -83,8 +93,8 @@ def test_a_history_from_before_spans_gains_them_and_keeps_loading(tmp_path, monk
     assert (good.id, good.owner_name, good.timed) == (1, "Grace", Span(360, 1_200, None))
     assert broken.timed is None and store.load(1) == old
     english = labels(store, "en", monkeypatch)
-    assert " · data sweep · 360–1,200 images · cuda:0 · " in english[1]
-    assert " · data sweep · cuda:0 · " in english[0]  # its size unknown, the rest of its name as before
+    assert " · data sweep · 360–1,200 images · CUDA:0 · " in english[1]
+    assert " · data sweep · CUDA:0 · " in english[0]  # its size unknown, the rest of its name as before
     new = store.save(single_cell(batch=64), "page")
     assert store.runs()[0].id == new and store.runs()[0].timed == Span(360, 360, 64)
 

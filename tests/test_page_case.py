@@ -1,14 +1,24 @@
-"""A page's address in lowercase (/train, /draw) opens that page with its query parameters."""
+"""A page's address in lowercase (/train, /draw) opens that page with its query parameters; on a hosted
+server, in any other case too."""
 
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from streamlit import config
 from streamlit.testing.v1 import AppTest
 
 from linecnn.ui.i18n import catalog
+from linecnn.ui.page_case import page_address
 from linecnn.ui.sidebar import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
+LAUNCHER = "deploy/serve.py"
+BASE_OPTION = "server.baseUrlPath"
 PAGE_FILES = [(path, name) for path, name, _icon in PAGES if path != "app.py"]
 
 
@@ -34,3 +44,61 @@ def test_every_page_has_its_lowercase_address_and_nothing_else_does():
     assert aliases == {Path(lowercase_address(path)).name for path, _name in PAGE_FILES}
     for path, _name in PAGE_FILES:
         assert f'open_page("{path}")' in (ROOT / lowercase_address(path)).read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def base_path() -> Iterator[Callable[[str], None]]:
+    """Sets server.baseUrlPath as a host behind a path prefix sets it; restored afterwards."""
+    before = config.get_option(BASE_OPTION)
+    yield lambda base: config.set_option(BASE_OPTION, base)
+    config.set_option(BASE_OPTION, before)
+
+
+def test_a_page_address_in_any_case_leads_to_the_page(base_path):
+    """The hosted server sends /TRAIN, /tRaIn, /Benchmark/ on to the page's own address."""
+    base_path("")
+    assert page_address("/TRAIN") == "/Train"
+    assert page_address("/tRaIn") == "/Train"
+    assert page_address("/benchMARK/") == "/Benchmark"
+    assert page_address("/lesSon") == "/Lesson"
+    base_path("/class/")
+    assert page_address("/class/DRAW") == "/class/Draw"
+    assert page_address("/DRAW") is None  # outside the app's root
+
+
+LEFT_ALONE = ["/Train", "/train", "/", "/Home", "/TRAINING", "//evil.example/TRAIN", "/x/TRAIN", "/_stcore/a"]
+
+
+@pytest.mark.parametrize("path", LEFT_ALONE)
+def test_addresses_that_open_a_page_already_or_are_no_page_are_left_alone(base_path, path):
+    """Streamlit's own addresses, the lowercase ones, and anything that is not a page's are passed on."""
+    base_path("")
+    assert page_address(path) is None
+
+
+# Asks the launcher's app for two pages typed in other cases; prints each answer's status and Location.
+PROBE = """
+import asyncio, json, runpy, sys
+app = runpy.run_path(sys.argv[1])["app"]
+sent = []
+async def receive():
+    return {"type": "http.request", "body": b"", "more_body": False}
+async def send(message):
+    sent.append(message)
+for path, query in (("/TRAIN", b"lang=es"), ("/dRaW", b"")):
+    scope = {"type": "http", "method": "GET", "path": path, "query_string": query, "root_path": ""}
+    where = {"headers": [(b"host", b"127.0.0.1:8501")], "scheme": "http", "server": ("127.0.0.1", 8501)}
+    asyncio.run(app({**scope, **where}, receive, send))
+starts = [m for m in sent if m["type"] == "http.response.start"]
+print(json.dumps([[m["status"], dict(m["headers"]).get(b"location", b"").decode()] for m in starts]))
+"""
+
+
+def test_the_hosted_server_answers_a_page_in_another_case_with_that_page_in_the_same_language(tmp_path):
+    """deploy/serve.py, as a class's browser meets it: /TRAIN?lang=es goes to /Train?lang=es."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith("STREAMLIT_")}
+    env |= {"PYTHONPATH": str(ROOT), "HOME": str(tmp_path), "LINECNN_DATA_DIR": str(tmp_path / "data")}
+    command = [sys.executable, "-c", PROBE, LAUNCHER]
+    result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.strip().splitlines()[-1]) == [[307, "/Train?lang=es"], [307, "/Draw"]]

@@ -162,14 +162,17 @@ def json_text(document: BenchDocument, profiles: list) -> str:
 
 
 def run_plan(plan: SweepPlan, caps: Caps, quiet: bool) -> BenchDocument:
-    """Run the sweep, with a tqdm bar on stderr unless ``quiet``, and make its document."""
+    """Run the sweep, with a tqdm bar on a terminal's stderr unless ``quiet``, and make its document."""
     from linecnn.bench import sweep  # torch's import cost only for a command that times
 
     env, progress, bar = BenchEnv.here(), None, None
     if not quiet:
         from tqdm import tqdm  # only the human output needs it
 
-        bar = tqdm(total=1.0, file=sys.stderr, leave=False, bar_format="{l_bar}{bar}| {elapsed} {postfix}")
+        # disable=None: no bar when stderr is not a terminal. In a file (`2>&1 | tee run.txt`) its
+        # redraws stay as carriage returns, and the table's first line would follow them on one line.
+        bar_format = "{l_bar}{bar}| {elapsed} {postfix}"
+        bar = tqdm(total=1.0, file=sys.stderr, leave=False, bar_format=bar_format, disable=None)
 
         def progress(cell: sweep.CellProgress) -> None:
             bar.n = round(cell.fraction, 4)

@@ -103,7 +103,9 @@ def _train(trainer: Trainer, device: torch.device, quiet: bool) -> float:
 
         print(f"Training on {describe(device)}: {trainer.config.data.train_size} images, {epochs} epochs")
         print(f"{'epoch':>7} {'train loss':>11} {'val loss':>9} {'train acc':>10} {'val acc':>8}")
-        records = tqdm(records, total=epochs, unit="epoch", file=sys.stderr, leave=False)
+        # disable=None: no bar when stderr is not a terminal, or its redraws would land between the rows
+        # of a file that keeps both streams (`2>&1 | tee run.txt`).
+        records = tqdm(records, total=epochs, unit="epoch", file=sys.stderr, leave=False, disable=None)
     synchronize(device)
     start = time.perf_counter()
     for record in records:

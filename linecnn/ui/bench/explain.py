@@ -90,6 +90,14 @@ def share_text(fraction: float, rough: bool) -> str:
     return t("bench.explain.share_about" if rough else "bench.explain.share", share=percent(fraction))
 
 
+def balance_text(images: float) -> str:
+    """Where both parts weigh the same: 'at about 200 images per step', and 'at under 1 image per step'
+    for a balance above zero that rounds to 0, which 'about 0 images' would have called nothing."""
+    if round(images) == 0:
+        return t("bench.explain.balance_under", one=count(1))
+    return t("bench.explain.balance", images=count(round(images)))
+
+
 def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> str:
     """The plain-words split for one series, from its smallest to its largest measured epoch.
 
@@ -119,8 +127,8 @@ def _series_text(series: str, fit: CostFit, rows: pd.DataFrame, factor: str) -> 
         large_steps=number(large["steps"]),
         large_share=share_text(fit.fixed_share(large["steps"], large["images"]), rough=key != "series"),
     )
-    if fit.balance_images is not None:
-        text += " " + t("bench.explain.balance", images=count(round(fit.balance_images)))
+    if fit.balance_images:  # none without a cost per image, nor without a fixed one to balance it
+        text += " " + balance_text(fit.balance_images)
     if key == "series":
         text += " " + t("bench.explain.quality", error=percent(fit.max_error, 1), points=fit.points)
     if fit.points == 2 and fit.max_error < EXACT_FIT:

@@ -20,7 +20,7 @@ from linecnn.ui import notice
 from linecnn.ui.bench.state import DELETE, MESSAGE, SHOWN, history, history_problem, visible_runs
 from linecnn.ui.bench.teacher import render_teacher_tools
 from linecnn.ui.bench.words import factor_words
-from linecnn.ui.format import escape_markdown
+from linecnn.ui.format import device_short, escape_markdown
 from linecnn.ui.i18n import count, number, t
 from linecnn.ui.notice import Notice
 from linecnn.ui.roles import session_rights
@@ -32,7 +32,7 @@ IMPORT_MESSAGE = "bench.import.message"  # {file id: Notice (ui.notice)} of the 
 
 
 def run_label(summary: RunSummary) -> str:
-    """'#7 · 2026-06-01 14:03 · data sweep · 360–36,000 images · cpu, cuda:0 · imported · AMD EPYC'.
+    """'#7 · 2026-06-01 14:03 · data sweep · 360–36,000 images · CPU, CUDA:0 · imported · AMD EPYC'.
 
     A picker shows its options as plain text, so the names an imported file gave its machine and
     devices are only cut and made visible (``plain_text``), not escaped for Markdown.
@@ -43,8 +43,17 @@ def run_label(summary: RunSummary) -> str:
     sweep += f" · {timed}" if timed else ""
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
     who = f" · {summary.owner_name}" if summary.owner_name else ""
-    label = f"#{summary.id} · {when} · {sweep} · {summary.devices}{origin} · {summary.machine}{who}"
+    devices = ", ".join(_device_short(device) for device in summary.devices.split(", "))
+    label = f"#{summary.id} · {when} · {sweep} · {devices}{origin} · {summary.machine}{who}"
     return plain_text(label)
+
+
+def _device_short(device: str) -> str:
+    """A stored run's device as the other pages name it ('CUDA:0'), or as its file wrote it."""
+    try:
+        return device_short(device)
+    except RuntimeError:  # an imported file may name a device this PyTorch does not know
+        return device
 
 
 def timed_words(summary: RunSummary) -> str:
