@@ -1,11 +1,15 @@
 """The Draw page in Chromium: real mouse strokes on the real canvas, read back from the page."""
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
 from tests.draw_helpers import (
     CANVAS,
+    DRAWN,
     EMPTY_WARNING,
+    INKED_JS,
     PREDICTION,
     Stroke,
     cell_button,
@@ -48,10 +52,22 @@ def no_exception(tab) -> bool:
     return tab.locator("[data-testid='stException']").count() == 0
 
 
+def trip_to_train(tab) -> None:
+    """Go to Train by the sidebar's link and back to Draw, as a student does; wait for the canvas."""
+    sidebar = tab.locator('[data-testid="stSidebar"]')
+    sidebar.get_by_role("link", name="Train").click()
+    tab.wait_for_url(re.compile(r"/Train\b"))
+    wait_for_app(tab)
+    sidebar.get_by_role("link", name="Draw").click()
+    tab.locator(CANVAS).wait_for()
+    wait_for_app(tab)
+
+
 def test_strokes_are_classified_cleared_and_redrawn_on_the_page(server, page):
     """An empty canvas warns and predicts nothing; a vertical, a horizontal and a diagonal drawn with the
     mouse get their class; Clear empties it again; a stroke begun 150 ms after Clear stays on the canvas
-    and is classified; a tilted line gets its class and a check mark none shown as sure."""
+    and is classified; a tilted line gets its class and a check mark none shown as sure; the check mark
+    and its verdict are still there back from Train, and a canvas cleared then stays empty."""
     open_draw_page(page, server.url)
     expect(page.get_by_text(EMPTY_WARNING)).to_be_visible()
     expect(page.locator(PREDICTION)).to_have_count(0)
@@ -89,6 +105,16 @@ def test_strokes_are_classified_cleared_and_redrawn_on_the_page(server, page):
     assert answers[0][0] == "vertical" and "sure" in answers[0][1]
     assert answers[1][0] == "Not one straight line" and "sure" not in answers[1][1].lower()
     expect(page.get_by_text("not one straight line: it bends")).to_be_visible()
+
+    # Back from Train the drawing and its verdict are still there; Clear then empties it for good.
+    trip_to_train(page)
+    assert stroke_landed(page), "the drawing was lost on the way to Train and back"
+    assert read_prediction(page)[0] == "Not one straight line"
+    clear(page)
+    trip_to_train(page)
+    expect(page.get_by_text(EMPTY_WARNING)).to_be_visible()
+    expect(page.locator(PREDICTION)).to_have_count(0)
+    assert not page.locator(DRAWN).evaluate(INKED_JS) and no_exception(page)
 
 
 def test_switching_the_model_keeps_the_drawing(server, page):

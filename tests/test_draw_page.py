@@ -12,7 +12,7 @@ from PIL import Image
 from linecnn.device import cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import Trainer, fit
-from linecnn.ui import state
+from linecnn.ui import i18n, state
 from tests.draw_helpers import synthetic_canvas
 from tests.helpers import app_test
 
@@ -150,6 +150,37 @@ def test_a_first_run_still_under_way_is_named_instead_of_asking_to_train_one(pag
     assert not at.exception
     assert "waits there at epoch 0 of 3,000" in texts(at.caption)
     assert "Train a model on the Train page" not in texts(at.caption)
+
+
+def initial_drawing(at) -> dict:
+    """The drawing the page's canvas is told to start from (Fabric JSON)."""
+    canvas = next(e for e in at.get("bidi_component") if e.proto.id.endswith("-draw.canvas"))
+    return json.loads(canvas.proto.json)["initialDrawing"]
+
+
+def trip(at, to: str = "pages/1_Train.py"):
+    """Go to another page and back to Draw, as the sidebar's links do."""
+    at.switch_page(to).run()
+    return at.switch_page(PAGE).run()
+
+
+def test_the_drawing_survives_a_trip_to_another_page_until_it_is_cleared(page):
+    """Back from Train, from the Lesson in Spanish or from the cell grid, the canvas is redrawn from
+    the stroke and its verdict is shown again; once the canvas is cleared, a trip brings back an empty one."""
+    at = trip(draw(page, synthetic_canvas(((140, 10), (140, 270)))))
+    assert not at.exception
+    assert verdict(at) == "vertical" and not at.warning
+    assert initial_drawing(at)["objects"] == [{"type": "path"}]  # the stroke's Fabric JSON, as sent
+    at.session_state[i18n.LANGUAGE] = "es"
+    at = trip(at.run(), "pages/4_Lesson.py")
+    at.segmented_control(key="draw.mode").set_value("cells").run()
+    at.segmented_control(key="draw.mode").set_value("canvas").run()
+    assert verdict(at) == "vertical" and initial_drawing(at)["objects"] == [{"type": "path"}]
+
+    blank = np.full((280, 280, 4), 255, dtype=np.uint8)  # what the canvas sends once cleared
+    at = trip(draw(at, blank), "pages/4_Lesson.py")
+    assert verdict(at) is None and "lienzo está vacío" in texts(at.warning)
+    assert initial_drawing(at)["objects"] == []
 
 
 def test_brush_survives_a_trip_to_the_cell_grid(page):

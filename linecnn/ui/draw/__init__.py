@@ -6,6 +6,8 @@ sees and what it says; ``maps``: the feature maps; ``charts``: the Plotly figure
 """
 
 CANVAS = "draw.canvas"  # the canvas widget; one key for good, so reruns never remount it
+KEPT = "draw.canvas_kept"  # the canvas's last drawing, kept for a canvas drawn anew (back from another page)
+SEED = "draw.canvas_seed"  # the drawing the canvas on screen started from; fixed while it stays
 MODEL = "draw.model"  # the picked run's number, or "default" for the default model
 SEEN = "draw.model_seen"  # the newest run the picker has offered; a newer one replaces it if it was picked
 GONE = "draw.model_gone"  # the notice that the picked run is gone (cleared or dropped) and what is used

@@ -6,12 +6,15 @@ is imported where it is drawn, never when this module loads.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 import streamlit as st
 import torch
 
 from linecnn.draw.preprocess import Drawing, from_cells, preprocess
 from linecnn.train.lines import SIZE
-from linecnn.ui.draw import BRUSH, CANVAS, CELLS, MODE
+from linecnn.ui.draw import BRUSH, CANVAS, CELLS, KEPT, MODE, SEED
 from linecnn.ui.draw.charts import INK
 from linecnn.ui.draw.input import canvas_clear_button, cell_grid
 from linecnn.ui.i18n import t
@@ -19,6 +22,14 @@ from linecnn.ui.i18n import t
 CANVAS_PX = 280  # canvas side: 35 px per cell of the 8x8 input
 BRUSHES = (8, 16, 24, 36)  # brush widths in px: a fine pen (a quarter of a cell) to a marker (a cell)
 DEFAULT_BRUSH = 24
+
+
+@dataclass(frozen=True)
+class Kept:
+    """A canvas drawing kept for the next canvas: Fabric's JSON to redraw it, and what the model sees."""
+
+    fabric: dict[str, Any]
+    drawing: Drawing
 
 
 def pick_input() -> str:
@@ -45,7 +56,9 @@ def canvas_drawing() -> Drawing:
     """The free-drawing canvas with its brush picker and Clear; returns what was drawn."""
     from streamlit_drawable_canvas import st_canvas  # loads only inside a running app (see above)
 
+    seed = canvas_seed()
     result = st_canvas(
+        initial_drawing=seed.fabric if seed else None,
         stroke_width=st.session_state.get(BRUSH, DEFAULT_BRUSH),
         stroke_color=INK,
         background_color="#ffffff",
@@ -67,9 +80,36 @@ def canvas_drawing() -> Drawing:
         persist_state="session",
         help=t("draw.brush_help"),
     )
-    canvas_clear_button()
-    pixels = result.image_data
-    return preprocess(pixels) if pixels is not None else Drawing.blank()
+    canvas_clear_button(on_reset=forget_drawing)
+    return keep_drawing(result.image_data, result.json_data, seed)
+
+
+# The canvas forgets its drawing whenever Streamlit draws it anew: back from another page or from
+# the cell grid. It is started from the last drawing kept instead, and keeps starting from that one
+# while it stays on screen, since a new initial drawing would redraw it and wipe the stroke in hand.
+def canvas_seed() -> Kept | None:
+    """The drawing the canvas starts from: the last one kept if the canvas is new, else the same as before."""
+    if CANVAS not in st.session_state:
+        st.session_state[SEED] = st.session_state.get(KEPT)
+    return st.session_state.get(SEED)
+
+
+def keep_drawing(pixels: Any, fabric: dict[str, Any] | None, seed: Kept | None) -> Drawing:
+    """What the model sees of the canvas's ``pixels``, kept with its Fabric JSON for the next canvas."""
+    if pixels is None:  # nothing sent since the canvas appeared: it shows its seed
+        return seed.drawing if seed else Drawing.blank()
+    drawing = preprocess(pixels)
+    st.session_state[KEPT] = None if drawing.empty or fabric is None else Kept(fabric, drawing)
+    return drawing
+
+
+def forget_drawing() -> None:
+    """On reset (Clear or the toolbar's bin): the canvas starts over from empty, and so does the next one.
+
+    The canvas's reset goes back to the drawing it started from: a canvas started from a kept
+    drawing empties only when its seed is taken away here, which redraws it once, from the server.
+    """
+    st.session_state[SEED] = st.session_state[KEPT] = None
 
 
 def cell_drawing() -> Drawing:

@@ -9,6 +9,7 @@ wipes the stroke begun meanwhile.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -121,13 +122,27 @@ function resetCanvases(labels) {
   }
 }
 
-export default function ({ data, parentElement }) {
+// Every reset, Clear's or the toolbar's own, is told to Python: a canvas started from a kept drawing
+// resets to that drawing, and only Python can take it away.
+function reportResets(button) {
+  const watch = (event) => {
+    if (!button.isConnected) return document.removeEventListener("click", watch, true);
+    const isReset = (node) => node instanceof HTMLButtonElement
+      && button.resetLabels.includes(node.getAttribute("aria-label"));
+    if (event.composedPath().some(isReset)) button.report("reset", true);
+  };
+  document.addEventListener("click", watch, true);
+}
+
+export default function ({ data, parentElement, setTriggerValue }) {
   const button = parentElement.querySelector(".clear");
   button.querySelector("span").textContent = data.label;
   button.resetLabels = data.resets;  // renewed on every render, so a language switch is followed
+  button.report = setTriggerValue;
   if (button.dataset.wired) return;
   button.dataset.wired = "yes";
   button.addEventListener("click", () => resetCanvases(button.resetLabels));
+  reportResets(button);
 }
 """
 
@@ -157,9 +172,8 @@ def cell_grid(initial: list[bool]) -> list[bool]:
     return [bool(cell) for cell in cells][: SIZE * SIZE]
 
 
-def canvas_clear_button() -> None:
-    """A Clear button that empties the page's canvas in the browser."""
+def canvas_clear_button(on_reset: Callable[[], None]) -> None:
+    """A Clear button that empties the page's canvas in the browser; ``on_reset`` runs after each reset."""
     resets = sorted({translate(DEFAULT, RESET_LABEL), t(RESET_LABEL)})
-    _canvas_clear(
-        key=CLEAR_KEY, data={"label": t("draw.clear"), "resets": resets}, width="content", height="content"
-    )
+    data = {"label": t("draw.clear"), "resets": resets}
+    _canvas_clear(key=CLEAR_KEY, data=data, on_reset_change=on_reset, width="content", height="content")
