@@ -2,10 +2,10 @@
 
 Pressing Start (Train) or Run benchmark disables that very button on the next rerun, and a run's end
 takes away Cancel or disables Pause. The browser then drops the focus to the page itself: a screen
-reader says nothing, or reads the page from the top, and the next Tab begins at the sidebar, far from
-the run. A group names, most wanted first, the buttons that act on one run; when the focused button of
-a group is disabled or removed, the first enabled button of its group gets the focus (Pause while a run
-trains, Start once it ends; Cancel while a benchmark runs, Run benchmark after). The page does not
+reader says nothing, or reads the page from the top, and the next Tab may begin at the top of the page,
+far from the run. A group names, most wanted first, the buttons that act on one run; when the focused
+button of a group is disabled or removed, the first enabled button of its group gets the focus (Pause
+while a run trains, Start once it ends; Cancel while a benchmark runs, Run benchmark after). The page does not
 scroll to it, so a reader who scrolled to the charts stays there. Focus moved by the reader (a Tab, a
 click elsewhere) is left alone.
 """
