@@ -98,12 +98,22 @@ def test_choices_persist_across_pages(server, page):
 
 
 def test_training_from_click_to_summary(server, page):
-    """Start with the default config streams to the end: charts, progress and the final metrics."""
+    """Start with the default config streams to the end: charts, progress and the final metrics. Pressed
+    from the keyboard, Start hands the focus to Pause while the run trains and takes it back at the end,
+    where it was lost to the page when the rerun disabled it."""
     page.goto(f"{server.url}/Train")
     wait_for_app(page)
-    page.get_by_role("button", name="Start").click()
+    page.wait_for_function("window.linecnnFocusKeeper")  # the page's focus keeper (ui/focus.py) is loaded
+    page.evaluate(
+        """() => { window.focused = [];
+                   document.addEventListener('focusin', (e) => window.focused.push(e.target.innerText)); }"""
+    )
+    page.get_by_role("button", name="Start").focus()
+    page.keyboard.press("Enter")
     page.get_by_text(re.compile(r"Summary · Run \d+")).wait_for(timeout=90_000)
     wait_for_app(page)
+    expect(page.get_by_role("button", name="Start")).to_be_focused()
+    assert [text.split()[-1] for text in page.evaluate("window.focused")] == ["Start", "Pause", "Start"]
     expect(page.get_by_text(re.compile(r"Finished 120 epochs in"))).to_have_count(1)
     # loss, accuracy, confusion matrix and the run overlay (drawn by the rerun after the last epoch)
     expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(4)

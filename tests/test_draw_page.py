@@ -112,7 +112,8 @@ def test_dot_is_called_a_dot_and_the_answer_a_forced_guess(page):
 
 def test_cell_grid_input(page):
     """A grid with one row painted (as the grid sends it) is a horizontal line, as in the lesson's grid;
-    the grid is remembered across a trip to the canvas."""
+    the grid is remembered across a trip to the canvas. The verdict is a status: a screen reader says it
+    when a pressed cell changes it, without the reader having to go looking for it."""
     page.segmented_control(key="draw.mode").set_value("cells").run()
     assert "The grid is empty. Click cells" in texts(page.warning)
     assert "A painted cell is 1" in texts(page.caption) and "35×35" not in texts(page.caption)
@@ -121,6 +122,8 @@ def test_cell_grid_input(page):
     page.run()
     assert not page.exception
     assert verdict(page) == "horizontal"
+    said = next(block.value for block in page.markdown if "draw-prediction" in block.value)
+    assert re.fullmatch(r"<div role='status'><div data-testid='draw-prediction'.*</div></div>", said)
     page.segmented_control(key="draw.mode").set_value("canvas").run()
     page.segmented_control(key="draw.mode").set_value("cells").run()
     assert verdict(page) == "horizontal"

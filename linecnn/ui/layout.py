@@ -20,7 +20,7 @@ _CSS = """<style>
    screen the Train page's live charts then fit above the fold. */
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 /* The restart watcher (restart.py) draws nothing: hidden, it leaves no gap above the title. */
-.st-key-restart-watch, .st-key-train-follow { display: none; }
+.st-key-restart-watch, .st-key-train-follow, [class*="st-key-focus-keeper-"] { display: none; }
 /* Train: a phone scrolls the run buttons' row to the top when one is tapped (train/follow.py); this
    keeps it under Streamlit's 3.75rem header. */
 .st-key-train-buttons { scroll-margin-top: 4rem; }

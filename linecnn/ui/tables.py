@@ -6,8 +6,8 @@ Styler writes each one the language's way on screen (Streamlit shows its text an
 
 A screen reader hears a table's values, not its text: the table the grid keeps for it beside the
 drawn cells holds each value as JavaScript writes it ('5.3867360000197095'). So each value beneath
-is the number its text shows ('5.39'), and the page's script (``linecnn.ui.builtin_texts``) writes
-it with the language's marks ('5,39').
+is the number its text shows ('5.39', or 98.8 for '98.8 %'), and the page's script
+(``linecnn.ui.builtin_texts``) writes it with the language's marks ('5,39').
 """
 
 from __future__ import annotations
@@ -26,20 +26,27 @@ from linecnn.ui.i18n import current
 def sortable(frame: pd.DataFrame, formats: Mapping[str, Callable[[Any], str]], missing: str = "") -> Styler:
     """``frame`` with each column of ``formats`` written by its function, and ``missing`` for no value."""
     numeric = frame.copy()
-    chosen = {column: write for column, write in formats.items() if column in numeric.columns}
-    for column, write in chosen.items():
-        values = pd.to_numeric(numeric[column], errors="coerce")
-        numeric[column] = values.map(lambda value, write=write: _as_shown(value, write))
-    return numeric.style.format(chosen, na_rep=missing)
+    texts: dict[str, Callable[[float], str]] = {}
+    for column, write in formats.items():
+        if column not in numeric.columns:
+            continue
+        values = pd.to_numeric(numeric[column], errors="coerce").dropna()
+        beneath = values.map(lambda value, write=write: _as_shown(value, write))
+        numeric[column] = beneath.reindex(numeric.index)
+        # Each text is found by the number beneath it: a percentage's is no longer the fraction it writes.
+        texts[column] = dict(zip(beneath, values.map(write), strict=True)).__getitem__
+    return numeric.style.format(texts, na_rep=missing)
 
 
 def _as_shown(value: float, write: Callable[[Any], str]) -> float:
-    """The number ``write`` shows for ``value`` ('5.39' for 5.3867...); ``value`` itself when it is
-    missing or its text is not a plain number of the language (a percentage, '1E30')."""
+    """The number ``write`` shows for ``value`` ('5.39' for 5.3867...; 98.8 for '98.8 %', where the
+    fraction 0.988 would be heard as 'zero point nine eight eight' and 1 as 'one', not a hundred
+    percent); ``value`` itself when it is missing or its text is not a plain number ('1E30')."""
     if pd.isna(value):
         return value
     try:
-        return float(parse_decimal(write(value), locale=current(), strict=True))
+        shown = write(value).strip().removesuffix("%").rstrip()  # a percentage's number, without its sign
+        return float(parse_decimal(shown, locale=current(), strict=True))
     except (NumberFormatError, ValueError):
         return value
 

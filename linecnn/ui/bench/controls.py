@@ -48,7 +48,7 @@ def render_form(caps: Caps) -> SweepRequest | None:
     checks: list = []  # (label, value, bounds) of every number box in use
     # Enter in a box only takes its number, as on the Train page: it started a benchmark (minutes of the
     # session's hourly share) when a student pressed it to confirm a warm-up count.
-    with st.form("bench.settings", border=True, enter_to_submit=False):
+    with st.form(sweep_view.FORM, border=True, enter_to_submit=False):
         devices, up_to, runs = _sweep_settings(factor, caps, checks)
         held = _held_settings(factor, caps, checks)
         st.markdown(t("bench.form.faster"))

@@ -19,11 +19,13 @@ from linecnn.ui.bench import job_view
 from linecnn.ui.bench.inside_job import InsideJob, inside_work
 from linecnn.ui.bench.inside_view import render_looked
 from linecnn.ui.bench.job import POLL_SECONDS
+from linecnn.ui.focus import key_selector
 from linecnn.ui.i18n import number, say, t
 from linecnn.ui.roles import reserved_stop_text
 
 RUNNING = "inside.running"  # this session's InsideJob, from Look inside until the page has shown its end
 CANCEL = "inside.cancel"  # key of the Cancel button
+RUN = "inside.run"  # key of Look inside one step
 RESULT = "inside.result"  # what the last look measured, shown until the next one ends
 MESSAGE = "inside.message"  # a Notice (ui.notice) about the last look
 
@@ -40,6 +42,7 @@ def targets(caps: Caps) -> list[tuple[BenchConfig, str]]:
 def render(caps: Caps, busy: bool) -> None:
     """The section: what it does, Look inside (off while another benchmark runs), progress, results."""
     _finish()
+    job_view.keep_job_focus("inside", CANCEL, key_selector(RUN) + " button")
     st.subheader(t("inside.title"))
     try:
         chosen = targets(caps)
@@ -49,7 +52,7 @@ def render(caps: Caps, busy: bool) -> None:
     sizes = sorted({config.step_size for config, _ in chosen})
     st.markdown(t("inside.intro", lesson=number(sizes[0]), largest=number(sizes[-1])))
     running = job_view.running(RUNNING)
-    if st.button(t("inside.run"), icon=":material/biotech:", disabled=busy or running, key="inside.run"):
+    if st.button(t("inside.run"), icon=":material/biotech:", disabled=busy or running, key=RUN):
         st.session_state.pop(MESSAGE, None)  # the last look's message must not sit above this press's answer
         try:
             job_view.start_job(RUNNING, inside_work(chosen, caps.max_seconds), "linecnn-inside", result=[])

@@ -12,6 +12,7 @@ import streamlit as st
 
 from linecnn.ui.bench.fair import may_benchmark, queue_text, session_name
 from linecnn.ui.bench.job import Job
+from linecnn.ui.focus import keep_focus, key_selector
 from linecnn.ui.i18n import number, t
 from linecnn.ui.roles import session_rights
 
@@ -30,6 +31,11 @@ def start_job(key: str, work: Callable[[Job], object], name: str, result: object
     st.session_state[key] = job
     job.start(f"{name}-{who}")
     return job
+
+
+def keep_job_focus(name: str, cancel_key: str, start: str) -> None:
+    """Keyboard focus goes from ``start`` (a selector) to Cancel when a job starts, and back at its end."""
+    keep_focus(name, [[key_selector(cancel_key) + " button", start]])
 
 
 def running(key: str) -> bool:

@@ -18,9 +18,10 @@ from linecnn.parallel.results import LOSS_TOLERANCE, Series
 from linecnn.ui import notice
 from linecnn.ui.bench import job_view
 from linecnn.ui.bench.job import POLL_SECONDS
-from linecnn.ui.bench.ranks_form import form
+from linecnn.ui.bench.ranks_form import FORM, form
 from linecnn.ui.bench.ranks_job import RanksJob, ranks_work
 from linecnn.ui.bench.ranks_results import render_series
+from linecnn.ui.focus import submit_selector
 from linecnn.ui.i18n import count, duration, say, t
 from linecnn.ui.roles import reserved_refusal, reserved_stop_text
 
@@ -38,6 +39,7 @@ def running() -> bool:
 def render(caps: Caps) -> None:
     """The factor's section: settings, Run, progress with Cancel, the last result and its explanation."""
     _finish()
+    job_view.keep_job_focus("ddp", CANCEL, submit_selector(FORM))
     st.subheader(t("ddp.title"))
     st.markdown(t("ddp.intro"))
     submitted, config, counts = form(caps, busy=running())

@@ -20,6 +20,7 @@ from linecnn.ui.number_boxes import count_field
 
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
 DEFAULTS = RanksConfig()  # the widgets' starting values
+FORM = "ddp.settings"  # key of the settings form, whose Run starts the series
 
 
 def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[int]]:
@@ -29,7 +30,7 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
     ``busy``: this session's series is still running, so Run is disabled.
     """
     checks: list = []  # (label, value, bounds) of every number box
-    with st.form("ddp.settings", border=True, enter_to_submit=False):  # Enter takes a number, runs nothing
+    with st.form(FORM, border=True, enter_to_submit=False):  # Enter takes a number, runs nothing
         kind, counts, warmup, repeats = _run_inputs(checks)
         per_class, batch, width, threads = _problem_inputs(caps, checks)
         cap = t("ddp.no_cap") if caps.max_seconds is None else duration(caps.max_seconds)

@@ -20,10 +20,12 @@ from linecnn.ui.bench.outcome import cell_line, outcome
 from linecnn.ui.bench.state import MESSAGE, keep_unsaved, show_run
 from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import progress_label
+from linecnn.ui.focus import submit_selector
 from linecnn.ui.i18n import t
 
 RUNNING = "bench.running"  # this session's Job, from Run benchmark until the page has shown its end
 CANCEL = "bench.cancel"  # key of the Cancel button
+FORM = "bench.settings"  # key of the settings form, whose Run benchmark starts the job
 
 
 def start_benchmark(
@@ -48,6 +50,7 @@ def running() -> bool:
 
 def render_job() -> None:
     """This session's running benchmark: progress, queue and Cancel (polled until it ends)."""
+    job_view.keep_job_focus("bench", CANCEL, submit_selector(FORM))
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
 

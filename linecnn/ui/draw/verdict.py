@@ -16,10 +16,13 @@ from linecnn.ui.format import device_text
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
 
 LOW_CONFIDENCE = 0.6  # below this the verdict is "not sure", with the class it leans to
-# The verdict; the test ids let the browser tests read it.
+# The verdict; the test ids let the browser tests read it. A status: a screen reader says the new verdict
+# when a drawing or a pressed cell changes it, where the reader would otherwise hear nothing.
 VERDICT_HTML = (
+    "<div role='status'>"
     "<div data-testid='draw-prediction' style='font-size:{size};font-weight:600;line-height:1.2'>{name}</div>"
     "<div data-testid='draw-confidence' style='color:#52606d'>{confidence}</div>"
+    "</div>"
 )
 
 

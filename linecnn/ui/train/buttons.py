@@ -12,6 +12,7 @@ from linecnn.train.limits import check_limits
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.bounds import problems_text
+from linecnn.ui.focus import keep_focus, key_selector
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.train import away, sharing
@@ -133,6 +134,7 @@ def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
     says whether the live run trains or waits for its turn; ``training_turn`` rewrites it as that changes."""
     live, paused = state.live_trainer(), state.is_paused()
     follow_runs()
+    keep_focus("train", [[f"{key_selector(BUTTONS_KEY)} button"]])  # Start when nothing runs, else Pause
     columns = st.container(key=BUTTONS_KEY).columns([1, 1, 1, 1, 3])
     columns[0].button(
         t("train.buttons.start"),
