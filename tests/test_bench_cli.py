@@ -84,8 +84,8 @@ def test_human_output_is_a_table_with_a_progress_bar(tmp_path):
 
 
 def test_a_run_kept_in_a_file_with_its_stderr_has_the_table_on_lines_of_its_own(tmp_path):
-    """`linecnn bench ... 2>&1 | tee run.txt`: the bar's redraws (carriage returns, no newline) came
-    first in the file, with the table's header on their line; with stderr not a terminal no bar is drawn."""
+    """`linecnn bench ... 2>&1 | tee run.txt`: with stderr not a terminal no bar is drawn, so no redraws
+    (carriage returns, no newline) share a line with the table's header."""
     log = tmp_path / "run.txt"
     with log.open("w", encoding="utf-8") as file:
         command = [*SMALL_RUN, "--warmup", "1", "--repeats", "1"]

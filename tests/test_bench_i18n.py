@@ -281,8 +281,8 @@ def test_the_balance_point_agrees_with_its_count_of_images(language, one, many):
     ],
 )
 def test_a_balance_under_one_image_reads_under_1_not_about_0(language, under, about, same):
-    """A balance point of 0.2 images per step read 'at about 0 images', as if there were none: it reads
-    'under 1 image'; with no fixed cost at all the parts never weigh the same, and no sentence says so."""
+    """A balance point of 0.2 images per step reads 'under 1 image', never 'about 0 images' as if there
+    were none; with no fixed cost at all the parts never weigh the same, and no sentence says so."""
     import pandas as pd
     import streamlit as st
 

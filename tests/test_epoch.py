@@ -182,8 +182,8 @@ def in_float64(monkeypatch):
     """Models and images in float64 for one test.
 
     Two loops that round differently part ways in float32: each epoch of training magnifies the
-    difference, to 7e-4 of the loss by epoch 20 with one thread on an AMD EPYC and 2e-7 with two, and
-    how much depends on the CPU's kernels. In float64 the same 20 epochs stay within 1e-15."""
+    difference, by how much depends on the CPU's kernels and threads, past any fixed tolerance on
+    some CPU. In float64 the rounding starts a hundred million times smaller."""
 
     single = make_dataset
 

@@ -57,14 +57,14 @@ def test_each_run_kept_says_what_it_timed_in_both_languages(tmp_path, monkeypatc
     assert " · una celda · 360 imágenes · CPU · " in spanish[2]
 
 
-def test_a_device_this_pytorch_does_not_know_is_named_as_its_file_wrote_it(tmp_path, monkeypatch):
-    """An imported run from a machine with other devices keeps their names, beside the ones known here."""
+def test_a_device_this_pytorch_does_not_know_is_named_as_the_board_names_it(tmp_path, monkeypatch):
+    """An imported run from a machine with other devices names them in capitals, as the class board does."""
     data = fake_gpu_document(gpu_only=False, largest=400)
     data["results"][0] = {**data["results"][0], "device": "npu:1"}
     store = History(tmp_path / "h.sqlite3")
     store.save(BenchDocument.from_dict(data), "import")
     for language in ("en", "es"):
-        assert " · npu:1, CPU, CUDA:0 · " in labels(store, language, monkeypatch)[0]
+        assert " · NPU:1, CPU, CUDA:0 · " in labels(store, language, monkeypatch)[0]
 
 
 def test_the_range_is_the_cells_that_got_timings():

@@ -102,3 +102,32 @@ def test_the_hosted_server_answers_a_page_in_another_case_with_that_page_in_the_
     result = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout.strip().splitlines()[-1]) == [[307, "/Train?lang=es"], [307, "/Draw"]]
+
+
+@pytest.mark.parametrize(
+    ("query", "location"),
+    [
+        (b"lang=es", "/Train?lang=es"),
+        (b"", "/Train"),
+        (b"name=%C3%B1", "/Train?name=%C3%B1"),  # escaped by the browser: kept as it came
+        ("name=ñ".encode(), "/Train?name=%C3%B1"),  # left raw by a client: escaped once
+    ],
+)
+def test_the_redirect_keeps_the_query_as_it_was_sent(query, location):
+    """The query reaches the page as the browser sent it, never escaped twice."""
+    import asyncio
+
+    from linecnn.ui.page_case import PageCase
+
+    sent: list[dict] = []
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    async def unused(*_: object) -> None:
+        raise AssertionError("the request should have been answered with a redirect")
+
+    scope = {"type": "http", "path": "/TRAIN", "query_string": query, "headers": [], "method": "GET"}
+    asyncio.run(PageCase(unused)(scope, unused, send))
+    headers = dict(sent[0]["headers"])
+    assert sent[0]["status"] == 307 and headers[b"location"].decode() == location

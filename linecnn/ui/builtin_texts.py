@@ -111,9 +111,10 @@ _JS = """
 export default function ({ data }) {
   const rules = (data && data.rules) || [];
   const compiled = rules.map(([where, pattern, text]) => [where, new RegExp(pattern), text]);
-  // Grouped always, as the Python side's babel patterns write them ('5.070', not Intl's '5070').
+  // The decimal mark only: here a column the page writes grouped ('66.831') and one the grid shows bare
+  // (a seed, '12345') look alike, and grouping every number would give the seed marks it never shows.
   const numbers = data && data.language
-    ? new Intl.NumberFormat(data.language, { useGrouping: "always", maximumFractionDigits: 20 }) : null;
+    ? new Intl.NumberFormat(data.language, { useGrouping: false, maximumFractionDigits: 20 }) : null;
   const plainNumber = /^-?\\d+(\\.\\d+)?$/;
   // What this script wrote and what stood there before, kept across reruns and languages.
   const memory = (window.linecnnBuiltinTexts = window.linecnnBuiltinTexts || new WeakMap());

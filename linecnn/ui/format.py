@@ -88,9 +88,13 @@ def device_label(info: DeviceInfo) -> str:
 def device_short(device: str) -> str:
     """A device's short name for tight places (pickers, legends, titles): 'CPU', 'CUDA:0'.
 
-    The same key the sidebar's labels start with; the full name goes where a sentence has room.
-    Keys are checked ("cpu", "cuda:0", "mps") before they get here, so nothing needs escaping."""
-    return device_key(device).upper()
+    The same key the sidebar's labels start with; the full name goes where a sentence has room. An
+    imported file may name a device this PyTorch does not know ('npu:1'): it is written 'NPU:1'.
+    Callers that put it in Markdown or a chart escape it there."""
+    try:
+        return device_key(device).upper()
+    except RuntimeError:  # torch.device refuses a name it does not know
+        return device.upper()
 
 
 def device_text(device: object) -> str:

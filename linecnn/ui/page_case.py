@@ -14,6 +14,7 @@ place for such a step, so on a laptop only the two spellings open the page.
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import quote
 
 import streamlit as st
 from starlette.responses import RedirectResponse
@@ -57,5 +58,6 @@ class PageCase:
         if target is None:
             await self.app(scope, receive, send)
             return
-        query = scope.get("query_string", b"").decode("latin-1")
+        # The query as the browser sent it: bytes a client left raw are escaped once, escapes kept.
+        query = quote(scope.get("query_string", b""), safe="=&%+;/?:@,$!*'()~")
         await RedirectResponse(f"{target}?{query}" if query else target)(scope, receive, send)

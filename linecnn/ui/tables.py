@@ -27,26 +27,26 @@ def sortable(frame: pd.DataFrame, formats: Mapping[str, Callable[[Any], str]], m
     """``frame`` with each column of ``formats`` written by its function, and ``missing`` for no value."""
     numeric = frame.copy()
     texts: dict[str, Callable[[float], str]] = {}
+    language = current()
     for column, write in formats.items():
         if column not in numeric.columns:
             continue
         values = pd.to_numeric(numeric[column], errors="coerce").dropna()
-        beneath = values.map(lambda value, write=write: _as_shown(value, write))
-        numeric[column] = beneath.reindex(numeric.index)
+        shown = values.map(write)  # each cell written once: a results table has thousands
+        beneath = [_shown_number(text, value, language) for text, value in zip(shown, values, strict=True)]
+        numeric[column] = pd.Series(beneath, index=values.index, dtype=float).reindex(numeric.index)
         # Each text is found by the number beneath it: a percentage's is no longer the fraction it writes.
-        texts[column] = dict(zip(beneath, values.map(write), strict=True)).__getitem__
+        texts[column] = dict(zip(beneath, shown, strict=True)).__getitem__
     return numeric.style.format(texts, na_rep=missing)
 
 
-def _as_shown(value: float, write: Callable[[Any], str]) -> float:
-    """The number ``write`` shows for ``value`` ('5.39' for 5.3867...; 98.8 for '98.8 %', where the
-    fraction 0.988 would be heard as 'zero point nine eight eight' and 1 as 'one', not a hundred
-    percent); ``value`` itself when it is missing or its text is not a plain number ('1E30')."""
-    if pd.isna(value):
-        return value
+def _shown_number(text: str, value: float, language: str) -> float:
+    """The number ``text`` shows for ``value`` (5.39 for '5.39'; 98.8 for '98.8 %', where the fraction
+    0.988 would be heard as 'zero point nine eight eight' and 1 as 'one', not a hundred percent);
+    ``value`` itself when the text is not a plain number ('1E30')."""
     try:
-        shown = write(value).strip().removesuffix("%").rstrip()  # a percentage's number, without its sign
-        return float(parse_decimal(shown, locale=current(), strict=True))
+        number = text.strip().removesuffix("%").rstrip()  # a percentage's number, without its sign
+        return float(parse_decimal(number, locale=language, strict=True))
     except (NumberFormatError, ValueError):
         return value
 

@@ -20,6 +20,7 @@ from linecnn.ui.bench.charts import plotly_text
 from linecnn.ui.bench.state import history
 from linecnn.ui.bench.words import significant, verdict
 from linecnn.ui.chart import show_chart
+from linecnn.ui.format import device_short
 from linecnn.ui.i18n import number, plotly_separators, t
 from linecnn.ui.tables import show_table, sortable
 
@@ -59,7 +60,8 @@ def _figure(rows: list[BoardRow]) -> go.Figure | None:
     # Short labels (who, which device, which run): the table below has the full names, and on a
     # phone a long label would leave the bars no room.
     labels = [
-        plotly_text(f"{_who(row)[:LABEL_CHARS]} · {row.device.upper()} · #{row.run.id}") for row in timed
+        plotly_text(f"{_who(row)[:LABEL_CHARS]} · {device_short(row.device)} · #{row.run.id}")
+        for row in timed
     ]
     rates = [row.lesson.samples_per_s for row in timed]
     bars = go.Bar(

@@ -43,17 +43,9 @@ def run_label(summary: RunSummary) -> str:
     sweep += f" · {timed}" if timed else ""
     origin = f" · {t('bench.source.import')}" if summary.source == "import" else ""
     who = f" · {summary.owner_name}" if summary.owner_name else ""
-    devices = ", ".join(_device_short(device) for device in summary.devices.split(", "))
+    devices = ", ".join(device_short(device) for device in summary.devices.split(", "))
     label = f"#{summary.id} · {when} · {sweep} · {devices}{origin} · {summary.machine}{who}"
     return plain_text(label)
-
-
-def _device_short(device: str) -> str:
-    """A stored run's device as the other pages name it ('CUDA:0'), or as its file wrote it."""
-    try:
-        return device_short(device)
-    except RuntimeError:  # an imported file may name a device this PyTorch does not know
-        return device
 
 
 def timed_words(summary: RunSummary) -> str:

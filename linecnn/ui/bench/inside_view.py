@@ -19,6 +19,7 @@ from linecnn.bench.step_profile import StepProfile
 from linecnn.device import describe
 from linecnn.ui.bench.inside_job import Looked
 from linecnn.ui.chart import show_chart
+from linecnn.ui.format import device_short
 from linecnn.ui.i18n import number, percent, plotly_separators, t
 from linecnn.ui.tables import show_table, sortable
 
@@ -27,7 +28,7 @@ WORK_COLOR, AROUND_COLOR = "#2f6690", "#d9822b"
 
 def label(profile: StepProfile) -> str:
     """A cell's short name on the chart and the tabs, e.g. 'CPU · 360 images'."""
-    return t("inside.cell", device=profile.device.upper(), images=number(profile.images))
+    return t("inside.cell", device=device_short(profile.device), images=number(profile.images))
 
 
 def render_looked(looked: list[Looked]) -> None:

@@ -28,8 +28,9 @@ export default function () {
     if (row && performance.now() < until) row.scrollIntoView({ block: "start" });
   };
   const sizes = new ResizeObserver(pin);
-  // The reader takes over as soon as they scroll, touch the screen or press a key.
-  for (const type of ["wheel", "touchstart", "keydown"]) {
+  // The reader takes over as soon as they scroll, touch or click the page (a scroll bar too) or press a
+  // key; the tap that starts a run sets the time again after this.
+  for (const type of ["wheel", "touchstart", "pointerdown", "keydown"]) {
     document.addEventListener(type, () => { until = 0; }, { capture: true, passive: true });
   }
   document.addEventListener("click", (event) => {
