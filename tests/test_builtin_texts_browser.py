@@ -4,7 +4,8 @@ The AppTest language check reads what our code gives Streamlit; this one reads t
 browser shows it, so it also sees what Streamlit and the drawing canvas write on their own: the
 uploader's button and size limit, help icons' screen-reader names, the canvas toolbar's tooltips
 (``title`` and ``aria-label`` attributes, inside the canvas's shadow root too), slider values and
-table cells. Code blocks are left out: code is the same in both languages.
+table cells. Code blocks are left out: code is the same in both languages. It also checks that a
+focused help icon is read with its help text, in both languages.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from playwright.sync_api import expect
 from linecnn.bench.store import DB_NAME, History
 from linecnn.device import cpu_model
 from linecnn.ui.builtin_texts import RULES
+from linecnn.ui.i18n import translate
 from tests.bench_fixture import cpu_document
 from tests.helpers import wait_for_app
 from tests.i18n_check import english_numbers_in, is_untranslated
@@ -132,7 +134,8 @@ def read_every_page(
     tab, url: str, language: str, cut: dict[str, list[str]] | None = None
 ) -> dict[str, tuple[list[str], list[str]]]:
     """Each page's texts and labels in ``language``: Train after a one-epoch run, Draw with its canvas.
-    With ``cut``, also what each page shows cut short on narrow screens (``cut_when_narrow``)."""
+    With ``cut``, also what each page shows cut short on narrow screens (``cut_when_narrow``).
+    On Train, a help icon's "?" is checked to be read with its help text."""
     step, resume, stop, compare = WORDS[language]
     tab.goto(f"{url}/Train?lang={language}")
     wait_for_app(tab, WAIT_MS)
@@ -144,6 +147,7 @@ def read_every_page(
     pages = {"Train": read_page(tab, language)}
     if cut is not None:
         cut["Train"] = cut_when_narrow(tab)
+    assert_help_is_read_with_its_button(tab, language)
     for name, path in (("Home", ""), ("Benchmark", "Benchmark"), ("Lesson", "Lesson"), ("Draw", "Draw")):
         tab.goto(f"{url}/{path}?lang={language}")
         wait_for_app(tab, WAIT_MS)
@@ -155,6 +159,16 @@ def read_every_page(
         if cut is not None:
             cut[name] = cut_when_narrow(tab)
     return pages
+
+
+def assert_help_is_read_with_its_button(tab, language: str) -> None:
+    """A focused help icon's "?" button has the widget's help text as what a screen reader reads after
+    its name: Streamlit gives that description to an element around the button, which is never focused."""
+    name = translate(language, "builtin.help_for", label=translate(language, "train.settings.width"))
+    button = tab.get_by_role("button", name=name, exact=True)
+    button.focus()
+    expect(button).to_have_accessible_description(translate(language, "train.settings.width_help"))
+    button.blur()  # the tooltip closes, as it would for a reader moving on
 
 
 _TABLES_FILLED = """() => {

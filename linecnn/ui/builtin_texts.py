@@ -7,7 +7,9 @@ sidebar", "Increment"), Plotly's toolbar, and the canvas toolbar's tooltips ("Un
 canvas & history"). A small script finds each by its English words and writes the catalog's
 sentence in its place: a text node's value, or a ``title``, ``aria-label`` or ``data-title``
 (Plotly's tooltips) attribute, never an element of the widget's own, so uploads and drawing
-work as before. It keeps each original and puts it back on an English page. Should a Streamlit
+work as before. It keeps each original and puts it back on an English page. In every language it
+also gives a help icon's "?" button its tooltip as the description a screen reader reads with the
+button's name (Streamlit gives it to the unfocusable element around it). Should a Streamlit
 upgrade change an English text, nothing breaks: that text stays English, and the browser test
 that compares each page's texts in both languages fails.
 
@@ -182,8 +184,19 @@ export default function ({ data }) {
   };
   let frame = 0;
   let pending = [];
+  // A help icon's tooltip describes the wrapper Streamlit puts around the "?" button, which a screen
+  // reader never reaches; the button gets the same description, before the page is next drawn.
+  const described = "aria-describedby";
+  const describe = (record) => {
+    const button = record.target.matches(".stTooltipHoverTarget") && record.target.querySelector("button");
+    const tip = button && record.target.getAttribute(described);
+    if (tip) button.setAttribute(described, tip);
+    else if (button) button.removeAttribute(described);
+  };
   const observer = new MutationObserver((records) => {
-    pending.push(...records);
+    records.filter((record) => record.attributeName === described).forEach(describe);
+    pending.push(...records.filter((record) => record.attributeName !== described));
+    if (!pending.length) return;
     frame = frame || requestAnimationFrame(() => {
       const changes = pending;
       frame = 0;
@@ -192,12 +205,14 @@ export default function ({ data }) {
     });
   });
   const watched = new WeakSet();
-  const options = { childList: true, subtree: true, characterData: true, attributes: true,
-                    attributeFilter: names };
+  // An English page watches only the help icons: it has nothing to write.
+  const options = rules.length || numbers ? { childList: true, subtree: true, characterData: true,
+    attributes: true, attributeFilter: [...names, described] }
+    : { subtree: true, attributes: true, attributeFilter: [described] };
   const adopt = (root) => {
     if (watched.has(root)) return;
     watched.add(root);
-    if (rules.length || numbers) observer.observe(root, options);
+    observer.observe(root, options);
     if (root !== document) patchTree(root);
   };
   // Streamlit calls this again when the language changes, and cleans up only when the sidebar
