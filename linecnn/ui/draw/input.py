@@ -180,6 +180,7 @@ function cover(root, pen) {
   });
   for (const type of ["pointerup", "pointercancel"]) sheet.addEventListener(type, () => { stroke = null; });
   const lift = () => {
+    if (!drawn.isConnected) return sheet.remove();  // the canvas is gone: nothing to wait for
     if (stroke || inked(drawn)) return requestAnimationFrame(lift);
     sheet.remove();
     replayAll(top, strokes);
@@ -241,10 +242,8 @@ def cell_grid(initial: list[bool]) -> list[bool]:
 
 
 def canvas_clear_button(on_reset: Callable[[], None], ink: str, brush: int) -> None:
-    """A Clear button that empties the page's canvas in the browser; ``on_reset`` runs after each reset.
-
-    ``ink`` and ``brush`` are the canvas's pen, for the strokes drawn while the canvas waits to empty.
-    """
+    """A Clear button that empties the page's canvas in the browser; ``on_reset`` runs after each reset,
+    and the canvas's pen (``ink``, ``brush``) draws the strokes made while the canvas waits to empty."""
     resets = sorted({translate(DEFAULT, RESET_LABEL), t(RESET_LABEL)})
     data = {"label": t("draw.clear"), "resets": resets, "pen": {"ink": ink, "brush": brush}}
     _canvas_clear(key=CLEAR_KEY, data=data, on_reset_change=on_reset, width="content", height="content")
