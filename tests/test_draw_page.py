@@ -155,10 +155,15 @@ def test_a_first_run_still_under_way_is_named_instead_of_asking_to_train_one(pag
     assert "Train a model on the Train page" not in texts(at.caption)
 
 
+def component_data(at, key: str) -> dict:
+    """The data the page sends a browser-side component (the canvas, its Clear button)."""
+    component = next(e for e in at.get("bidi_component") if e.proto.id.endswith(f"-{key}"))
+    return json.loads(component.proto.json)
+
+
 def initial_drawing(at) -> dict:
     """The drawing the page's canvas is told to start from (Fabric JSON)."""
-    canvas = next(e for e in at.get("bidi_component") if e.proto.id.endswith("-draw.canvas"))
-    return json.loads(canvas.proto.json)["initialDrawing"]
+    return component_data(at, "draw.canvas")["initialDrawing"]
 
 
 def trip(at, to: str = "pages/1_Train.py"):
@@ -193,6 +198,17 @@ def test_brush_survives_a_trip_to_the_cell_grid(page):
     page.segmented_control(key="draw.mode").set_value("canvas").run()
     assert not page.exception
     assert page.segmented_control(key="draw.brush").value == 8
+
+
+def test_clear_holds_the_canvas_pen_for_strokes_drawn_while_the_canvas_empties(page):
+    """Clear's blank sheet, over a canvas waiting for the rerun that empties it, draws the strokes it
+    takes with the canvas's own ink and brush, the brush as just picked."""
+    for brush in (8, 36):
+        page.segmented_control(key="draw.brush").set_value(brush).run()
+        canvas = component_data(page, "draw.canvas")
+        assert canvas["strokeWidth"] == brush
+        pen = component_data(page, "draw.canvas_clear")["pen"]
+        assert pen == {"ink": canvas["strokeColor"], "brush": brush}
 
 
 def test_a_wide_models_feature_maps_show_only_the_most_active(page):

@@ -70,7 +70,7 @@ def canvas_drawing() -> Drawing:
     )
     # Below the canvas: above it is where its undo/redo toolbar stays (see park_canvas_toolbar).
     st.caption(t("draw.canvas_caption"))
-    st.segmented_control(
+    brush = st.segmented_control(
         t("draw.brush"),
         BRUSHES,
         format_func=lambda px: t("draw.pixels", px=px),
@@ -80,7 +80,7 @@ def canvas_drawing() -> Drawing:
         persist_state="session",
         help=t("draw.brush_help"),
     )
-    canvas_clear_button(on_reset=forget_drawing)
+    canvas_clear_button(on_reset=forget_drawing, ink=INK, brush=brush)
     return keep_drawing(result.image_data, result.json_data, seed)
 
 
@@ -107,7 +107,8 @@ def forget_drawing() -> None:
     """On reset (Clear or the toolbar's bin): the canvas starts over from empty, and so does the next one.
 
     The canvas's reset goes back to the drawing it started from: a canvas started from a kept
-    drawing empties only when its seed is taken away here, which redraws it once, from the server.
+    drawing empties only when its seed is taken away here, which redraws it once, from the server
+    (Clear's blank sheet covers it until then, see input).
     """
     st.session_state[SEED] = st.session_state[KEPT] = None
 
