@@ -227,3 +227,21 @@ def test_cancel_lands_within_a_step_and_keeps_the_cells_done(gated):
     assert "Benchmark cancelled after 1 of 2 cells; those are run #1." in said
     assert [r.config.images for r in History().load(1).results] == [360]
     assert list(shown(at.dataframe[0])["Images"]) == ["360"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["saved at 10:06:33 on 2026-12-06T10:06", r"C:\tmp\bench.json", "ratio 3:2, note: keep", "@name said"],
+)
+def test_escaping_keeps_what_a_reader_copies_where_no_markdown_could_act(text: str):
+    """A time, a path or an ordinary colon gets no invisible character: copied, it is what the file held."""
+    assert "\u2060" not in escape_markdown(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["https://example.com", "www.example.org", "ada@example.org", ":material/home:", ":smile:", ":100:"],
+)
+def test_escaping_breaks_every_autolink_and_shortcode(text: str):
+    """Where markdown would make a link, an icon or an emoji of plain text, an invisible joiner stops it."""
+    assert "\u2060" in escape_markdown(text)

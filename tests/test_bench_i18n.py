@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 
 import pytest
 
+from linecnn.bench.document import BenchDocument
 from linecnn.bench.reference import load as reference
 from linecnn.bench.store import History
 from linecnn.ui import i18n
+from linecnn.ui.bench import table
+from linecnn.ui.bench.data import ShownRun, results_frame
+from linecnn.ui.bench.table import results_csv
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import cpu_document, fake_gpu_document
 from tests.helpers import app_test
@@ -301,3 +307,16 @@ def test_a_balance_under_one_image_reads_under_1_not_about_0(language, under, ab
         assert same not in none and about not in none, none
     finally:
         del st.session_state[i18n.LANGUAGE]
+
+
+def test_the_spanish_csv_writes_the_pages_words_not_the_cores(monkeypatch):
+    """The results CSV on a Spanish page has its words ('correcto', 'normal (eager)'), not 'ok'."""
+    monkeypatch.setattr(i18n, "current", lambda: "es")
+    monkeypatch.setattr(table, "current", lambda: "es")
+    document = fake_gpu_document(gpu_only=False)
+    document["results"] = document["results"][:1]
+    run = ShownRun(1, "page", BenchDocument.from_json(json.dumps(document)))
+    rows = list(csv.reader(io.StringIO(results_csv(results_frame([run])).decode("utf-8-sig")), delimiter=";"))
+    cells = set(rows[1])
+    assert {"correcto", "normal (eager)", "Tamaño de datos", "hecha en esta página"} <= cells, rows
+    assert not cells & {"ok", "eager", "data", "page"}, rows

@@ -22,7 +22,7 @@ from tests.test_bench_page import PAGE
 CASES = {name: (json.dumps(document), said) for name, (document, said) in bad_documents().items()}
 CASES |= hostile_imports()
 _WORD = re.compile(r"[^\W\d_]{3,}")
-_QUOTED = re.compile(r"'[^']*'")  # a value as the file writes it ('ok', 'out of memory'), in any language
+_QUOTED = re.compile(r"'[^']*'|\"[^\"]*\"")  # a value as the file writes it ("ok", 'env'), in any language
 SHARED = SHARED_WORDS | {"unicode", "utf"}  # words both languages write alike
 
 
@@ -75,7 +75,7 @@ def test_refusals_read_as_a_spanish_student_would_write_them():
     """Three refusals in full: a field of a result, a place in the document, a setting out of range."""
     cases = bad_documents()
     assert shown(say(refusal(json.dumps(cases["median is text"][0])), "es")) == (
-        "Este JSON de medición no se puede usar: el campo median_ms del resultado 1 es 'fast', "
+        "Este JSON de medición no se puede usar: el campo median_ms del resultado 1 es \"fast\", "
         "no un número de 0 a 9,22e+18."
     )
     assert shown(say(refusal(json.dumps(cases["env devices hold a number"][0])), "es")) == (

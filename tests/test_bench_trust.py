@@ -60,7 +60,7 @@ def test_an_unknown_reason_is_refused_with_its_place():
     """A file may only name the known reasons."""
     document = fake_gpu_document(gpu_only=False, largest=400)
     document["results"][0]["disturbed"] = ["cosmic rays"]
-    with pytest.raises(ValueError, match=r"result 1's disturbed\.0 is 'cosmic rays', not one of spread"):
+    with pytest.raises(ValueError, match=r'result 1\'s disturbed\.0 is "cosmic rays", not one of spread'):
         BenchDocument.from_json(json.dumps(document))
 
 

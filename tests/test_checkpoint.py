@@ -6,6 +6,7 @@ import copy
 import csv
 import io
 import json
+import sys
 from dataclasses import dataclass, replace
 
 import pytest
@@ -196,7 +197,7 @@ def test_non_finite_weights_are_refused(model_file: bytes, value: float):
         ({"confusion": "[[1, 2], [3]]"}, "3 rows of 3 counts"),
         ({"confusion": "[[1,2,3],[4,5,6],[7,8,-9]]"}, "count must be a whole number"),
         ({"device": "cuda:0; rm -rf"}, "not one like 'cpu'"),
-        ({"device": "x" * 500}, "short line of text"),
+        ({"device": "x" * 500}, "has 500 characters; at most 64"),
         ({"threads": '"many"'}, "thread count must be a whole number"),
         ({"epochs_done": "3"}, "final metrics are of another epoch"),
         ({"created": "yesterday"}, "not an ISO 8601"),
@@ -250,7 +251,12 @@ def history_with(run: Run, change) -> bytes:
     """A history JSON of ``run`` passed through ``change`` (which edits the parsed document)."""
     document = json.loads(history_json([run]))
     change(document)
-    return json.dumps(document).encode()
+    limit = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)  # a hostile file's integer may be longer than Python prints by default
+    try:
+        return json.dumps(document).encode()
+    finally:
+        sys.set_int_max_str_digits(limit)
 
 
 def set_path(*path_and_value):
@@ -277,13 +283,18 @@ def set_path(*path_and_value):
         ),
         (set_path("runs", 0, "epochs", 1, "train_loss", "0.5"), "training loss must be a number"),
         (set_path("runs", 0, "epochs", 1, "epoch", 3), "numbered 1, 2, 3"),
-        (set_path("runs", 0, "epochs", 0, "device", "x" * 100_000), "short line of text"),
+        (set_path("runs", 0, "epochs", 0, "device", "x" * 100_000), "has 100,000 characters; at most 64"),
         (set_path("runs", 0, "config", "width", 0), "Model width must be"),
         (set_path("runs", 0, "threads", 0), "thread count"),
         (set_path("runs", 0, "epochs", []), "no list of epochs"),
         (set_path("runs", 0, "extra", 1), "unknown extra"),
         (set_path("runs", 0, "epochs", 0, "val_loss", 10**400), "validation loss must be a number"),
         (set_path("runs", 0, "config", "lr", 10**400), "Learning rate must be a number"),
+        (set_path("runs", 0, "epochs", 0, "device", "cpu\udfff"), "cannot be shown (\\udfff)"),
+        (set_path("runs", 0, "epochs", 0, "epoch", "1"), 'the file has "1".'),
+        (set_path("runs", 0, "epochs", 0, "epoch", True), "the file has true."),
+        (set_path("runs", 0, "epochs", 0, "val_loss", 10**300), "the file has 1000000000000…."),
+        (set_path("runs", 0, "epochs", 0, "val_loss", 10**5000), "a 5,001-digit number, too large"),
     ],
 )
 def test_bad_history_is_refused(run: Run, change, fragment: str):

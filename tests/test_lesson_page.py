@@ -69,8 +69,8 @@ def test_run_shows_the_real_output_of_the_code_shown(monkeypatch):
     assert not at.exception
     assert len(seen) == 1 and seen[0].strip() in shown
     assert "# los datos al dispositivo" in seen[0]
-    ran = r"Salida real de la última ejecución, en CPU[^,]*, en \d+(,\d)? (ms|s):"  # a duration
-    assert re.search(ran, texts(at.caption))
+    ran = r"Salida real de la última ejecución, en CPU[^,]*, en \d+(,\d)? (ms|s), con los números escritos"
+    assert re.search(ran, texts(at.caption))  # it says the numbers are the page's way, not Python's print
     assert "después: cpu cpu cpu" in texts(at.code) and "after:" not in texts(at.code)
 
 

@@ -237,3 +237,11 @@ def test_accuracy_ticks_write_percentages_the_languages_way():
     finally:
         del st.session_state[i18n.LANGUAGE]
     assert list(charts.accuracy_figure(history, 3).layout.yaxis.ticktext) == ["0%", "50%", "100%"]
+
+
+def test_a_stopped_run_is_named_by_the_epochs_it_trained_of_those_planned(monkeypatch):
+    """Stopped at epoch 3 of 3,000, a run's legend says so, not '3,000 ep' as if it had trained them all."""
+    runs = [run(1, epochs=3000), run(2)]
+    assert legend_labels(runs) == ["Run 1 · 3 of 3,000 ep", "Run 2 · 3 ep"]
+    monkeypatch.setattr(i18n, "current", lambda: "es")
+    assert legend_labels(runs) == ["Ejecución 1 · 3 de 3.000 ép", "Ejecución 2 · 3 ép"]

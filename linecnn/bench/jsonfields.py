@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterator
 
 from linecnn.errors import Figure, Message, UserError
-from linecnn.untrusted import value_bound
+from linecnn.untrusted import json_echo, value_bound
 
 MAX_FILE_BYTES = 2_000_000  # a real sweep's JSON is tens of kB; decimal MB, as the browser counts
 MAX_VALUES = 120_000  # values in one document: a result has ~70, so a 2 MB file holds ~100,000
@@ -110,9 +110,8 @@ def place(path: tuple) -> Message:
 
 
 def echo(value: object) -> str:
-    """A value from a file for a sentence: its repr, cut short."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A value from a file for a sentence, spelled as JSON spells it ("fast", true, null), cut short."""
+    return json_echo(value)
 
 
 def is_number(value: object) -> bool:

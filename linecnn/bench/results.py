@@ -138,12 +138,17 @@ def read_status(fields: Fields) -> tuple[CellStatus, str]:
     raise UserError("json.status", where=place((*fields.path, "status")), value=echo(text))
 
 
+DERIVED_SIZES = ("images", "step_size", "steps", "conv_layers")  # ``BenchConfig.to_flat``'s own counts
+
+
 def read_config(fields: Fields) -> BenchConfig:
     """A result's flat config (``BenchConfig.to_flat``); its derived sizes are recomputed, not read."""
     for key, allowed in (("data_mode", (*DATA_MODES, *RENAMED_DATA_MODES)), ("amp", AMP_MODES)):
         if fields.text(key) not in (None, *allowed):
             where, value = place((*fields.path, key)), echo(fields.values[key])
             raise UserError("json.not_one_of", where=where, value=value, allowed=str(allowed))
+    for key in DERIVED_SIZES:  # recomputed below, but a file that writes one must write a count
+        fields.whole(key)
     try:
         return BenchConfig.from_flat(
             **{

@@ -21,13 +21,14 @@ from linecnn.errors import Message, UserError
 from linecnn.train.config import MAX_PER_CLASS, RunConfig
 from linecnn.train.model import NUM_CLASSES
 from linecnn.train.trainer import EpochRecord
-from linecnn.untrusted import value_bound
+from linecnn.untrusted import json_echo, value_bound
 
 FORMAT_VERSION = 1  # bumped when a file's layout changes; older readers refuse newer files
 MAX_TEXT = 64  # characters of any string read from a file (device names, timestamps)
 MAX_SECONDS = 1e9  # any time read from a file, in seconds
 MAX_LOSS = 1e9  # any loss read from a file
 MAX_NAMES = 3  # names quoted in one error message
+MAX_DIGITS = 1_000  # digits of any integer read from a file; a longer one is refused before it is built
 DEVICE_PATTERN = re.compile(r"[a-z]{2,10}(:\d{1,3})?")  # "cpu", "cuda:0", "mps"
 
 
@@ -71,6 +72,18 @@ def reject_constant(name: str) -> NoReturn:
     fail("json_constant", name=name)
 
 
+def _parse_int(text: str) -> int:
+    """json.loads's hook for integers: one longer than MAX_DIGITS digits is refused before it is built."""
+    digits = len(text.lstrip("-"))
+    if digits > MAX_DIGITS:
+        raise _TooLong(Message("json.digits", digits=digits, limit=MAX_DIGITS))
+    return int(text)
+
+
+class _TooLong(ValueError):
+    """An integer in a file too long to be a count linecnn wrote."""
+
+
 def parse_json(text: bytes | str, what: str, max_values: int) -> object:
     """Parse JSON of at most ``max_values`` values, refusing NaN and Infinity; a failure names ``what``.
 
@@ -80,7 +93,9 @@ def parse_json(text: bytes | str, what: str, max_values: int) -> object:
     if count > max_values:
         fail("json_too_many", what=about(what), count=count, limit=max_values)
     try:
-        return json.loads(text, parse_constant=reject_constant)
+        return json.loads(text, parse_constant=reject_constant, parse_int=_parse_int)
+    except _TooLong as error:
+        fail("file_unusable", what=about(what), problem=error.args[0])
     except (UnicodeDecodeError, RecursionError) as error:
         fail("not_json", what=about(what), detail=type(error).__name__)
     except UserError as error:  # NaN or Infinity
@@ -112,7 +127,7 @@ def joined(parts: Sequence[Message]) -> Message:
 def whole_number(value: object, what: str, low: int, high: int) -> int:
     """``value`` as an int in [low, high] (a bool is not one)."""
     if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        fail("not_whole_number", what=about(what), low=low, high=high, value=str(value)[:40])
+        fail("not_whole_number", what=about(what), low=low, high=high, value=json_echo(value))
     return value
 
 
@@ -120,7 +135,7 @@ def bounded_number(value: object, what: str, low: float, high: float) -> float:
     """``value`` as a float in [low, high]: NaN, infinities and bools are refused."""
     number_ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not number_ok or not low <= value <= high:  # NaN fails both comparisons; huge ints compare exactly
-        fail("not_number", what=about(what), low=plain(low), high=plain(high), value=str(value)[:40])
+        fail("not_number", what=about(what), low=plain(low), high=plain(high), value=json_echo(value))
     return float(value)
 
 
@@ -130,9 +145,14 @@ def plain(bound: float) -> int | float:
 
 
 def short_text(value: object, what: str) -> str:
-    """``value`` as a non-empty, printable string of at most MAX_TEXT characters."""
-    if not isinstance(value, str) or not value or len(value) > MAX_TEXT or not value.isprintable():
-        fail("not_text", what=about(what), limit=MAX_TEXT)
+    """``value`` as a non-empty, printable string of at most MAX_TEXT characters; each fault said as it is."""
+    if not isinstance(value, str) or not value:
+        fail("not_text", what=about(what), limit=MAX_TEXT, value=json_echo(value))
+    if len(value) > MAX_TEXT:
+        fail("text_too_long", what=about(what), count=len(value), limit=MAX_TEXT)
+    unprintable = next((char for char in value if not char.isprintable()), None)
+    if unprintable is not None:
+        fail("text_unprintable", what=about(what), char=repr(unprintable)[1:-1])
     return value
 
 

@@ -63,9 +63,17 @@ _MARKDOWN_SPECIALS = frozenset("\\`*_{}[]()<>#+-.!|~$:&")
 
 
 # Where markdown would still act on plain text after its escapes are resolved: GitHub-flavoured
-# autolinks (http://, www., user@host) and Streamlit's :material/icon: and :emoji: codes. A word
-# joiner (U+2060, invisible) is put in their way.
-_AUTOLINKS = re.compile(r"(?<=:)|(?<=www)(?=\.)|(?=@)", re.IGNORECASE)
+# autolinks (scheme://, www., user@host.domain) and Streamlit's :material/icon: and :emoji: codes. A
+# word joiner (U+2060, invisible, but copied with the text) is put in their way, and only there: a
+# time (10:06), a path (C:\\tmp) or an ordinary colon is copied exactly as it reads.
+_EMOJI_OPENING_WITH_A_DIGIT = r"100|1234|[123](?:st|nd|rd)_place_medal|8ball"
+_AUTOLINKS = re.compile(
+    r"(?<=:)(?=//)"  # https://
+    rf"|(?<=:)(?=(?:[a-z_+-][\w+-]*|{_EMOJI_OPENING_WITH_A_DIGIT}|material/[\w-]+):)"  # :smile:, :material/x:
+    r"|(?<=www)(?=\.)"  # www.example.org
+    r"|(?<=[\w.+-])(?=@[\w-]+\.)",  # user@example.org
+    re.IGNORECASE,
+)
 
 
 def escape_markdown(text: object, limit: int = MAX_QUOTE) -> str:

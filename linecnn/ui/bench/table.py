@@ -8,7 +8,14 @@ from pandas.io.formats.style import Styler
 
 from linecnn.bench.document import BenchEnv
 from linecnn.ui.bench.data import HIDDEN, ShownRun
-from linecnn.ui.bench.words import factor_title, notes_text, significant, status_text
+from linecnn.ui.bench.words import (
+    factor_title,
+    notes_text,
+    significant,
+    source_text,
+    status_text,
+    variant_text,
+)
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import count, current, number, size, t
 from linecnn.ui.spreadsheet import for_language
@@ -45,13 +52,22 @@ SHOWN_FIRST = (
 PINNED = "series"
 
 
-def _shown(frame: pd.DataFrame) -> Styler:
-    """The table as shown: translated values, readable headers, and numbers that stay numbers (a click on
-    a header sorts them by size) written with the language's separators."""
+def _in_words(frame: pd.DataFrame) -> pd.DataFrame:
+    """The table's cells that are words (status, factor, variant, source) in the page's language, as the
+    screen and the CSV both show them; numbers stay as they are."""
     shown = frame.drop(columns=list(HIDDEN)).copy()
     shown["status"] = frame["result"].map(status_text)
     shown["notes"] = frame["result"].map(notes_text)
     shown["factor"] = shown["factor"].map(factor_title)
+    shown["variant"] = shown["variant"].map(variant_text)
+    shown["source"] = shown["source"].map(source_text)
+    return shown
+
+
+def _shown(frame: pd.DataFrame) -> Styler:
+    """The table as shown: translated values, readable headers, and numbers that stay numbers (a click on
+    a header sorts them by size) written with the language's separators."""
+    shown = _in_words(frame)
     numeric = [column for column in shown.columns if column not in (*TEXT_COLUMNS, "status", "factor")]
     formats = {column: number if column in COUNTS else _significant for column in numeric}
     formats["run"] = lambda run: f"#{run:.0f}" if run > 0 else ""
@@ -70,6 +86,11 @@ def _column_name(key: str) -> str:
     return t(f"bench.column.{key}")
 
 
+def results_csv(frame: pd.DataFrame) -> bytes:
+    """The results as the CSV download: full-precision numbers, the page's words and column names."""
+    return for_language(_in_words(frame).to_csv(index=False), _column_name, current())
+
+
 def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     """The results as a table, with a CSV of the raw numbers and each run's JSON to download."""
     st.subheader(t("bench.table.title"))
@@ -80,7 +101,7 @@ def render_table(frame: pd.DataFrame, runs: list[ShownRun]) -> None:
     buttons = st.container(horizontal=True)
     buttons.download_button(
         t("bench.table.csv"),
-        for_language(frame.drop(columns=list(HIDDEN)).to_csv(index=False), _column_name, current()),
+        results_csv(frame),
         file_name=f"{stem}.csv",
         mime="text/csv",
         icon=":material/download:",

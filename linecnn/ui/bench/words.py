@@ -11,6 +11,7 @@ import re
 from linecnn.bench.crossover import Crossover
 from linecnn.bench.factors import FACTORS
 from linecnn.bench.results import TIME_CAP, WIDE_SPREAD, CellResult, CellStatus
+from linecnn.bench.store import SOURCES
 from linecnn.bench.sweep import CellProgress
 from linecnn.errors import recognise
 from linecnn.ui.i18n import number, say, t
@@ -66,6 +67,17 @@ def status_text(result: CellResult) -> str:
         return t("bench.status.failed", error=reason)
     simple = {CellStatus.OK: "bench.status.ok", CellStatus.OUT_OF_MEMORY: "bench.status.oom"}
     return t(simple[status]) if status in simple else result.status_text
+
+
+def variant_text(variant: str) -> str:
+    """A cell's variant in the page's language: plain PyTorch ('eager') has a word; faster paths keep
+    their PyTorch names (compile, channels_last, CUDA graphs, AMP)."""
+    return t("bench.variant.eager") if variant == "eager" else variant
+
+
+def source_text(source: str) -> str:
+    """Where a run comes from ('page', 'cli', 'import', 'reference') in the page's language."""
+    return t(f"bench.source.{source}") if source in (*SOURCES, "reference") else source
 
 
 def disturbed_text(result: CellResult, cores: int | None) -> str:

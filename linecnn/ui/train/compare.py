@@ -104,9 +104,17 @@ def legend_labels(runs: Sequence[RunRecord]) -> list[str]:
     labels = []
     for run in runs:
         parts = [t("train.run", number=run.number)]
-        parts += [setting_text(name, settings(run)[name]) for name in names]
+        parts += [run_setting_text(run, name) for name in names]
         labels.append(wrapped(parts))
     return labels
+
+
+def run_setting_text(run: RunRecord, name: str) -> str:
+    """One setting of ``run`` for its legend; a stopped run's epochs read as trained of planned."""
+    if name == "epochs" and run.stopped:
+        done, planned = i18n.number(run.epochs_done), i18n.number(run.config.train.epochs)
+        return t("train.legend.epochs_of", done=done, planned=planned)
+    return setting_text(name, settings(run)[name])
 
 
 def wrapped(parts: Sequence[str], width: int = LEGEND_LINE_CHARS) -> str:
