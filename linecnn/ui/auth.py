@@ -114,9 +114,10 @@ def sign_in_screen() -> None:
     st.markdown(t("auth.sign_in_text"))
     there = sign_in_address(page_address(), st.secrets["auth"].get("redirect_uri"))
     if there is not None:
-        shown = escape_markdown(there)
+        # As code, so that it is copied as it reads (no escapes); the address is the host's own setting.
+        shown = f"`{there}`" if "`" not in there else escape_markdown(there)
         st.warning(t("auth.other_address", address=shown), icon=":material/link:")
-        label = t("auth.open_there", address=shown)
+        label = t("auth.open_there", address=escape_markdown(there))
         st.link_button(label, there, type="primary", icon=":material/open_in_new:")
         return
     for name in provider_names(st.secrets["auth"]):
