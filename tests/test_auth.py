@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from linecnn.ui.auth import display_name, email_allowed, provider_names, user_allowed
+from linecnn.ui.auth import display_name, email_allowed, provider_names, sign_in_address, user_allowed
 from tests.helpers import ROOT
 
 AUTH = {
@@ -144,3 +144,31 @@ def test_provider_names_and_display_name():
     assert provider_names(named) == ["google"]
     assert display_name({"email": "ada@school.edu"}) == "ada@school.edu"
     assert display_name({"sub": "1234"}) == "1234"
+
+
+@pytest.mark.parametrize(
+    ("here", "redirect", "expected"),
+    [
+        ("http://localhost:8501/", "http://127.0.0.1:8501/oauth2callback", "http://127.0.0.1:8501/"),
+        ("http://127.0.0.1:8501/Train", "http://127.0.0.1:8501/oauth2callback", None),
+        ("https://LINECNN.school.edu/", "https://linecnn.school.edu:443/oauth2callback", None),
+        ("http://linecnn.school.edu/", "https://linecnn.school.edu/oauth2callback", "https://linecnn.school.edu/"),
+        ("http://127.0.0.1:8502/", "http://127.0.0.1:8501/oauth2callback", "http://127.0.0.1:8501/"),
+        (None, "http://127.0.0.1:8501/oauth2callback", None),
+        ("http://localhost:8501/", None, None),
+    ],
+)
+def test_sign_in_is_offered_only_at_the_address_it_returns_to(here, redirect, expected):
+    """Scheme, host and port of the page against the redirect: the sign-in cookie is kept only there."""
+    assert sign_in_address(here, redirect) == expected
+
+
+def test_a_page_opened_at_another_address_links_to_the_one_sign_in_returns_to(monkeypatch):
+    """Opened as localhost while sign-in returns to 127.0.0.1: a sentence and a link there, no Log in
+    button whose sign-in would come back signed out without a word."""
+    monkeypatch.setattr("linecnn.ui.auth.page_address", lambda: "http://localhost:8501/")
+    at = home({"auth": {**AUTH, "redirect_uri": "http://127.0.0.1:8501/oauth2callback"}}, {})
+    assert not at.exception
+    assert "Log in" not in labels(at.button)
+    assert any("returns to `http://127.0.0.1:8501/`" in w.value for w in at.warning), at.warning
+    assert [b.proto.url for b in at.get("link_button")] == ["http://127.0.0.1:8501/"]

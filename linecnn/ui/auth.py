@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import SplitResult, urlsplit
 
 import streamlit as st
 from streamlit.errors import StreamlitAuthError
@@ -14,6 +15,7 @@ from linecnn.ui.i18n import say, t
 
 # Keys of [auth] (or of one [auth.<name>] table) that make up one OIDC provider.
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")
+DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def auth_configured() -> bool:
@@ -74,10 +76,50 @@ def require_login() -> None:
         st.divider()
 
 
+def sign_in_address(here: str | None, redirect_uri: object) -> str | None:
+    """Where sign-in works when this page was opened elsewhere, else None.
+
+    The provider sends the browser back to ``redirect_uri``, and the sign-in cookie belongs to that
+    address alone: a page opened as http://localhost:8501 while the redirect names 127.0.0.1 would
+    come back signed out. Scheme, host and port must match; the path does not matter.
+    """
+    if not here or not isinstance(redirect_uri, str) or not redirect_uri:
+        return None
+    page, back = urlsplit(here), urlsplit(redirect_uri)
+    if not back.scheme or not back.netloc:
+        return None
+    return None if _origin(page) == _origin(back) else f"{back.scheme}://{back.netloc}/"
+
+
+def _origin(url: SplitResult) -> tuple[str, str, int | None]:
+    """A URL's scheme, host and port, the port written or the scheme's own (https://x is https://x:443)."""
+    return url.scheme.lower(), (url.hostname or "").lower(), url.port or DEFAULT_PORTS.get(url.scheme.lower())
+
+
+def page_address() -> str | None:
+    """The address the browser opened this page at, as it typed it (None outside a browser)."""
+    try:
+        return st.context.url
+    except (AttributeError, RuntimeError):
+        return None
+
+
 def sign_in_screen() -> None:
-    """The only thing a visitor sees before signing in: what this is and a Log in button per provider."""
+    """The only thing a visitor sees before signing in: what this is and a Log in button per provider.
+
+    Opened at another address than the one sign-in returns to, it says so and links there instead:
+    a sign-in from here would come back signed out, with no word of why.
+    """
     st.header(t("auth.sign_in_title"))
     st.markdown(t("auth.sign_in_text"))
+    there = sign_in_address(page_address(), st.secrets["auth"].get("redirect_uri"))
+    if there is not None:
+        # As code, so that it is copied as it reads (no escapes); the address is the host's own setting.
+        shown = f"`{there}`" if "`" not in there else escape_markdown(there)
+        st.warning(t("auth.other_address", address=shown), icon=":material/link:")
+        label = t("auth.open_there", address=escape_markdown(there))
+        st.link_button(label, there, type="primary", icon=":material/open_in_new:")
+        return
     for name in provider_names(st.secrets["auth"]):
         provider = None if name is None else name.replace("-", " ").title()
         label = t("auth.log_in") if provider is None else t("auth.log_in_with", provider=provider)
