@@ -92,7 +92,15 @@ def test_different_validation_sets_are_named_same_ones_are_not():
 def test_numbers_are_written_to_their_significant_digits():
     assert significant(0.05, 4) == "0.05" and significant(0.012345, 4) == "0.01235"
     assert significant(1234.56, 4) == "1,235" and significant(0.0, 4) == "0"
-    assert significant(5.5962e-8, 4) == "5.596E-8"
+    assert significant(5.5962e-8, 4) == "5.596 × 10⁻⁸"  # as the log axis writes its powers of ten
+
+
+def test_a_tiny_number_is_written_as_the_charts_write_powers_of_ten_in_either_language(monkeypatch):
+    """One rule for small floats on every page: '5,894 × 10⁻⁸' in Spanish, never '5,894E-8' or '0,0E0'."""
+    monkeypatch.setattr(i18n, "current", lambda: "es")
+    assert significant(5.8937e-8, 4) == "5,894 × 10⁻⁸"
+    assert i18n.scientific(0.0) == "0" and i18n.scientific(9.9996e-5, 4) == "1 × 10⁻⁴"
+    assert i18n.scientific(-2.5e12, 2) == "-2,5 × 10¹²"
 
 
 def test_the_loss_axis_holds_every_value_and_moves_only_in_steps():
@@ -245,3 +253,9 @@ def test_a_stopped_run_is_named_by_the_epochs_it_trained_of_those_planned(monkey
     assert legend_labels(runs) == ["Run 1 · 3 of 3,000 ep", "Run 2 · 3 ep"]
     monkeypatch.setattr(i18n, "current", lambda: "es")
     assert legend_labels(runs) == ["Ejecución 1 · 3 de 3.000 ép", "Ejecución 2 · 3 ép"]
+
+
+def test_epoch_ticks_group_thousands_as_the_pages_counts_do():
+    """'1.000 2.000' under a Spanish chart, beside a progress line that writes '3.000', not '1000 2000'."""
+    figure = charts.loss_figure(run(1).history, 3000)
+    assert figure.layout.xaxis.separatethousands is True

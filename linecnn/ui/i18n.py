@@ -10,6 +10,7 @@ so only Spanish has an ``errors.toml``.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from decimal import InvalidOperation
 from functools import cache
@@ -208,6 +209,22 @@ def _number(value: float, digits: int, language: str) -> str:
         return format_decimal(value, format=pattern, locale=language)
     except InvalidOperation:  # past Decimal's 28 digits, e.g. '1e30' typed in a box: written '1E30'
         return format_scientific(value, format="0.###E0", locale=language)
+
+
+SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def scientific(value: float, digits: int = 3) -> str:
+    """A tiny or huge ``value`` as '5.894 × 10⁻⁸' ('5,894 × 10⁻⁸'), the way the charts' log axes write
+    powers of ten; ``digits`` significant digits, trailing zeros dropped; zero is '0'."""
+    if value == 0 or not math.isfinite(value):
+        return number(value)
+    exponent = math.floor(math.log10(abs(value)))
+    mantissa = round(value / 10.0**exponent, digits - 1)
+    if abs(mantissa) >= 10:  # 9.9996 rounded up to 10.0: one more power of ten
+        mantissa, exponent = mantissa / 10, exponent + 1
+    text = format_decimal(mantissa, "0." + "#" * (digits - 1), locale=current())
+    return f"{text} × 10{str(exponent).translate(SUPERSCRIPTS)}"
 
 
 def percent(fraction: float, digits: int = 0) -> str:

@@ -134,6 +134,7 @@ def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int 
         hovermode="x unified",
         xaxis_unifiedhovertitle_text=f"{x_title} %{{x}}",  # the shared hover headed 'Epoch 17', not '17'
         separators=plotly_separators(),  # ticks and hover numbers with the language's marks
+        xaxis_separatethousands=True,  # '1.000' as the page's text writes a count, not Plotly's '1000'
     )
     return fig
 

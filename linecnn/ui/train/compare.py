@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from babel.numbers import format_decimal, format_scientific
+from babel.numbers import format_decimal
 
 from linecnn.ui import i18n
 from linecnn.ui.format import device_short
@@ -64,7 +64,7 @@ def significant(value: float, digits: int) -> str:
     if not math.isfinite(value) or value == 0:
         return i18n.number(value)
     if abs(value) < SCIENTIFIC_BELOW:
-        return format_scientific(value, "0." + "#" * (digits - 1) + "E0", locale=i18n.current())
+        return i18n.scientific(value, digits)
     decimals = max(digits - 1 - math.floor(math.log10(abs(value))), 0)
     rounded = round(value, decimals)
     return format_decimal(rounded, "#,##0." + "#" * decimals if decimals else "#,##0", locale=i18n.current())
