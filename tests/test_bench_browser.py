@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
+import uuid
 
 import pytest
 from playwright.sync_api import expect
 
+from linecnn.bench.store import History
+from tests.bench_fixture import fake_gpu_document
 from tests.helpers import wait_for_app
 
 pytestmark = pytest.mark.browser
@@ -119,3 +123,25 @@ def test_a_second_user_queues_a_setting_changed_mid_run_cancels_nothing_and_canc
     finally:
         first.context.close()
         second.context.close()
+
+
+def another_sessions_run() -> str:
+    """A benchmark JSON no session has stored yet (a note makes each one new)."""
+    document = fake_gpu_document(largest=1_000)
+    document["results"][0]["notes"] = [f"stored by another session {uuid.uuid4().hex[:8]}"]
+    return json.dumps(document)
+
+
+def test_the_history_follows_a_run_stored_by_another_session_unclicked(page, server, server_env, monkeypatch):
+    """A teacher's open page: another session imports a run, and the count follows by itself."""
+    monkeypatch.setenv("LINECNN_DATA_DIR", server_env["LINECNN_DATA_DIR"])
+    if not History().runs():  # an empty history shows no count: start from one stored run
+        History().import_json(another_sessions_run())
+    page.goto(f"{server.url}/Benchmark")
+    wait_for_app(page)
+    counted = re.compile(r"^([\d,]+) runs? in this server's history\.$")
+    caption = page.get_by_text(counted)
+    expect(caption).to_be_visible(timeout=30_000)
+    before = int(counted.match(caption.inner_text()).group(1).replace(",", ""))
+    History().import_json(another_sessions_run())
+    expect(page.get_by_text(f"{before + 1:,} runs in this server's history.")).to_be_visible(timeout=20_000)

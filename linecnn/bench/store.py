@@ -165,6 +165,13 @@ class History:
             rows += connection.execute(query, (True, MAX_IMPORTS)).fetchall()
         return sorted((RunSummary(*row) for row in rows), key=lambda run: run.id, reverse=True)
 
+    def version(self) -> tuple[int, int, int]:
+        """What changes whenever a run is stored, imported or deleted: the count, sum and top of the ids."""
+        with self._open("read") as connection:
+            row = connection.execute("SELECT COUNT(*), COALESCE(SUM(id), 0), COALESCE(MAX(id), 0) FROM runs")
+            count, total, top = row.fetchone()
+        return count, total, top
+
     def load(self, run_id: int) -> BenchDocument:
         """The document of one run; ValueError with a sentence when its row cannot be read."""
         with self._open("read") as connection:

@@ -29,6 +29,23 @@ from linecnn.ui.whole_name import show_whole_name
 from linecnn.untrusted import plain_text
 
 IMPORT_MESSAGE = "bench.import.message"  # {file id: Notice (ui.notice)} of the files in the uploader
+WATCH_SECONDS = 5.0  # how often an open Benchmark page checks whether another session changed the history
+
+
+@st.fragment(run_every=WATCH_SECONDS)
+def watch_history(shown: tuple[int, int, int]) -> None:
+    """Rerun the page when the history no longer holds what it shows (``shown``: its ``History.version``).
+
+    The history is shared by every session of the server: a teacher's list, count and class board
+    would otherwise stay as they were until the teacher's next click. An unchanged history costs
+    one small query and draws nothing.
+    """
+    try:
+        now = history().version()
+    except ValueError:
+        return  # unreadable now: the next full run of the page says so
+    if now != shown:
+        st.rerun(scope="app")
 
 
 def run_label(summary: RunSummary) -> str:
@@ -75,10 +92,11 @@ def render_history() -> list[RunSummary] | None:
     st.subheader(t("bench.history.title"))
     store, session = history(), session_rights()
     try:
-        everyone = store.runs()
+        everyone, shown = store.runs(), store.version()
     except ValueError as error:
         st.error(t("bench.history.unreadable", error=history_problem(error)), icon=":material/error:")
         return None
+    watch_history(shown)
     summaries: dict[int, RunSummary] = {r.id: r for r in visible_runs(everyone, session)}
     _import(store, session)
     # A run deleted since it was picked (by a teacher, or in another tab) leaves the screen quietly,
