@@ -42,6 +42,11 @@ ENGLISH: dict[str, str] = {
     "wrong_fields": "The {what} has the wrong fields: {detail}.",
     "not_whole_number": "The {what} must be a whole number from {low} to {high}; the file has {value}.",
     "not_number": "The {what} must be a number from {low} to {high}; the file has {value}.",
+    # bench/remote.py: the worker process could not be started at all
+    "worker_not_started": (
+        "The benchmark could not start its worker process on this server, so nothing was timed. The "
+        "server's log says why; tell whoever runs this server."
+    ),
     "not_text": "The {what} must be a short line of text (at most {limit} characters); the file has {value}.",
     "text_too_long": "The {what} has {count} characters; at most {limit} are accepted.",
     "text_unprintable": "The {what} holds a character that cannot be shown ({char}); it must be plain text.",

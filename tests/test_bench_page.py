@@ -458,3 +458,17 @@ def test_a_re_time_refusal_shows_the_teachers_name_without_backslashes(monkeypat
     [error] = at.error
     assert "Run refused: Dr\\. Ada\\_L has reserved" in error.value
     assert "\\\\" not in error.value
+
+
+def test_a_worker_that_cannot_start_is_said_in_words_without_the_servers_paths(monkeypatch, tmp_path, caplog):
+    """The server may not run its interpreter: the page says the benchmark could not start its worker,
+    with no path and no Python exception; the path goes to the server's log."""
+    interpreter = tmp_path / "not-executable-python"
+    interpreter.write_text("")
+    monkeypatch.setattr("linecnn.bench.remote.sys.executable", str(interpreter))
+    at = small_sweep(app_test(PAGE, timeout=60))
+    assert not at.exception
+    said = " ".join(message.value for message in [*at.error, *at.warning])
+    assert "could not start its worker process" in said, said
+    assert str(tmp_path) not in said and "PermissionError" not in said and "Errno" not in said
+    assert str(interpreter) in caplog.text

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import logging
 import os
 import queue
 import signal
@@ -36,6 +37,7 @@ from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress, not_run
 from linecnn.bench.worker import request
+from linecnn.errors import UserError
 from linecnn.serve.sharing import training_queue
 from linecnn.stop import Stopped, StopReason
 
@@ -43,6 +45,8 @@ POLL_SECONDS = 0.1  # how often the reader checks for a cancel while no line com
 STARTUP_GRACE = 60.0  # past the time cap, how long the worker may still take before it is killed
 STOP_GRACE = 2.0  # after SIGTERM, how long the worker may take to exit before SIGKILL
 STDERR_LINES = 20  # lines of the worker's stderr kept to explain a crash
+
+_LOG = logging.getLogger(__name__)
 
 
 def training_busy(device: str) -> bool:
@@ -101,15 +105,20 @@ def start_worker(module: str, stderr: int = subprocess.PIPE) -> subprocess.Popen
     env = dict(os.environ)
     root = str(Path(linecnn.__file__).resolve().parents[1])
     env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    return subprocess.Popen(
-        [sys.executable, "-m", module],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=stderr,
-        text=True,
-        env=env,
-        start_new_session=True,
-    )
+    try:
+        return subprocess.Popen(
+            [sys.executable, "-m", module],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=env,
+            start_new_session=True,
+        )
+    except OSError as error:  # the interpreter is gone, not executable, or the system is out of processes
+        # The server's paths belong in its log, not on a student's screen.
+        _LOG.error("Could not start the worker process %s with %s: %s", module, sys.executable, error)
+        raise UserError("worker_not_started") from None
 
 
 @contextlib.contextmanager
