@@ -4,16 +4,18 @@ Each file opens with a header comment (``/* ... */``; ``<!-- ... -->`` in .html 
 names what it relies on in Streamlit's page and in the drawing canvas, one ``key: value`` a line
 (a leading ``*`` is ignored)::
 
+    about: what the file does, in words (any number of these lines)
     pages: Train Benchmark             where the file is used (Home Train Benchmark Draw Lesson), or none
-    relies-on: <kind> <value> [; pages: <pages>] [; after: <action>] [; needs: <state, in words>]
+    relies-on: <kind> <value> [; pages: <pages>] [; needs: <state, in words>]
 
 Kinds: ``selector`` (a CSS selector that must match an element, shadow roots included), ``text``
 (a JavaScript regular expression that an English text Streamlit or the canvas writes must match:
-a text node or a title, aria-label or data-title attribute). ``pages:`` narrows the file's pages;
-``after:`` names an action the selector contract test performs first (``stroke``: a line drawn
-on the Draw canvas); ``needs:`` names a state that no page shows on its own (an upload refused, a
-server gone), which the contract test lists without checking. :func:`asset` returns the file
-without its header (nor its last line break).
+a text node or a title, aria-label or data-title attribute), ``variable`` (a CSS custom property
+Streamlit sets on a component's element, e.g. ``--st-primary-color``). Each must be found on every
+page the line names: the file's pages, or those of its own ``pages:``. ``needs:`` names a state
+no page shows on its own (an upload refused, a server gone): the browser test that checks the
+headers (tests/test_web_contract_browser.py) lists such a line without checking it.
+:func:`asset` returns a file without its header (nor its last line break).
 """
 
 from __future__ import annotations
@@ -26,20 +28,18 @@ from importlib import resources
 
 PAGES = ("Home", "Train", "Benchmark", "Draw", "Lesson")  # the app's pages, as headers name them
 KINDS = ("selector", "text", "variable")  # what a relies-on line may name
-ACTIONS = ("stroke",)  # what ``after:`` may name: the contract test knows how to perform each
 _HEADER = re.compile(r"\A\s*(?:/\*(?P<css>.*?)\*/|<!--(?P<html>.*?)-->)\s*", re.DOTALL)
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")  # {{name}} in a script: a value filled in from Python
 
 
 @dataclass(frozen=True)
 class Reliance:
-    """One thing a file relies on: a selector or an English text, and where to look for it."""
+    """One thing a file relies on: a selector, an English text or a theme variable, and where to find it."""
 
     file: str  # the file's name in linecnn/ui/web
     kind: str  # one of KINDS
     value: str  # the selector, or the text's regular expression (JavaScript syntax)
-    pages: tuple[str, ...]  # the pages on which it must be found
-    after: str | None = None  # an action of ACTIONS performed before looking, or None
+    pages: tuple[str, ...]  # it must be found on each of these pages
     needs: str | None = None  # a state no page shows by itself (not checked), or None
 
 
@@ -130,13 +130,10 @@ def _reliance(name: str, entry: str, pages: tuple[str, ...] | None) -> Reliance:
     fields: dict[str, str] = {}
     for option in options:
         key, _, text = option.partition(":")
-        if key not in ("pages", "after", "needs") or not text.strip():
-            raise ValueError(f"{where}: {option!r} is not 'pages: ...', 'after: ...' or 'needs: ...'")
+        if key not in ("pages", "needs") or not text.strip():
+            raise ValueError(f"{where}: {option!r} is not 'pages: ...' or 'needs: ...'")
         fields[key] = text.strip()
-    after = fields.get("after")
-    if after is not None and after not in ACTIONS:
-        raise ValueError(f"{where}: 'after: {after}' is none of {', '.join(ACTIONS)}")
     own = _pages(fields["pages"], where) if "pages" in fields else pages
     if not own and "needs" not in fields:
         raise ValueError(f"{where}: no page to look on; name one, or the state it needs")
-    return Reliance(name, kind, value.strip(), own, after, fields.get("needs"))
+    return Reliance(name, kind, value.strip(), own, fields.get("needs"))

@@ -1,0 +1,87 @@
+"""The page scripts' contract: what each file in linecnn/ui/web names in its header is on its pages.
+
+One visit per page, in English. A Streamlit or canvas upgrade that renames a test id, a class, an
+English text or a theme variable a script relies on fails here, naming the file and the selector,
+instead of leaving the script to find nothing, silently, in every browser.
+"""
+
+from __future__ import annotations
+
+from contextlib import suppress
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from linecnn.ui.web import PAGES, Reliance, header, names
+from tests.helpers import wait_for_app
+
+ADDRESSES = {"Home": "/", "Train": "/Train", "Benchmark": "/Benchmark", "Draw": "/Draw", "Lesson": "/Lesson"}
+WAIT_MS = 15_000  # how long a page may take to draw what its scripts rely on (the canvas comes last)
+# For each [kind, value]: true when found in the page, shadow roots included; a string when the
+# selector or expression is not valid at all.
+FOUND_JS = """(entries) => {
+  const roots = [document];
+  for (let i = 0; i < roots.length; i++) {
+    for (const element of roots[i].querySelectorAll("*")) {
+      if (element.shadowRoot) roots.push(element.shadowRoot);
+    }
+  }
+  let texts = null;  // gathered only when a text is asked for
+  const allTexts = () => {
+    const found = [];
+    for (const root of roots) {
+      const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) found.push(node.nodeValue.trim());
+      for (const element of root.querySelectorAll("[title], [aria-label], [data-title]")) {
+        for (const name of ["title", "aria-label", "data-title"]) {
+          if (element.hasAttribute(name)) found.push(element.getAttribute(name));
+        }
+      }
+    }
+    return found;
+  };
+  const hosts = [document.documentElement, ...roots.slice(1).map((root) => root.host)];
+  return entries.map(([kind, value]) => {
+    try {
+      if (kind === "selector") return roots.some((root) => root.querySelector(value) !== null);
+      if (kind === "text") {
+        const pattern = new RegExp(value);
+        texts = texts || allTexts();
+        return texts.some((text) => pattern.test(text));
+      }
+      return hosts.some((host) => getComputedStyle(host).getPropertyValue(value).trim() !== "");
+    } catch (error) {
+      return String(error);
+    }
+  });
+}"""
+
+
+def reliances() -> list[Reliance]:
+    """Every relies-on line of every file in linecnn/ui/web."""
+    return [reliance for name in names() for reliance in header(name).relies_on]
+
+
+def missing_on(tab, url: str, wanted: list[Reliance]) -> list[tuple[Reliance, object]]:
+    """Open ``url`` and wait until each of ``wanted`` is found; return those never found, with why."""
+    tab.goto(url)
+    wait_for_app(tab)
+    entries = [[reliance.kind, reliance.value] for reliance in wanted]
+    every = f"(entries) => ({FOUND_JS})(entries).every((found) => found === true)"
+    with suppress(PlaywrightTimeout):  # what is still missing then is said below
+        tab.wait_for_function(every, arg=entries, timeout=WAIT_MS)
+    found = tab.evaluate(FOUND_JS, entries)
+    return [(reliance, result) for reliance, result in zip(wanted, found, strict=True) if result is not True]
+
+
+def test_every_page_has_what_its_scripts_rely_on(server, page):
+    """Each selector, English text and theme variable a header names is found on each page it names."""
+    checked = [reliance for reliance in reliances() if reliance.needs is None]
+    failures = []
+    for name in PAGES:
+        wanted = [reliance for reliance in checked if name in reliance.pages]
+        for reliance, why in missing_on(page, server.url + ADDRESSES[name], wanted):
+            reason = "not found" if why is False else why
+            failures.append(f"{reliance.file}: {reliance.kind} {reliance.value} -- {reason} on {name}")
+    unchecked = len(reliances()) - len(checked)
+    summary = f"{len(failures)} of {len(checked)} checked ({unchecked} more need a state not made here)"
+    assert not failures, summary + ":\n" + "\n".join(failures)
