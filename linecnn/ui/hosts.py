@@ -60,16 +60,11 @@ def refused_page(host: str | None, language: str, port: int) -> str:
     def say(key: str) -> str:
         return html.escape(text[f"host.{key}"].format(host=name, port=port, variable=HOSTS_VARIABLE))
 
-    paragraphs = "".join(f"<p>{say(key)}</p>" for key in ("refused", "why", "fix"))
     command = html.escape(f'{HOSTS_VARIABLE}="{name}"')
+    keys = ("title", "refused", "why", "fix", "local", "student")
+    texts = {key: say(key) for key in keys}
     return Template(asset("refused.html")).substitute(
-        language=html.escape(language),
-        title=say("title"),
-        style=asset("refused.css"),
-        paragraphs=paragraphs,
-        command=command,
-        local=say("local"),
-        student=say("student"),
+        texts, language=html.escape(language), style=asset("refused.css"), command=command
     )
 
 

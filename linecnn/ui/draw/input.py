@@ -37,7 +37,7 @@ _CLEAR_JS = asset("canvas-clear.js")
 
 _grid = st.components.v2.component(
     "linecnn_cell_grid",
-    html='<div class="grid-root"></div>',
+    html=asset("cell-grid.html"),
     css=_GRID_CSS,
     js=_GRID_JS,
 )
