@@ -20,13 +20,12 @@ from typing import Any
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from streamlit import config
-from streamlit.web.server.starlette.starlette_websocket import is_host_allowed
 
 from linecnn.serve.allowance import Allowance
 from linecnn.serve.hosts import host_name, public_names, with_loopback
 from linecnn.ui.i18n import LANGUAGES, catalog, from_locale
 from linecnn.ui.roles import roles_start_up_line
+from linecnn.ui.streamlit_private import config, is_host_allowed
 from linecnn.ui.web import asset
 
 _LOG = logging.getLogger(__name__)

@@ -19,7 +19,6 @@ from urllib.parse import quote
 import streamlit as st
 from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from streamlit import config
 
 from linecnn.ui.sidebar import PAGES
 
@@ -38,7 +37,7 @@ def page_address(path: str) -> str | None:
     Only an address right under the app's root (``server.baseUrlPath``) is a page's: another path,
     '//other.example/TRAIN' among them, is left alone, so the answer never sends a browser elsewhere.
     """
-    base = config.get_option("server.baseUrlPath").strip("/")
+    base = st.get_option("server.baseUrlPath").strip("/")
     root, _, typed = path.rstrip("/").rpartition("/")
     page = ADDRESSES.get(typed.lower())
     if page is None or root != (f"/{base}" if base else "") or typed in (page, page.lower()):
