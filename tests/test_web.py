@@ -48,7 +48,11 @@ def test_a_header_line_of_an_unknown_kind_is_refused(tmp_path, monkeypatch):
     """A typo in a header (a kind, a page) fails with the file and the line, not silently."""
     from linecnn.ui import web
 
-    typos = (("relies-on: selecter .x", "kind"), ("relies-on: selector .x ; pages: Trian", "Trian"))
+    typos = (
+        ("relies-on: selecter .x", "kind"),
+        ("relies-on: selector .x ; pages: Trian", "Trian"),
+        ("relies-on: selector .x ; after: dancing", "dancing"),
+    )
     for line, words in typos:
         monkeypatch.setattr(web, "_raw", lambda name, line=line: f"/*\n * pages: Draw\n * {line}\n */\nx")
         with pytest.raises(ValueError, match=words):

@@ -1,6 +1,7 @@
 """The page scripts' contract: what each file in linecnn/ui/web names in its header is on its pages.
 
-One visit per page, in English. A Streamlit or canvas upgrade that renames a test id, a class, an
+One visit per page, in English, and three actions (ACTIONS: a box typed in, a dropdown opened, the
+sidebar collapsed) for what only they show. A Streamlit or canvas upgrade that renames a test id, a class, an
 English text or a theme variable a script relies on fails here, naming the file and the selector,
 instead of leaving the script to find nothing, silently, in every browser.
 """
@@ -11,7 +12,7 @@ from contextlib import suppress
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
-from linecnn.ui.web import PAGES, Reliance, header, names
+from linecnn.ui.web import ACTIONS, PAGES, Reliance, header, names
 from tests.helpers import wait_for_app
 
 ADDRESSES = {"Home": "/", "Train": "/Train", "Benchmark": "/Benchmark", "Draw": "/Draw", "Lesson": "/Lesson"}
@@ -61,10 +62,19 @@ def reliances() -> list[Reliance]:
     return [reliance for name in names() for reliance in header(name).relies_on]
 
 
-def missing_on(tab, url: str, wanted: list[Reliance]) -> list[tuple[Reliance, object]]:
-    """Open ``url`` and wait until each of ``wanted`` is found; return those never found, with why."""
-    tab.goto(url)
-    wait_for_app(tab)
+def act(tab, action: str) -> None:
+    """Perform one of linecnn.ui.web.ACTIONS on the open page."""
+    if action == "typing":
+        tab.locator('[data-testid="stTextInput"] input').first.press_sequentially("1", timeout=WAIT_MS)
+    elif action == "dropdown":  # Benchmark's devices: all picked at first, so its list says "No results"
+        tab.locator('[data-testid="stMultiSelect"] input').first.click(timeout=WAIT_MS)
+    else:  # the collapse button shows while the pointer is over the sidebar
+        tab.locator('[data-testid="stSidebar"]').hover(timeout=WAIT_MS)
+        tab.locator('[data-testid="stSidebarCollapseButton"] button').click(timeout=WAIT_MS)
+
+
+def missing(tab, wanted: list[Reliance]) -> list[tuple[Reliance, object]]:
+    """Wait until each of ``wanted`` is found on the open page; return those never found, with why."""
     entries = [[reliance.kind, reliance.value] for reliance in wanted]
     every = f"(entries) => ({FOUND_JS})(entries).every((found) => found === true)"
     with suppress(PlaywrightTimeout):  # what is still missing then is said below
@@ -78,10 +88,22 @@ def test_every_page_has_what_its_scripts_rely_on(server, page):
     checked = [reliance for reliance in reliances() if reliance.needs is None]
     failures = []
     for name in PAGES:
-        wanted = [reliance for reliance in checked if name in reliance.pages]
-        for reliance, why in missing_on(page, server.url + ADDRESSES[name], wanted):
-            reason = "not found" if why is False else why
-            failures.append(f"{reliance.file}: {reliance.kind} {reliance.value} -- {reason} on {name}")
+        page.goto(server.url + ADDRESSES[name])
+        wait_for_app(page)
+        for action in (None, *ACTIONS):
+            wanted = [reliance for reliance in checked if name in reliance.pages and reliance.after == action]
+            if not wanted:
+                continue
+            try:
+                if action is not None:
+                    act(page, action)
+            except PlaywrightTimeout as error:
+                failures.append(f"{name}: could not perform {action}: {error.message.splitlines()[0]}")
+                continue
+            for reliance, why in missing(page, wanted):
+                reason = "not found" if why is False else why
+                where = f"{name} after {action}" if action else name
+                failures.append(f"{reliance.file}: {reliance.kind} {reliance.value} -- {reason} on {where}")
     unchecked = len(reliances()) - len(checked)
     summary = f"{len(failures)} of {len(checked)} checked ({unchecked} more need a state not made here)"
     assert not failures, summary + ":\n" + "\n".join(failures)

@@ -6,15 +6,16 @@ names what it relies on in Streamlit's page and in the drawing canvas, one ``key
 
     about: what the file does, in words (any number of these lines)
     pages: Train Benchmark             where the file is used (Home Train Benchmark Draw Lesson), or none
-    relies-on: <kind> <value> [; pages: <pages>] [; needs: <state, in words>]
+    relies-on: <kind> <value> [; pages: <pages>] [; after: <action>] [; needs: <state, in words>]
 
 Kinds: ``selector`` (a CSS selector that must match an element, shadow roots included), ``text``
 (a JavaScript regular expression that an English text Streamlit or the canvas writes must match:
 a text node or a title, aria-label or data-title attribute), ``variable`` (a CSS custom property
 Streamlit sets on a component's element, e.g. ``--st-primary-color``). Each must be found on every
-page the line names: the file's pages, or those of its own ``pages:``. ``needs:`` names a state
-no page shows on its own (an upload refused, a server gone): the browser test that checks the
-headers (tests/test_web_contract_browser.py) lists such a line without checking it.
+page the line names: the file's pages, or those of its own ``pages:``. ``after:`` names one of
+ACTIONS, which the browser test that checks the headers (tests/test_web_contract_browser.py)
+performs on the page before it looks; ``needs:`` names a state no page shows on its own (an upload
+refused, a server gone), and the test lists such a line without checking it.
 :func:`asset` returns a file without its header (nor its last line break).
 """
 
@@ -28,6 +29,9 @@ from importlib import resources
 
 PAGES = ("Home", "Train", "Benchmark", "Draw", "Lesson")  # the app's pages, as headers name them
 KINDS = ("selector", "text", "variable")  # what a relies-on line may name
+# What ``after:`` may name: typing in the page's first text box, opening its first multiselect's
+# dropdown, collapsing the sidebar.
+ACTIONS = ("typing", "dropdown", "collapsed-sidebar")
 _HEADER = re.compile(r"\A\s*(?:/\*(?P<css>.*?)\*/|<!--(?P<html>.*?)-->)\s*", re.DOTALL)
 _PLACEHOLDER = re.compile(r"\{\{(\w+)\}\}")  # {{name}} in a script: a value filled in from Python
 
@@ -40,6 +44,7 @@ class Reliance:
     kind: str  # one of KINDS
     value: str  # the selector, or the text's regular expression (JavaScript syntax)
     pages: tuple[str, ...]  # it must be found on each of these pages
+    after: str | None = None  # an action of ACTIONS performed on the page before looking, or None
     needs: str | None = None  # a state no page shows by itself (not checked), or None
 
 
@@ -130,10 +135,13 @@ def _reliance(name: str, entry: str, pages: tuple[str, ...] | None) -> Reliance:
     fields: dict[str, str] = {}
     for option in options:
         key, _, text = option.partition(":")
-        if key not in ("pages", "needs") or not text.strip():
-            raise ValueError(f"{where}: {option!r} is not 'pages: ...' or 'needs: ...'")
+        if key not in ("pages", "after", "needs") or not text.strip():
+            raise ValueError(f"{where}: {option!r} is not 'pages: ...', 'after: ...' or 'needs: ...'")
         fields[key] = text.strip()
+    after = fields.get("after")
+    if after is not None and after not in ACTIONS:
+        raise ValueError(f"{where}: 'after: {after}' is none of {', '.join(ACTIONS)}")
     own = _pages(fields["pages"], where) if "pages" in fields else pages
     if not own and "needs" not in fields:
         raise ValueError(f"{where}: no page to look on; name one, or the state it needs")
-    return Reliance(name, kind, value.strip(), own, fields.get("needs"))
+    return Reliance(name, kind, value.strip(), own, after, fields.get("needs"))

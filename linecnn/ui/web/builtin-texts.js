@@ -3,11 +3,11 @@
  * pages: Home Train Benchmark Draw Lesson
  * relies-on: selector [data-testid="stFileUploader"] ; pages: Train Benchmark
  * relies-on: selector [data-testid="stSkipToContent"]
- * relies-on: selector [data-testid="InputInstructions"] ; needs: a text box being typed in
+ * relies-on: selector [data-testid="InputInstructions"] ; pages: Train ; after: typing
  * relies-on: selector [data-testid="data-grid-canvas"] ; pages: Home
  * relies-on: selector .stTooltipHoverTarget button
  * relies-on: selector [role="dialog"] ; needs: the server gone (Streamlit's connection dialog)
- * relies-on: selector [role="option"] ; needs: a run picker's dropdown open
+ * relies-on: selector [role="option"] ; pages: Benchmark ; after: dropdown
  * about: the English texts below are builtin_texts.RULES, in the same order (a test compares them)
  * relies-on: text ^Upload$ ; pages: Train Benchmark
  * relies-on: text ^Drag and drop a file here$ ; needs: an uploader for one file wide enough to show its instructions
@@ -23,13 +23,13 @@
  * relies-on: text ^Unexpected error\. Please try again\.$ ; needs: a refused upload
  * relies-on: text ^Upload failed$ ; needs: a refused upload
  * relies-on: text ^Skip to main content$
- * relies-on: text ^Press Enter to apply$ ; needs: a text box being typed in
+ * relies-on: text ^Press Enter to apply$ ; pages: Train ; after: typing
  * relies-on: text ^Connection error$ ; needs: the server gone (Streamlit's connection dialog)
  * relies-on: text ^Streamlit server is not responding\. Are you connected to the internet\?$ ; needs: the server gone (Streamlit's connection dialog)
  * relies-on: text ^Is Streamlit still running\? If you accidentally stopped Streamlit, just restart it in your terminal:$ ; needs: the server gone (Streamlit's connection dialog)
- * relies-on: text ^Select all$ ; needs: a run picker's dropdown open
- * relies-on: text ^Select (?<count>\d+) matches$ ; needs: a run picker's dropdown open
- * relies-on: text ^No results$ ; needs: a run picker's dropdown open
+ * relies-on: text ^Select all$ ; needs: a run picker with runs not yet picked, its dropdown open
+ * relies-on: text ^Select (?<count>\d+) matches$ ; needs: a run picker with runs not yet picked, searched
+ * relies-on: text ^No results$ ; pages: Benchmark ; after: dropdown
  * relies-on: text ^(?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$ ; needs: a file uploaded
  * relies-on: text ^(?<name>.+), (?<whole>\d+)\.(?<fraction>\d+) ?(?<unit>[KMGT]?B)$ ; needs: a file uploaded
  * relies-on: text ^Remove (?<name>.+)$ ; pages: Benchmark
@@ -47,7 +47,7 @@
  * relies-on: text ^Delete selected$ ; pages: Draw
  * relies-on: text ^Reset canvas & history$ ; pages: Draw
  * relies-on: text ^Collapse sidebar$
- * relies-on: text ^Expand sidebar$ ; needs: the sidebar collapsed
+ * relies-on: text ^Expand sidebar$ ; pages: Lesson ; after: collapsed-sidebar
  * relies-on: text ^Sidebar$
  * relies-on: text ^Increment$ ; needs: a number box (the pages use text boxes, linecnn.ui.number_boxes)
  * relies-on: text ^Decrement$ ; needs: a number box (the pages use text boxes, linecnn.ui.number_boxes)
