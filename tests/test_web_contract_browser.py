@@ -86,7 +86,7 @@ def missing(tab, wanted: list[Reliance]) -> list[tuple[Reliance, object]]:
 def test_every_page_has_what_its_scripts_rely_on(server, page):
     """Each selector, English text and theme variable a header names is found on each page it names."""
     checked = [reliance for reliance in reliances() if reliance.needs is None]
-    failures = []
+    failures: dict[str, list[str]] = {}  # what is missing -> where
     for name in PAGES:
         page.goto(server.url + ADDRESSES[name])
         wait_for_app(page)
@@ -94,16 +94,19 @@ def test_every_page_has_what_its_scripts_rely_on(server, page):
             wanted = [reliance for reliance in checked if name in reliance.pages and reliance.after == action]
             if not wanted:
                 continue
+            where = f"{name} after {action}" if action else name
             try:
                 if action is not None:
                     act(page, action)
             except PlaywrightTimeout as error:
-                failures.append(f"{name}: could not perform {action}: {error.message.splitlines()[0]}")
+                what = f"could not perform {action}: {error.message.splitlines()[0]}"
+                failures.setdefault(what, []).append(name)
                 continue
             for reliance, why in missing(page, wanted):
                 reason = "not found" if why is False else why
-                where = f"{name} after {action}" if action else name
-                failures.append(f"{reliance.file}: {reliance.kind} {reliance.value} -- {reason} on {where}")
+                what = f"{reliance.file}: {reliance.kind} {reliance.value} -- {reason} on"
+                failures.setdefault(what, []).append(where)
     unchecked = len(reliances()) - len(checked)
-    summary = f"{len(failures)} of {len(checked)} checked ({unchecked} more need a state not made here)"
-    assert not failures, summary + ":\n" + "\n".join(failures)
+    lines = [f"{what} {', '.join(on)}" for what, on in failures.items()]
+    summary = f"{len(lines)} of {len(checked)} checked ({unchecked} more need a state not made here)"
+    assert not failures, summary + ":\n" + "\n".join(lines)
