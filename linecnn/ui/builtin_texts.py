@@ -29,7 +29,8 @@ from linecnn.ui.web import asset
 
 # (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
 # "text": a text node inside a file uploader, the skip link, a box's "Press Enter" hint, a dialog or
-# a dropdown's option; "attr": an attribute (see _JS) anywhere, canvas included.
+# a dropdown's option; "attr": an attribute (see builtin-texts.js) anywhere, canvas included. Every pattern
+# is also listed in that file's header, for the browser test that checks Streamlit still writes it.
 # A named group fills the catalog field of the same name.
 RULES = (
     ("text", r"^Upload$", "builtin.upload"),
