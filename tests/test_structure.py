@@ -154,3 +154,24 @@ def test_no_file_keeps_a_merge_conflict():
         if any(line.startswith(("<<<<<<< ", ">>>>>>> ")) for line in lines):
             marked.append(name)
     assert marked == []
+
+
+def test_streamlit_private_apis_are_imported_from_one_module():
+    """Only linecnn/ui/streamlit_private.py reaches into Streamlit's modules; the rest use ``st.`` or it."""
+    private = PACKAGE / "ui" / "streamlit_private.py"
+    files = [*PACKAGE.rglob("*.py"), *(ROOT / "pages").glob("*.py"), *(ROOT / "deploy").glob("*.py")]
+    offenders = []
+    for path in [*files, ROOT / "app.py"]:
+        for node in ast.walk(tree(path)):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] == "streamlit":
+                names = ", ".join(alias.name for alias in node.names)
+                offenders.append(f"{path.relative_to(ROOT)}:{node.lineno} from {node.module} import {names}")
+            elif isinstance(node, ast.Import):
+                offenders += [
+                    f"{path.relative_to(ROOT)}:{node.lineno} import {alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("streamlit.")
+                ]
+    offenders = [line for line in offenders if not line.startswith(str(private.relative_to(ROOT)))]
+    print("\n".join(offenders))
+    assert offenders == []

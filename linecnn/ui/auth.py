@@ -7,11 +7,11 @@ from typing import Any
 from urllib.parse import SplitResult, urlsplit
 
 import streamlit as st
-from streamlit.errors import StreamlitAuthError
 
 from linecnn.serve.roles import email_matches
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import say, t
+from linecnn.ui.streamlit_private import StreamlitAuthError
 
 # Keys of [auth] (or of one [auth.<name>] table) that make up one OIDC provider.
 PROVIDER_KEYS = ("client_id", "client_secret", "server_metadata_url")

@@ -25,10 +25,12 @@ import re
 import streamlit as st
 
 from linecnn.ui.i18n import DEFAULT, current, translate
+from linecnn.ui.web import asset
 
 # (where, the widget's English as a JavaScript regular expression, the catalog key of our text).
 # "text": a text node inside a file uploader, the skip link, a box's "Press Enter" hint, a dialog or
-# a dropdown's option; "attr": an attribute (see _JS) anywhere, canvas included.
+# a dropdown's option; "attr": an attribute (see builtin-texts.js) anywhere, canvas included. Every pattern
+# is also listed in that file's header, for the browser test that checks Streamlit still writes it.
 # A named group fills the catalog field of the same name.
 RULES = (
     ("text", r"^Upload$", "builtin.upload"),
@@ -109,123 +111,7 @@ RULES = (
     ("attr", r"^Reset axes$", "builtin.reset_axes"),
 )
 
-_JS = """
-export default function ({ data }) {
-  const rules = (data && data.rules) || [];
-  const compiled = rules.map(([where, pattern, text]) => [where, new RegExp(pattern), text]);
-  // The decimal mark only: here a column the page writes grouped ('66.831') and one the grid shows bare
-  // (a seed, '12345') look alike, and grouping every number would give the seed marks it never shows.
-  const numbers = data && data.language
-    ? new Intl.NumberFormat(data.language, { useGrouping: false, maximumFractionDigits: 20 }) : null;
-  const plainNumber = /^-?\\d+(\\.\\d+)?$/;
-  // What this script wrote and what stood there before, kept across reruns and languages.
-  const memory = (window.linecnnBuiltinTexts = window.linecnnBuiltinTexts || new WeakMap());
-  const say = (where, value) => {
-    if (where === "number") return numbers && plainNumber.test(value) ? numbers.format(Number(value)) : value;
-    for (const [kind, pattern, text] of compiled) {
-      if (kind === where && pattern.test(value)) return value.replace(pattern, text);
-    }
-    return value;
-  };
-  // The English under a value: the original if the value is still what this script wrote.
-  const rewrite = (owner, slot, where, current, write) => {
-    const kept = memory.get(owner) || {};
-    const source = kept[slot] && kept[slot].written === current ? kept[slot].original : current;
-    const said = say(where, source);
-    if (said !== current) write(said);
-    if (said !== source) kept[slot] = { original: source, written: said };
-    else delete kept[slot];
-    memory.set(owner, kept);
-  };
-  const names = ["title", "aria-label", "data-title"];
-  const labelled = "[title], [aria-label], [data-title]";
-  const grid = '[data-testid="data-grid-canvas"]';  // a table's cells, as a screen reader reads them
-  const scopes = ["stFileUploader", "stSkipToContent", "InputInstructions"]
-    .map((id) => `[data-testid="${id}"]`).concat('[role="dialog"]', '[role="option"]', grid).join(", ");
-  const patchAttribute = (element, name) => {
-    const value = element.getAttribute(name);
-    if (value !== null) rewrite(element, name, "attr", value, (v) => element.setAttribute(name, v));
-  };
-  const patchText = (node) => {
-    const value = node.nodeValue.trim();
-    const scope = value && node.parentElement && node.parentElement.closest(scopes);
-    if (scope) {
-      const where = scope.matches(grid) ? "number" : "text";
-      rewrite(node, "text", where, value, (v) => { node.nodeValue = v; });
-    }
-  };
-  // Everything under ``root`` (an element, the document or a shadow root), shadow roots within included.
-  const patchTree = (root) => {
-    if (root.nodeType === Node.ELEMENT_NODE) {
-      for (const name of names) patchAttribute(root, name);
-      if (root.shadowRoot) adopt(root.shadowRoot);
-    }
-    for (const element of root.querySelectorAll(labelled)) {
-      for (const name of names) patchAttribute(element, name);
-    }
-    for (const host of root.querySelectorAll("div")) if (host.shadowRoot) adopt(host.shadowRoot);
-    const inScope = root.nodeType === Node.ELEMENT_NODE && root.closest(scopes);
-    for (const scope of inScope ? [root] : root.querySelectorAll(scopes)) {
-      const walker = document.createTreeWalker(scope, NodeFilter.SHOW_TEXT);
-      for (let node = walker.nextNode(); node; node = walker.nextNode()) patchText(node);
-    }
-  };
-  // Only what changed is looked at: a page redraws often (live charts), and walking the whole
-  // page again on every frame would cost the browser time on each redraw.
-  const patchChange = (record) => {
-    if (record.type === "attributes") patchAttribute(record.target, record.attributeName);
-    else if (record.type === "characterData") patchText(record.target);
-    else {
-      for (const node of record.addedNodes) {
-        if (node.nodeType === Node.ELEMENT_NODE) patchTree(node);
-        else if (node.nodeType === Node.TEXT_NODE) patchText(node);
-      }
-    }
-  };
-  let frame = 0;
-  let pending = [];
-  // A help icon's tooltip describes the wrapper Streamlit puts around the "?" button, which a screen
-  // reader never reaches; the button gets the same description, before the page is next drawn.
-  const described = "aria-describedby";
-  const describe = (record) => {
-    const button = record.target.matches(".stTooltipHoverTarget") && record.target.querySelector("button");
-    const tip = button && record.target.getAttribute(described);
-    if (tip) button.setAttribute(described, tip);
-    else if (button) button.removeAttribute(described);
-  };
-  const observer = new MutationObserver((records) => {
-    records.filter((record) => record.attributeName === described).forEach(describe);
-    pending.push(...records.filter((record) => record.attributeName !== described));
-    if (!pending.length) return;
-    frame = frame || requestAnimationFrame(() => {
-      const changes = pending;
-      frame = 0;
-      pending = [];
-      for (const record of changes) if (record.target.isConnected) patchChange(record);
-    });
-  });
-  const watched = new WeakSet();
-  // An English page watches only the help icons: it has nothing to write.
-  const options = rules.length || numbers ? { childList: true, subtree: true, characterData: true,
-    attributes: true, attributeFilter: [...names, described] }
-    : { subtree: true, attributes: true, attributeFilter: [described] };
-  const adopt = (root) => {
-    if (watched.has(root)) return;
-    watched.add(root);
-    observer.observe(root, options);
-    if (root !== document) patchTree(root);
-  };
-  // Streamlit calls this again when the language changes, and cleans up only when the sidebar
-  // goes: the earlier call's observer would keep writing the earlier language, so it stops here.
-  const stop = () => { observer.disconnect(); cancelAnimationFrame(frame); };
-  if (window.linecnnBuiltinTextsStop) window.linecnnBuiltinTextsStop();
-  window.linecnnBuiltinTextsStop = stop;
-  // An English page only puts back what an earlier language wrote; the widgets write English.
-  adopt(document);
-  patchTree(document);
-  return stop;
-}
-"""
+_JS = asset("builtin-texts.js")
 _builtin_texts = st.components.v2.component("linecnn_builtin_texts", js=_JS)
 _FIELD = re.compile(r"\{(\w+)\}")
 

@@ -14,29 +14,25 @@ import html
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from string import Template
 from typing import Any
 
 from starlette.datastructures import Headers, QueryParams
 from starlette.responses import HTMLResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from streamlit import config
-from streamlit.web.server.starlette.starlette_websocket import is_host_allowed
 
 from linecnn.serve.allowance import Allowance
 from linecnn.serve.hosts import host_name, public_names, with_loopback
 from linecnn.ui.i18n import LANGUAGES, catalog, from_locale
 from linecnn.ui.roles import roles_start_up_line
+from linecnn.ui.streamlit_private import config, is_host_allowed
+from linecnn.ui.web import asset
 
 _LOG = logging.getLogger(__name__)
 HOSTS_OPTION = "server.allowedHosts"
 HOSTS_VARIABLE = "STREAMLIT_SERVER_ALLOWED_HOSTS"  # the environment variable a host sets
 HEALTH_PATH = "/_stcore/health"  # answered under any name: probes use whatever address they have
 REFUSED_STATUS = 403
-_STYLE = (
-    "body{font-family:system-ui,sans-serif;max-width:42rem;margin:3rem auto;padding:0 1rem;"
-    "line-height:1.5;color:#1f2933;background:#fbfbfa}h1{font-size:1.5rem;color:#2f6690}"
-    "pre{background:#f0f2f4;border-radius:.5rem;padding:.75rem;white-space:pre-wrap;word-break:break-all}"
-)
 
 
 def allow_loopback() -> None:
@@ -63,14 +59,11 @@ def refused_page(host: str | None, language: str, port: int) -> str:
     def say(key: str) -> str:
         return html.escape(text[f"host.{key}"].format(host=name, port=port, variable=HOSTS_VARIABLE))
 
-    paragraphs = "".join(f"<p>{say(key)}</p>" for key in ("refused", "why", "fix"))
     command = html.escape(f'{HOSTS_VARIABLE}="{name}"')
-    return (
-        f'<!DOCTYPE html><html lang="{language}"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{say('title')}</title><style>{_STYLE}</style></head><body>"
-        f"<h1>{say('title')}</h1>{paragraphs}<pre>{command}</pre>"
-        f"<p>{say('local')}</p><p>{say('student')}</p></body></html>"
+    keys = ("title", "refused", "why", "fix", "local", "student")
+    texts = {key: say(key) for key in keys}
+    return Template(asset("refused.html")).substitute(
+        texts, language=html.escape(language), style=asset("refused.css"), command=command
     )
 
 

@@ -24,10 +24,10 @@ from typing import NamedTuple
 
 import streamlit as st
 from babel.numbers import NumberFormatError, parse_decimal
-from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui.format import decimal_text
 from linecnn.ui.i18n import current, number
+from linecnn.ui.streamlit_private import DeltaGenerator
 
 TEXT, LANGUAGE = "{}.text", "{}.language"  # the text widget's key and the language it was written in
 SPACES = str.maketrans("", "", " \u00a0\u202f")  # spaces, also the no-break ones some write thousands with

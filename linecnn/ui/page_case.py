@@ -4,7 +4,10 @@ Streamlit names a page's address after its file, case and all (pages/1_Train.py 
 matches addresses exactly, and runs Home under an English "Page not found" box for one it does not
 know. People type the addresses from a slide in lowercase, so pages/ holds one small file per page
 named in lowercase (pages/train.py is ``/train``) that only calls :func:`open_page`. Their links are
-never drawn: the sidebar draws its own (linecnn.ui.sidebar.PAGES).
+never drawn: the sidebar draws its own (linecnn.ui.sidebar.PAGES). ``st.navigation`` with a
+``url_path`` per alias is no way out while pages/ exists: Streamlit then runs the file a deep link
+names without app.py, so an app.py that called ``st.navigation`` would switch to it only after a
+visit to Home, process-wide, and AppTest goes back to the pages/ folder on every run.
 
 Any other case cannot be a page of its own: a hosted server (deploy/serve.py) answers it over HTTP
 instead, with :class:`PageCase`, before Streamlit's page is loaded. ``streamlit run app.py`` has no
@@ -19,7 +22,6 @@ from urllib.parse import quote
 import streamlit as st
 from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
-from streamlit import config
 
 from linecnn.ui.sidebar import PAGES
 
@@ -38,7 +40,7 @@ def page_address(path: str) -> str | None:
     Only an address right under the app's root (``server.baseUrlPath``) is a page's: another path,
     '//other.example/TRAIN' among them, is left alone, so the answer never sends a browser elsewhere.
     """
-    base = config.get_option("server.baseUrlPath").strip("/")
+    base = st.get_option("server.baseUrlPath").strip("/")
     root, _, typed = path.rstrip("/").rpartition("/")
     page = ADDRESSES.get(typed.lower())
     if page is None or root != (f"/{base}" if base else "") or typed in (page, page.lower()):

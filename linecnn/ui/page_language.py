@@ -10,13 +10,10 @@ from __future__ import annotations
 import streamlit as st
 
 from linecnn.ui.i18n import current
+from linecnn.ui.web import asset
 
 # Runs again with the new language on every rerun, so a switch in the sidebar is followed at once.
-_JS = """
-export default function ({ data }) {
-  if (document.documentElement.lang !== data.lang) document.documentElement.lang = data.lang;
-}
-"""
+_JS = asset("page-language.js")
 _page_language = st.components.v2.component("linecnn_page_language", js=_JS)
 
 

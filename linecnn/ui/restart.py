@@ -15,6 +15,7 @@ import secrets
 import streamlit as st
 
 from linecnn.ui.i18n import t
+from linecnn.ui.web import asset
 
 BOOT = secrets.token_hex(8)  # this server process's id, drawn when the first page imports this module
 WATCH = "restart.watch"  # key of the component that reports the id the tab saw before this server's
@@ -23,19 +24,7 @@ NOTED = "restart.noted"  # session key: the earlier id already noticed, so one r
 
 # A trigger, not a state value: Streamlit hands a reconnected session the tab's old widget states,
 # and a stale report must not be taken for a new restart.
-_JS = """
-const KEY = "linecnn.server";
-export default function ({ data, setTriggerValue }) {
-  let last;
-  try {
-    last = sessionStorage.getItem(KEY);
-    if (last !== data.boot) sessionStorage.setItem(KEY, data.boot);
-  } catch (error) {
-    return;  // storage refused by the browser's settings: no notice rather than a wrong one
-  }
-  if (last && last !== data.boot) setTriggerValue("previous", last);
-}
-"""
+_JS = asset("restart-watch.js")
 _watch = st.components.v2.component("linecnn_restart_watch", js=_JS)
 
 

@@ -18,6 +18,7 @@ from linecnn.ui.i18n import current, init_language, language_toggle, say, t
 from linecnn.ui.layout import apply_layout
 from linecnn.ui.page_language import mark_page_language
 from linecnn.ui.restart import show_restart_notice, watch_restart
+from linecnn.ui.web import asset
 
 T = TypeVar("T")  # what a page's device part of the sidebar gives the page
 
@@ -32,10 +33,7 @@ PAGES = (
 )
 # The browser tab's icon, one line on a square, drawn inline: Streamlit has the browser fetch a
 # Material icon favicon from fonts.gstatic.com, an outside contact on every page load.
-FAVICON = (
-    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 8 8"><rect width="8" height="8" rx="1.5" '
-    'fill="#2f6690"/><path d="M2 6 6 2" stroke="#fbfbfa" stroke-width="1.2" stroke-linecap="round"/></svg>'
-)
+FAVICON = asset("favicon.svg")
 
 
 def setup_page(page: str) -> torch.device:

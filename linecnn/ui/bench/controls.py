@@ -7,7 +7,6 @@ last run's message, so a refusal (a reservation, a plan the server refuses) is t
 from __future__ import annotations
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
 from linecnn.bench.factors import BATCH_SIZES, FACTORS, Factor
@@ -22,6 +21,7 @@ from linecnn.ui.bounds import Bounds, problems, problems_text
 from linecnn.ui.i18n import duration, number, reword_choice, say, size, t
 from linecnn.ui.number_boxes import count_field
 from linecnn.ui.roles import reserved_refusal, session_rights
+from linecnn.ui.streamlit_private import DeltaGenerator
 
 DEFAULTS = BenchConfig()  # the form's starting timing options, as the CLI's
 LESSON = DEFAULT_FLAT  # the form's starting cell: RunConfig()'s flat values, the lesson's

@@ -9,7 +9,6 @@ from __future__ import annotations
 from functools import partial
 
 import streamlit as st
-from streamlit.runtime.uploaded_file_manager import UploadedFile
 
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import FACTORS, SINGLE
@@ -25,6 +24,7 @@ from linecnn.ui.i18n import count, number, t
 from linecnn.ui.notice import Notice
 from linecnn.ui.roles import session_rights
 from linecnn.ui.run_files import shown_name
+from linecnn.ui.streamlit_private import UploadedFile
 from linecnn.ui.whole_name import show_whole_name
 from linecnn.untrusted import plain_text
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import streamlit as st
-from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import BATCH_SIZES
@@ -17,6 +16,7 @@ from linecnn.train.limits import step_memory_bytes
 from linecnn.ui.bounds import Bounds, problems, problems_text
 from linecnn.ui.i18n import duration, number, reword_choice, size, t
 from linecnn.ui.number_boxes import count_field
+from linecnn.ui.streamlit_private import DeltaGenerator
 
 RANK_CHOICES = (1, 2, 4, 8, 16, 32, 64)  # offered up to what this machine can run
 DEFAULTS = RanksConfig()  # the widgets' starting values

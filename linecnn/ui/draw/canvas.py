@@ -18,6 +18,7 @@ from linecnn.ui.draw import BRUSH, CANVAS, CELLS, KEPT, MODE, SEED
 from linecnn.ui.draw.charts import INK
 from linecnn.ui.draw.input import canvas_clear_button, cell_grid
 from linecnn.ui.i18n import t
+from linecnn.ui.web import asset
 
 CANVAS_PX = 280  # canvas side: 35 px per cell of the 8x8 input
 BRUSHES = (8, 16, 24, 36)  # brush widths in px: a fine pen (a quarter of a cell) to a marker (a cell)
@@ -136,38 +137,7 @@ def keep_cells(grid: list[bool]) -> torch.Tensor:
 # finger tap or a quick stroke starting in that corner hit the toolbar and drew nothing, and a
 # touch screen, which has no hover, never showed undo at all. This script parks it above the
 # canvas for good, always visible; only its card takes clicks.
-_TOOLBAR_JS = """
-export default function () {
-  const css = ".dc-toolbar { top: -2.9rem !important; opacity: 1 !important; pointer-events: none; }"
-    + " .dc-toolbar-card { pointer-events: auto; }";
-  const watched = new WeakSet();
-  let frame = 0;
-  const observer = new MutationObserver(() => {
-    frame = frame || requestAnimationFrame(() => { frame = 0; patch(); });
-  });
-  // The canvas builds its toolbar inside its own shadow root, after the host appears:
-  // watch each shadow root too, and add the style once the toolbar is there.
-  const patch = () => {
-    for (const host of document.querySelectorAll("div")) {
-      const root = host.shadowRoot;
-      if (!root) continue;
-      if (!watched.has(root)) {
-        watched.add(root);
-        observer.observe(root, { childList: true, subtree: true });
-      }
-      if (root.querySelector(".dc-toolbar") && !root.getElementById("linecnn-toolbar")) {
-        const style = document.createElement("style");
-        style.id = "linecnn-toolbar";
-        style.textContent = css;
-        root.appendChild(style);
-      }
-    }
-  };
-  observer.observe(document.body, { childList: true, subtree: true });
-  patch();
-  return () => { observer.disconnect(); cancelAnimationFrame(frame); };
-}
-"""
+_TOOLBAR_JS = asset("canvas-toolbar.js")
 _toolbar_fix = st.components.v2.component("linecnn_canvas_toolbar_fix", js=_TOOLBAR_JS)
 
 

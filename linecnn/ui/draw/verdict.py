@@ -14,16 +14,12 @@ from linecnn.ui.draw.charts import input_figure, probability_figure
 from linecnn.ui.draw.model import ModelChoice
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import decimal_mark, number, percent, plotly_separators, say, t
+from linecnn.ui.web import asset
 
 LOW_CONFIDENCE = 0.6  # below this the verdict is "not sure", with the class it leans to
 # The verdict; the test ids let the browser tests read it. A status: a screen reader says the new verdict
 # when a drawing or a pressed cell changes it, where the reader would otherwise hear nothing.
-VERDICT_HTML = (
-    "<div role='status'>"
-    "<div data-testid='draw-prediction' style='font-size:{size};font-weight:600;line-height:1.2'>{name}</div>"
-    "<div data-testid='draw-confidence' style='color:#52606d'>{confidence}</div>"
-    "</div>"
-)
+VERDICT_HTML = asset("verdict.html")
 
 
 def show_seen(drawing: Drawing, mode: str) -> None:

@@ -18,12 +18,11 @@ import weakref
 from collections.abc import Callable
 
 import streamlit as st
-from streamlit import runtime
-from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n
 from linecnn.ui.i18n import t
+from linecnn.ui.streamlit_private import get_script_run_ctx, runtime
 
 _LOG = logging.getLogger(__name__)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 import torch
-from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.bench.cell import is_out_of_memory
 from linecnn.serve.sharing import gpu_shared
@@ -15,6 +14,7 @@ from linecnn.ui.bounds import problems_text
 from linecnn.ui.focus import keep_focus, key_selector
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, say, t
+from linecnn.ui.streamlit_private import DeltaGenerator
 from linecnn.ui.train import away, sharing
 from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets, range_problems
 from linecnn.ui.train.follow import BUTTONS_KEY, follow_runs

@@ -8,12 +8,12 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
-from streamlit.delta_generator import DeltaGenerator
 
 from linecnn.ui import state
 from linecnn.ui.chart import show_chart
 from linecnn.ui.i18n import count, current, number, percent, t
 from linecnn.ui.spreadsheet import runs_csv
+from linecnn.ui.streamlit_private import DeltaGenerator
 from linecnn.ui.tables import show_table, sortable
 from linecnn.ui.train import charts
 from linecnn.ui.train.compare import legend_labels, significant, val_set_warning

@@ -10,7 +10,6 @@ import time
 from collections.abc import Callable, Sequence
 
 import streamlit as st
-from streamlit.runtime.scriptrunner import StopException
 
 from linecnn.serve.sharing import sharing_gpu
 from linecnn.stop import Stopped, StopReason
@@ -19,6 +18,7 @@ from linecnn.ui import i18n, state
 from linecnn.ui.chart import show_chart
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
+from linecnn.ui.streamlit_private import StopException, yield_point
 from linecnn.ui.train import away, charts, sharing
 from linecnn.ui.train.buttons import file_ended_run, stop_on_error, stop_slot_lost
 from linecnn.ui.train.summary import summary
@@ -167,4 +167,4 @@ def answer_clicks() -> None:
     st.session_state is one, and it sends nothing to the browser. Without it a click waited for
     the next redraw, a quarter of a second or more: dozens of short epochs.
     """
-    _ = state.LIVE in st.session_state
+    yield_point()

@@ -1,0 +1,44 @@
+"""Streamlit's private APIs, used here and nowhere else: each with why, and what breaks without it.
+
+Streamlit documents none of these and may move or drop any in a release. Other modules import them
+from here only (tests/test_structure.py checks it), so an upgrade that removes one fails this module's
+import, in every test that loads a page, instead of one page at run time. One is a behaviour, not
+a name: a read of st.session_state is a yield point (:func:`yield_point`).
+
+- ``StopException``: raised at a yield point when a click starts a new script run or the browser
+  leaves; the Train page's loop (train/live.py) catches it to pause a run whose browser went away.
+  Without it, such a run trains on, unasked, when its browser comes back.
+- ``get_script_run_ctx`` and ``runtime``: the running script's session, and whether its browser is
+  still connected (train/away.py). Without them, a stopped run cannot tell a click from a browser
+  that left, and no run is paused for its student's absence.
+- ``is_host_allowed``: the check Streamlit's WebSocket makes against server.allowedHosts; the hosting
+  gate (hosts.py) answers a page request under a refused name with the same verdict. Without it, a
+  browser under a refused name shows Streamlit's grey skeleton for ever, not the page naming the setting.
+- ``config``: ``set_option`` for a server option and ``on_config_parsed`` (st.set_option takes client
+  options only), so hosts.py keeps the loopback names allowed across config re-reads. Without it, a
+  hosted server stops answering 127.0.0.1 after its config file changes.
+- ``DeltaGenerator``, ``UploadedFile``: types for annotations, of what st.columns and
+  st.file_uploader return. ``StreamlitAuthError``: what st.login raises when a provider's settings
+  are wrong; auth.py says so on screen. Without them: annotations, and a traceback instead of that line.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit import config as config
+from streamlit import runtime as runtime
+from streamlit.delta_generator import DeltaGenerator as DeltaGenerator
+from streamlit.errors import StreamlitAuthError as StreamlitAuthError
+from streamlit.runtime.scriptrunner import StopException as StopException
+from streamlit.runtime.scriptrunner import get_script_run_ctx as get_script_run_ctx
+from streamlit.runtime.uploaded_file_manager import UploadedFile as UploadedFile
+from streamlit.web.server.starlette.starlette_websocket import is_host_allowed as is_host_allowed
+
+
+def yield_point() -> None:
+    """Let a click made meanwhile take over now: reading st.session_state is a yield point that draws nothing.
+
+    Streamlit ends a script run for a click only at such a point (a behaviour it does not document).
+    Without it, Stop and Pause wait for the Train page's next chart redraw, dozens of short epochs later.
+    """
+    _ = "linecnn.yield" in st.session_state
