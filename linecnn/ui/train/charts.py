@@ -1,9 +1,8 @@
 """Plotly figure builders of the Train page: data in, figure out, no widgets.
 
-Text comes from the session's language (``i18n.t``). Curves can be smoothed (an EMA, the raw
-curve kept faintly behind it) and loss axes drawn on a log or a linear scale. Axis ranges grow
-only in whole steps, so a chart redrawn while a run streams keeps its axes until a curve would
-leave them.
+Text comes from the session's language (``i18n.t``). Curves can be smoothed (an EMA, the raw curve
+kept faintly behind it) and loss axes drawn on a log or a linear scale. Axis ranges grow only in
+whole steps, so a chart redrawn while a run streams keeps its axes until a curve would leave them.
 """
 
 from __future__ import annotations
