@@ -101,8 +101,9 @@ def untranslated(english_at, spanish_at) -> list[str]:
 # A number with separators: ('0.01', '25,288', '1.234,5'); which way it is written is told below.
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)+(?![\w.,]*\d)")
 _GROUPED = re.compile(r"[1-9]\d{0,2}([.,]\d{3})+")  # thousands marks only: '25.288' or '25,288'
-# Not numbers a reader computes with: versions ('PyTorch 2.5.1', 'CUDA 12.4'), code in backticks,
-# addresses and file names.
+# Not numbers a reader computes with: versions, either marked as code as the pages show this
+# machine's (`13.0`, linecnn.ui.format.version_code) or right after their product's name as a
+# file's are quoted ('PyTorch 2.5.1', 'CUDA 12.4'); other code in backticks; addresses and file names.
 _NOT_A_NUMBER = re.compile(
     r"`[^`]*`|https?://\S+|\b[\w.-]+\.(safetensors|json|csv|py)\b"
     r"|\b(PyTorch|torch|CUDA|cuDNN|Python|Streamlit|v)\s*[\d.+\w]+",
