@@ -14,6 +14,7 @@ import json
 import math
 import re
 
+from linecnn.ui.builtin_texts import RULES
 from tests.helpers import shown
 
 # Words that read the same in both languages, or are names: never a sign of a missed translation.
@@ -89,6 +90,15 @@ def is_untranslated(english: str, spanish: str) -> bool:
     for name in sorted(hardware_names(), key=len, reverse=True):
         english = english.replace(name, " ")
     return any(word.lower() not in SHARED_WORDS for word in _WORD.findall(english))
+
+
+# Streamlit's and the canvas's English, as the patterns linecnn.ui.builtin_texts looks for.
+BUILTIN_ENGLISH = [re.compile(pattern.replace("(?<", "(?P<")) for _, pattern, _ in RULES]
+
+
+def is_builtin_english(text: str) -> bool:
+    """True when ``text`` is one of Streamlit's or the canvas's own English texts."""
+    return any(pattern.fullmatch(text) for pattern in BUILTIN_ENGLISH)
 
 
 def untranslated(english_at, spanish_at) -> list[str]:
