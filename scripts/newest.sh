@@ -3,11 +3,15 @@
 # fresh venv without constraints.txt, runs the fast tier and one browser visit per page, then prints
 # each package whose version differs from constraints.txt. The README ("Newer versions") says how a
 # maintainer then moves the set.
-#   scripts/newest.sh [VENV]     (default: a new folder under $TMPDIR; reuse one to skip the install)
+#   scripts/newest.sh [VENV] [PYTEST ARGS...]
+# VENV: by default a new folder under $TMPDIR (reuse one to skip most of the install). PYTEST ARGS:
+# what to test, by default the fast tier (-m "not slow"); the whole suite is plain `-m ""`.
 # pip's own configuration still applies (PIP_CONSTRAINT, pip.conf): a cap there is printed first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 venv="${1:-$(mktemp -d)/newest}"
+shift || true
+[ "$#" -gt 0 ] || set -- -m "not slow"
 python3 -m venv "$venv"
 py="$venv/bin/python"
 
@@ -19,8 +23,8 @@ echo "== installing the newest allowed into $venv"
 "$py" -m pip install -q --upgrade --upgrade-strategy eager -e ".[dev]"
 
 status=0
-echo "== fast tier"
-"$py" -m pytest -m "not slow" -q -p no:cacheprovider || status=1
+echo "== tests: $*"
+"$py" -m pytest -q -p no:cacheprovider "$@" || status=1
 echo "== one browser visit per page"
 "$py" scripts/visit_pages.py || status=1
 
