@@ -16,8 +16,11 @@ python3 -m venv "$venv"
 py="$venv/bin/python"
 
 echo "== pip's own constraints (they cap 'newest' on this machine):"
-"$py" -m pip config list 2>/dev/null | grep -i constraint || echo "none"
-[ -n "${PIP_CONSTRAINT:-}" ] && echo "PIP_CONSTRAINT=$PIP_CONSTRAINT"
+files=$("$py" -m pip config list 2>/dev/null | sed -n "s/^[^=]*constraint='\(.*\)'$/\1/p")
+for file in $files ${PIP_CONSTRAINT:-}; do
+    echo "$file:"; grep -v '^\s*#' "$file" | sed 's/^/    /' || true
+done
+[ -n "$files${PIP_CONSTRAINT:-}" ] || echo "none"
 
 echo "== installing the newest allowed into $venv"
 "$py" -m pip install -q --upgrade --upgrade-strategy eager -e ".[dev]"
