@@ -3,6 +3,7 @@
 import streamlit as st
 
 from linecnn.device import PORTABLE_PATTERN, describe, environment
+from linecnn.ui.format import version_code
 from linecnn.ui.i18n import count, say, size, t
 from linecnn.ui.sidebar import PAGES, page_link, setup_page
 
@@ -27,11 +28,14 @@ with left:
     threads = count(env.torch_threads)
     cpu = t("home.cpu_facts", model=env.cpu_model, count=count(env.cpu_count), threads=threads)
     facts = {
-        "PyTorch": env.torch_version,
-        t("home.cuda_runtime"): env.cuda_version or t("home.no_cuda_build"),
-        "cuDNN": str(env.cudnn_version) if env.cudnn_version else t("home.not_applicable"),
+        # Versions as code: names, shown as the build reports them in either language.
+        "PyTorch": version_code(env.torch_version),
+        t("home.cuda_runtime"): (
+            version_code(env.cuda_version) if env.cuda_version else t("home.no_cuda_build")
+        ),
+        "cuDNN": version_code(env.cudnn_version) if env.cudnn_version else t("home.not_applicable"),
         "CPU": cpu,
-        "Python": t("home.python_on", version=env.python_version, platform=env.platform),
+        "Python": t("home.python_on", version=version_code(env.python_version), platform=env.platform),
     }
     st.markdown("\n".join(f"- **{name}**: {value}" for name, value in facts.items()))
     if env.cuda_note:

@@ -14,6 +14,7 @@ import json
 import math
 import re
 
+from linecnn.ui.builtin_texts import RULES
 from tests.helpers import shown
 
 # Words that read the same in both languages, or are names: never a sign of a missed translation.
@@ -91,6 +92,15 @@ def is_untranslated(english: str, spanish: str) -> bool:
     return any(word.lower() not in SHARED_WORDS for word in _WORD.findall(english))
 
 
+# Streamlit's and the canvas's English, as the patterns linecnn.ui.builtin_texts looks for.
+BUILTIN_ENGLISH = [re.compile(pattern.replace("(?<", "(?P<")) for _, pattern, _ in RULES]
+
+
+def is_builtin_english(text: str) -> bool:
+    """True when ``text`` is one of Streamlit's or the canvas's own English texts."""
+    return any(pattern.fullmatch(text) for pattern in BUILTIN_ENGLISH)
+
+
 def untranslated(english_at, spanish_at) -> list[str]:
     """The texts a page shows identically in English and Spanish (see ``is_untranslated``)."""
     english, spanish = rendered_texts(english_at), rendered_texts(spanish_at)
@@ -101,8 +111,9 @@ def untranslated(english_at, spanish_at) -> list[str]:
 # A number with separators: ('0.01', '25,288', '1.234,5'); which way it is written is told below.
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)+(?![\w.,]*\d)")
 _GROUPED = re.compile(r"[1-9]\d{0,2}([.,]\d{3})+")  # thousands marks only: '25.288' or '25,288'
-# Not numbers a reader computes with: versions ('PyTorch 2.5.1', 'CUDA 12.4'), code in backticks,
-# addresses and file names.
+# Not numbers a reader computes with: versions, either marked as code as the pages show this
+# machine's (`13.0`, linecnn.ui.format.version_code) or right after their product's name as a
+# file's are quoted ('PyTorch 2.5.1', 'CUDA 12.4'); other code in backticks; addresses and file names.
 _NOT_A_NUMBER = re.compile(
     r"`[^`]*`|https?://\S+|\b[\w.-]+\.(safetensors|json|csv|py)\b"
     r"|\b(PyTorch|torch|CUDA|cuDNN|Python|Streamlit|v)\s*[\d.+\w]+",

@@ -20,11 +20,10 @@ from playwright.sync_api import expect
 
 from linecnn.bench.store import DB_NAME, History
 from linecnn.device import cpu_model
-from linecnn.ui.builtin_texts import RULES
 from linecnn.ui.i18n import translate
 from tests.bench_fixture import cpu_document
 from tests.helpers import wait_for_app
-from tests.i18n_check import english_numbers_in, is_untranslated
+from tests.i18n_check import english_numbers_in, is_builtin_english, is_untranslated
 from tests.layout_helpers import settled_layout_problems
 
 pytestmark = pytest.mark.browser
@@ -32,8 +31,6 @@ pytestmark = pytest.mark.browser
 PYTHON_ERROR = re.compile(r"\w+Error: ")  # PyTorch's own words, quoted as it says them
 CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*")  # a name from the code, e.g. the lesson's `device`
 WAIT_MS = 120_000  # the first Draw page of a server trains the default model
-# Streamlit's and the canvas's English, as the patterns linecnn.ui.builtin_texts looks for.
-BUILTIN_ENGLISH = [re.compile(pattern.replace("(?<", "(?P<")) for _, pattern, _ in RULES]
 
 # Every visible text node outside code, and every title, aria-label and data-title (Plotly's
 # tooltips), shadow roots included.
@@ -93,19 +90,6 @@ def english_on(english: tuple[list[str], list[str]], spanish: tuple[list[str], l
     found += [f"untranslated: {text!r}" for text in sorted(same) if is_untranslated(text, text)]
     found += [f"number: {n!r} in {text[:60]!r}" for text in texts for n in english_numbers_in(text)]
     return found
-
-
-def is_builtin_english(text: str) -> bool:
-    """True when ``text`` is one of Streamlit's or the canvas's own English texts."""
-    return any(pattern.fullmatch(text) for pattern in BUILTIN_ENGLISH)
-
-
-def test_the_checker_knows_the_widgets_english():
-    """The uploader's and the toolbar's English are recognised; the Spanish we write is not."""
-    assert is_builtin_english("Upload") and is_builtin_english("8MB per file")
-    assert is_builtin_english("Help for Imágenes por clase") and is_builtin_english("Reset canvas & history")
-    assert is_builtin_english("json files are not allowed.") and is_builtin_english("files are not allowed.")
-    assert not is_builtin_english("Subir") and not is_builtin_english("Ayuda sobre Imágenes por clase")
 
 
 WORDS = {  # the Train page's buttons and a heading the finished run shows, in each language

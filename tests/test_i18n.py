@@ -15,7 +15,13 @@ from linecnn.ui import i18n, state
 from linecnn.ui.format import escape_markdown, format_bytes, format_seconds
 from linecnn.ui.sidebar import PAGES
 from tests.helpers import app_test
-from tests.i18n_check import english_numbers, is_untranslated, rendered_texts, untranslated
+from tests.i18n_check import (
+    english_numbers,
+    is_builtin_english,
+    is_untranslated,
+    rendered_texts,
+    untranslated,
+)
 
 
 def fields(text: str) -> set[str]:
@@ -78,6 +84,15 @@ def test_the_checker_catches_text_nobody_translated():
     assert is_untranslated("Train the model", "Train the model")
     assert not is_untranslated("CPU · AMD EPYC 7B13", "CPU · AMD EPYC 7B13")
     assert not is_untranslated("Train", "Entrenar")
+
+
+def test_the_checker_knows_the_widgets_english():
+    """The uploader's and the toolbar's English are recognised; the Spanish we write is not (the browser
+    test reads every page for them: tests/test_builtin_texts_browser.py)."""
+    assert is_builtin_english("Upload") and is_builtin_english("8MB per file")
+    assert is_builtin_english("Help for Imágenes por clase") and is_builtin_english("Reset canvas & history")
+    assert is_builtin_english("json files are not allowed.") and is_builtin_english("files are not allowed.")
+    assert not is_builtin_english("Subir") and not is_builtin_english("Ayuda sobre Imágenes por clase")
 
 
 # Every page the sidebar links to (None: Home), so a new page is checked as soon as it is added.

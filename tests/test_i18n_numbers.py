@@ -31,6 +31,27 @@ def test_versions_code_and_file_names_are_not_numbers():
     assert english_numbers_in("lr 0.01 · 25,288 imágenes/s") == ["0.01", "25,288"]
 
 
+def test_a_version_is_a_number_only_when_the_page_leaves_it_unmarked():
+    """Home's facts name their product before a colon: the version must be marked as code to pass."""
+    assert english_numbers_in("- **Runtime de CUDA**: `13.0`") == []
+    assert english_numbers_in("- **Runtime de CUDA**: 13.0") == ["13.0"]
+
+
+def test_home_on_a_cuda_build_shows_its_versions_as_names(monkeypatch):
+    """PyPI's torch is a CUDA build even without a GPU: CUDA 13.0 and cuDNN 91002 are names in Spanish."""
+    from linecnn import device
+    from tests.test_i18n import page_in
+
+    here = device.environment()
+    cuda_build = replace(here, torch_version="2.14.1+cu130", cuda_version="13.0", cudnn_version=91002)
+    monkeypatch.setattr(device, "environment", lambda: cuda_build)
+    spanish = page_in("es", None)
+    assert not spanish.exception
+    assert english_numbers(spanish) == []
+    facts = " ".join(block.value for block in spanish.markdown)
+    assert "`13.0`" in facts and "`91002`" in facts and "`2.14.1+cu130`" in facts
+
+
 def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     """Two runs: the summary, the compare table (lr, loss, accuracy, seconds), the smoothing slider and the
     learning-rate box."""

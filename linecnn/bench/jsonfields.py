@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
+from typing import TypeGuard
 
 from linecnn.errors import Figure, Message, UserError
 from linecnn.untrusted import json_echo, value_bound
@@ -74,7 +75,8 @@ def _size_problem(value: object) -> Message | None:
     """
     if not isinstance(value, dict | list):
         return None
-    keys, levels, seen = [], [_children(value)], 1  # keys: where each level below the top was entered
+    keys: list[object] = []  # where each level below the top was entered
+    levels, seen = [_children(value)], 1
     while levels:
         pair = next(levels[-1], None)
         if pair is None:
@@ -114,7 +116,7 @@ def echo(value: object) -> str:
     return json_echo(value)
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """An int or float that is not a bool (JSON's numbers)."""
     return isinstance(value, int | float) and not isinstance(value, bool)
 

@@ -25,8 +25,9 @@ CREATE TABLE IF NOT EXISTS runs (
     span TEXT NOT NULL DEFAULT ''         -- what it timed (linecnn.bench.span's JSON), '' when not known
 )
 """
-OLD_COLUMNS = ("id", "created", "saved", "source", "sweep", "devices", "machine", "cells", "digest")
-OLD_COLUMNS += ("document",)  # the first histories' columns
+OLD_COLUMNS = (  # the first histories' columns
+    "id", "created", "saved", "source", "sweep", "devices", "machine", "cells", "digest", "document",
+)
 OWNED_COLUMNS = (*OLD_COLUMNS, "owner", "owner_name")  # a history's columns before spans
 COLUMNS = (*OWNED_COLUMNS, "span")
 # A RunSummary's fields, in its order

@@ -9,8 +9,10 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from typing import TypeGuard
 
 from linecnn.bench.document import BenchDocument
+from linecnn.bench.jsonfields import is_number
 
 MAX_TEXT = 200  # characters of a stored span read back; a longer one is not ours
 
@@ -46,9 +48,9 @@ class Span:
         if not isinstance(values, dict):
             return None
         low, high, batch = values.get("low"), values.get("high"), values.get("batch")
-        if not all(_positive(value) for value in (low, high)) or low > high:
+        if not (_positive(low) and _positive(high)) or low > high:
             return None
-        return cls(float(low), float(high), batch if isinstance(batch, int) and _positive(batch) else None)
+        return cls(float(low), float(high), batch if _positive(batch) and isinstance(batch, int) else None)
 
 
 def _plain(value: float) -> float | int:
@@ -56,7 +58,6 @@ def _plain(value: float) -> float | int:
     return int(value) if float(value).is_integer() else value
 
 
-def _positive(value: object) -> bool:
+def _positive(value: object) -> TypeGuard[int | float]:
     """True for a finite number above zero (not a bool)."""
-    number = isinstance(value, int | float) and not isinstance(value, bool)
-    return number and math.isfinite(value) and value > 0
+    return is_number(value) and math.isfinite(value) and value > 0

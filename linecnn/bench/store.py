@@ -144,6 +144,7 @@ class History:
                 f"INSERT INTO runs ({', '.join(COLUMNS[1:])}) VALUES ({', '.join('?' * len(row))})",
                 row,
             )
+            assert cursor.lastrowid is not None  # set by every INSERT into a rowid table
             return cursor.lastrowid
 
     def import_json(self, text: str | bytes, owner: str = "", owner_name: str = "") -> int:

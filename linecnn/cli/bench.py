@@ -92,8 +92,8 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
 
 def bench_config_from(args: argparse.Namespace) -> BenchConfig:
     """The base cell from parsed options (raises ValueError)."""
-    keys = ("per_class", "batch_size", "width", "extra_convs", "seed", "warmup", "repeats", "amp")
-    keys += ("channels_last", "compile", "cuda_graphs")
+    keys = ["per_class", "batch_size", "width", "extra_convs", "seed", "warmup", "repeats", "amp"]
+    keys += ["channels_last", "compile", "cuda_graphs"]
     return BenchConfig.from_flat(**{key: getattr(args, key) for key in keys})
 
 

@@ -10,6 +10,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from linecnn.bench.cell import is_out_of_memory
 from linecnn.cli.bench import add_bench_options, bench_command
@@ -20,7 +21,7 @@ from linecnn.stop import Stopped
 class OneLineParser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are a single line, not usage plus message."""
 
-    def error(self, message: str) -> None:  # noqa: D102 - argparse hook
+    def error(self, message: str) -> NoReturn:  # noqa: D102 - argparse hook
         self.exit(2, f"{self.prog}: error: {message}\n")
 
 

@@ -115,6 +115,7 @@ def _launch(
     command = torchrun_command(config, ranks, out, watch)
     with process_group(command, _environment(threads_per_rank(ranks, threads=config.threads))) as process:
         launch.pid = process.pid
+        assert process.stdout is not None and process.stderr is not None  # process_group pipes both
         lines, errors = reader(process.stdout), reader(process.stderr, keep=STDERR_LINES)
         try:
             first_epoch = _follow(process, lines, launch, progress, deadline, Watchdog(ranks, watch))

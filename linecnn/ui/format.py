@@ -88,6 +88,19 @@ def escape_markdown(text: object, limit: int = MAX_QUOTE) -> str:
     return "".join("\\" + c if c in _MARKDOWN_SPECIALS else c for c in flat)
 
 
+def version_code(version: object) -> str:
+    """A version string ('2.14.1+cu130', '13.0', '91002') as Markdown inline code.
+
+    A version is a name, read the same in every language: marked as code, it is never taken for a
+    number to write the page's way ('13.0' stays '13.0' on a Spanish page). For this machine's own
+    versions; text from a file goes through ``escape_markdown`` instead.
+    """
+    text = plain_text(" ".join(str(version).split()), MAX_QUOTE)
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
 def device_label(info: DeviceInfo) -> str:
     """A device's label, 'CUDA:0 · NVIDIA H200', with the name its driver reported escaped."""
     return f"{info.key.upper()} · {escape_markdown(info.name)}"
