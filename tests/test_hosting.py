@@ -323,3 +323,18 @@ def test_a_server_binding_every_interface_looks_up_nothing_outside_only_with_the
         assert "URL: http://localhost:8501" in result.stdout
     else:
         assert any("checkip" in line for line in attempts(record))
+
+
+def test_the_hosting_guides_commands_install_the_tested_set_and_the_cpu_build_without_a_gpu():
+    """Each shell block of the hosting guide that installs linecnn takes constraints.txt, and one run as
+    written on a machine without a GPU installs torch's CPU build before the app (never the 3 GB one)."""
+    text = (ROOT / "docs" / "hosting.md").read_text(encoding="utf-8")
+    blocks = [block for block in re.findall(r"```bash\n(.*?)```", text, flags=re.DOTALL) if "-e ." in block]
+    assert len(blocks) >= 2  # trying it on one's own machine, and a plain Linux GPU server
+    for block in blocks:
+        installs = pip_installs(block)
+        assert all(" -c constraints.txt " in f" {step} " for step in installs), installs
+        cpu = [n for n, step in enumerate(installs) if "download.pytorch.org/whl/cpu" in step]
+        app = [n for n, step in enumerate(installs) if step.rstrip().endswith("-e .")]
+        assert cpu and app and cpu[0] < app[0], block
+        assert "nvidia-smi" in installs[cpu[0]], "the CPU build is taken only where no GPU answers"
