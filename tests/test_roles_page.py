@@ -131,10 +131,10 @@ def test_the_board_shows_an_imported_laptop_run_beside_the_servers():
         ("this server", "Imaginary 16-core CPU (test fixture)"),
         ("this server", "Imaginary 16-core CPU (test fixture)"),
     ]
-    assert rows[0]["Lesson size: images/s"] != "-" and rows[0]["GPU vs CPU"] == "-"
+    assert rows[0]["Lesson: img/s"] != "-" and rows[0]["GPU vs CPU"] == "-"
     assert rows[1]["GPU vs CPU"].startswith("GPU faster above ≈")
-    assert table.value["Lesson size: images/s"].dtype.kind == "f"  # a number, so its header sorts by size
-    assert int(rows[1]["Largest size (images)"].replace(",", "")) > 360
+    assert table.value["Lesson: img/s"].dtype.kind == "f"  # a number, so its header sorts by size
+    assert int(rows[1]["Largest (images)"].replace(",", "")) > 360
     bars = [json.loads(chart.proto.spec)["data"][0] for chart in at.get("plotly_chart")]
     bars = [bar for bar in bars if bar.get("type") == "bar"]
     assert len(bars) == 1 and len(bars[0]["y"]) == 3, "one bar per device at the lesson's size"

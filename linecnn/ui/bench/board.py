@@ -45,7 +45,9 @@ def render_board(summaries: list[RunSummary] | None) -> None:
     figure = _figure(rows)
     if figure is not None:
         show_chart(figure, "bench.board_chart", t("chart.board"))
-    show_table(board_table(rows), "-", hide_index=True, width="stretch")
+    # The device's column is capped (a long name is cut, whole on hover) so the figures fit in view.
+    device = {t("bench.board.device"): st.column_config.TextColumn(width="medium")}
+    show_table(board_table(rows), "-", hide_index=True, width="stretch", column_config=device)
     st.caption(t("bench.board.note", images=number(LESSON_IMAGES)))
 
 
@@ -134,7 +136,8 @@ def _row(row: BoardRow) -> dict[str, object]:
     # The numbers first: on a phone the columns after them are a scroll away.
     return {
         t("bench.board.who"): _who(row),
-        t("bench.board.device"): row.device_name,
+        # A CPU is named in full in the CPU column: here its short name keeps the figures in view.
+        t("bench.board.device"): device_short(row.device) if row.kind == "cpu" else row.device_name,
         t("bench.board.lesson_ms"): lesson.median_ms if lesson else None,
         t("bench.board.lesson_rate"): lesson.samples_per_s if lesson else None,
         t("bench.board.largest"): largest.config.images if largest else None,
