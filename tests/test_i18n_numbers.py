@@ -72,7 +72,7 @@ def test_a_spanish_train_page_with_runs_writes_its_numbers_the_spanish_way():
     assert "Resumen · Ejecución 2 · CPU · 2 ép" in [s.value for s in at.subheader]  # not the key "cpu"
     assert {m.label: m.value for m in at.metric}["Dispositivo"] == "CPU"
     table = shown(at.dataframe[-1])
-    assert list(table["lr"]) == ["0,01", "5E-8"]
+    assert list(table["tasa de aprendizaje"]) == ["0,01", "5 × 10⁻⁸"]  # as the log axes write it
     assert all(re.fullmatch(r"\d+,\d\s?%", cell) for cell in table["exactitud val"])
     assert at.select_slider(key="train.smoothing").options[:3] == ["0,00", "0,01", "0,02"]
     assert at.text_input(key="train.lr.text").value == "0,01"  # a number box wrote '0.0100'
