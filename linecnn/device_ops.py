@@ -78,6 +78,26 @@ def peak_memory_bytes(device: torch.device | str) -> int | None:
     return None
 
 
+def float32_precision() -> str | None:
+    """What float32 matmuls and convolutions run in on CUDA as torch is set now (TF32 or full float32).
+
+    Ampere and newer GPUs run cuDNN convolutions in TF32 by default (about 1e-3 relative error), so
+    a GPU timing says which it timed. None when torch refuses to tell (its flags were set through
+    both its old and new precision APIs).
+    """
+    try:
+        matmul = torch.get_float32_matmul_precision()
+        tf32_matmul = torch.backends.cuda.matmul.allow_tf32
+        tf32_conv = torch.backends.cudnn.allow_tf32
+    except (RuntimeError, AttributeError):
+        return None
+    state = {True: "on", False: "off"}
+    return (
+        f"float32 matmul precision {matmul}, TF32 matmuls {state[bool(tf32_matmul)]}, "
+        f"TF32 convolutions {state[bool(tf32_conv)]}"
+    )
+
+
 def bf16_supported(device: torch.device | str) -> bool:
     """True when ``device`` is a GPU that runs bfloat16 natively (Ampere and newer)."""
     device = torch.device(device)

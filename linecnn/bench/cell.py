@@ -19,7 +19,15 @@ import torch
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.lock import gpu_alone
 from linecnn.bench.results import CellResult, CellStatus
-from linecnn.bench.timing import Watch, cudnn_benchmark, must_compile, prepare, summarize, time_epochs
+from linecnn.bench.timing import (
+    Watch,
+    cudnn_benchmark,
+    must_compile,
+    prepare,
+    release_compiled,
+    summarize,
+    time_epochs,
+)
 from linecnn.device import cpu_threads, describe
 from linecnn.device_ops import (
     empty_cache,
@@ -69,6 +77,10 @@ def bench(
         status = CellStatus.FAILED if failed else CellStatus.OUT_OF_MEMORY
         reason = f"{type(error).__name__}: {error}".splitlines()[0][:290] if failed else ""
     finally:
+        if config.compile or config.cuda_graphs:
+            # Compiled code and CUDA graphs keep the graphs' memory pools alive; a later cell's peak
+            # memory must not include them.
+            release_compiled()
         # The failed cell's tensors are only garbage once the traceback is gone: collect, then free.
         gc.collect()
         empty_cache(device)

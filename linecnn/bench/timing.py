@@ -193,6 +193,11 @@ def compiled(model: nn.Module, config: BenchConfig) -> nn.Module:
     return torch.compile(model, backend=COMPILE_BACKEND, mode=mode)
 
 
+def release_compiled() -> None:
+    """Drop Dynamo's compiled code and the CUDA-graph trees of this thread, with their memory pools."""
+    torch._dynamo.reset()
+
+
 def frames_compiled() -> int:
     """Frames Dynamo has compiled in this process so far (a cell that compiles none runs eagerly)."""
     from torch._dynamo.utils import counters
