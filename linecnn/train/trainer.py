@@ -8,7 +8,7 @@ lets other threads pause, step and stop a run safely is in ``linecnn.train.turns
 
 from __future__ import annotations
 
-import copy
+import gc
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from linecnn.device_ops import preferred_memory_format, synchronize
+from linecnn.device_ops import empty_cache, preferred_memory_format, synchronize
 from linecnn.train.config import RunConfig
 from linecnn.train.data import Dataset, make_dataset
 from linecnn.train.epoch import confusion_matrix, evaluate, make_optimizer, train_epoch
@@ -89,6 +89,10 @@ class Trainer:
         # Runs after every optimizer step, inside the epoch's timing: a cheap note that the run advances
         # (the training queue's lease); it must not raise, or the weights would not match the history.
         self.after_step: Callable[[], None] | None = None
+        # The weights and optimizer state as the last whole epoch left them, put back when an epoch
+        # fails partway (out of memory), so that a filed run's weights always match its history.
+        self._kept: list[torch.Tensor] | None = None
+        self._failed = False  # an epoch failed: the device may be full, so filing works on the CPU
 
     @property
     def epoch(self) -> int:
@@ -156,7 +160,23 @@ class Trainer:
         return self.out_of_time
 
     def _train_one_epoch(self) -> EpochRecord:
-        """Train and validate one epoch and append its record."""
+        """Train and validate one epoch and append its record; a failed epoch leaves the run as it was."""
+        self._keep_state()
+        try:
+            return self._timed_epoch()
+        except BaseException as error:
+            self._failed = True
+            if isinstance(error, torch.OutOfMemoryError):
+                # The failed epoch's activations are referenced from the traceback's frames: let
+                # them go and hand the cached blocks back, so filing the run finds memory.
+                error.__traceback__ = None
+                gc.collect()
+                empty_cache(self.device)
+            self._restore_state()
+            raise
+
+    def _timed_epoch(self) -> EpochRecord:
+        """One epoch on the clock: train, validate, read the numbers back in one sync."""
         data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
         if self.device.type == "cpu":
             self.cpu_threads = torch.get_num_threads()
@@ -190,14 +210,60 @@ class Trainer:
         self.history.append(record)
         return record
 
+    def _state_tensors(self) -> list[torch.Tensor]:
+        """The weights, buffers and optimizer state an epoch changes, in a fixed order."""
+        moments = [
+            value
+            for state in self.optimizer.state.values()
+            for value in state.values()
+            if torch.is_tensor(value)
+        ]
+        return [*self.model.parameters(), *self.model.buffers(), *moments]
+
+    @torch.no_grad()
+    def _keep_state(self) -> None:
+        """Copy the state into buffers kept from epoch to epoch (before the epoch's clock starts)."""
+        now = self._state_tensors()
+        if self._kept is None or len(self._kept) != len(now):  # Adam makes its state in the first step
+            self._kept = [tensor.detach().clone() for tensor in now]
+        else:
+            torch._foreach_copy_(self._kept, now)
+
+    @torch.no_grad()
+    def _restore_state(self) -> None:
+        """Put back the state the last whole epoch left (no new memory: copies into existing tensors)."""
+        now = self._state_tensors()
+        if self._kept is not None and len(self._kept) == len(now):
+            torch._foreach_copy_(now, self._kept)
+        else:  # the first epoch failed before its optimizer had a state: the weights are enough
+            params = [*self.model.parameters(), *self.model.buffers()]
+            if self._kept is not None:
+                torch._foreach_copy_(params, self._kept[: len(params)])
+
     def _snapshot(self) -> Snapshot | None:
-        """A copy of the run as its last whole epoch left it; None before the first epoch."""
+        """A copy of the run as its last whole epoch left it; None before the first epoch.
+
+        The copy is made on the CPU (nothing new on a device that may be full). The confusion matrix
+        is computed on the device, or on the CPU after an epoch failed or when the device is full.
+        """
         if not self.history:
             return None
+        model = build_model(self.config.model, self.config.seed)
+        model.load_state_dict({key: value.to("cpu") for key, value in self.model.state_dict().items()})
+        model.eval()
+        confusion = None
+        if not self._failed:
+            try:
+                confusion = self.confusion_matrix()
+            except torch.OutOfMemoryError:
+                gc.collect()
+                empty_cache(self.device)
+        if confusion is None:
+            confusion = confusion_matrix(model, self.data.val_x.to("cpu"), self.data.val_y.to("cpu"))
         return Snapshot(
             history=tuple(self.history),
-            model=copy.deepcopy(self.model).to("cpu").eval(),
-            confusion=self.confusion_matrix(),
+            model=model,
+            confusion=confusion,
             cpu_threads=self.cpu_threads,
             out_of_time=self.out_of_time,
         )
