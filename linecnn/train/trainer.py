@@ -8,6 +8,7 @@ lets other threads pause, step and stop a run safely is in ``linecnn.train.turns
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import time
 from collections.abc import Callable, Iterator
@@ -34,7 +35,10 @@ class EpochRecord:
     train_acc: float  # fraction of training images classified right during the epoch
     val_loss: float  # mean cross-entropy on the validation set after the epoch
     val_acc: float  # validation accuracy after the epoch
-    epoch_seconds: float  # wall time of the epoch, device synchronised, metrics included
+    # Wall time of the epoch, metrics included, from this run's own queued work done to its own work
+    # done (its CUDA stream on a GPU). On a GPU that other runs use at once, their kernels still share
+    # the GPU's units with it meanwhile: the time is this run's as it ran, not the GPU's alone.
+    epoch_seconds: float
     elapsed_seconds: float  # training time so far: epochs only, not pauses nor the page drawing between them
     device: str  # where it ran, e.g. "cpu" or "cuda:0"
 
@@ -72,15 +76,11 @@ class Trainer:
         self.device = torch.device(device)
         self.max_seconds = max_seconds  # training seconds a run may take; None = no cap
         memory_format = preferred_memory_format(self.device)
-        data = make_dataset(config.data, config.seed, self.device)
-        self.data = Dataset(
-            train_x=data.train_x.contiguous(memory_format=memory_format),
-            train_y=data.train_y,
-            val_x=data.val_x.contiguous(memory_format=memory_format),
-            val_y=data.val_y,
-        )
-        self.model = build_model(config.model, config.seed).to(self.device, memory_format=memory_format)
-        self.optimizer = make_optimizer(self.model, config.train.lr, self.device)
+        # A GPU run works on a CUDA stream of its own and waits only for it, so its epoch times leave
+        # out other runs' queued work (a device-wide sync would wait for every session's kernels).
+        self.stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
+        with self._own_stream():
+            self._build(config, memory_format)
         self.order = torch.Generator().manual_seed(config.seed + 1)
         self.history: list[EpochRecord] = []
         self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
@@ -93,6 +93,29 @@ class Trainer:
         # fails partway (out of memory), so that a filed run's weights always match its history.
         self._kept: list[torch.Tensor] | None = None
         self._failed = False  # an epoch failed: the device may be full, so filing works on the CPU
+
+    def _build(self, config: RunConfig, memory_format: torch.memory_format) -> None:
+        """The data, model and optimizer on the device."""
+        data = make_dataset(config.data, config.seed, self.device)
+        self.data = Dataset(
+            train_x=data.train_x.contiguous(memory_format=memory_format),
+            train_y=data.train_y,
+            val_x=data.val_x.contiguous(memory_format=memory_format),
+            val_y=data.val_y,
+        )
+        self.model = build_model(config.model, config.seed).to(self.device, memory_format=memory_format)
+        self.optimizer = make_optimizer(self.model, config.train.lr, self.device)
+
+    def _own_stream(self) -> contextlib.AbstractContextManager:
+        """Work issued inside goes to this run's CUDA stream (nothing to do on other devices)."""
+        return torch.cuda.stream(self.stream) if self.stream is not None else contextlib.nullcontext()
+
+    def _wait(self) -> None:
+        """Wait for this run's own queued work: its stream on a GPU, the device elsewhere."""
+        if self.stream is not None:
+            self.stream.synchronize()
+        else:
+            synchronize(self.device)
 
     @property
     def epoch(self) -> int:
@@ -161,6 +184,11 @@ class Trainer:
 
     def _train_one_epoch(self) -> EpochRecord:
         """Train and validate one epoch and append its record; a failed epoch leaves the run as it was."""
+        with self._own_stream():
+            return self._guarded_epoch()
+
+    def _guarded_epoch(self) -> EpochRecord:
+        """The epoch, with the state of the last whole epoch put back if it fails."""
         self._keep_state()
         try:
             return self._timed_epoch()
@@ -180,7 +208,7 @@ class Trainer:
         data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
         if self.device.type == "cpu":
             self.cpu_threads = torch.get_num_threads()
-        synchronize(self.device)
+        self._wait()
         start = time.perf_counter()
         loss_sum, correct = train_epoch(
             self.model,
@@ -194,7 +222,7 @@ class Trainer:
         val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
         sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])
         train_loss, train_right, val_loss, val_right = sums.tolist()  # the epoch's one sync
-        synchronize(self.device)
+        self._wait()
         seconds = time.perf_counter() - start
         record = EpochRecord(
             epoch=self.epoch + 1,
@@ -248,6 +276,11 @@ class Trainer:
         """
         if not self.history:
             return None
+        with self._own_stream():
+            return self._copy()
+
+    def _copy(self) -> Snapshot:
+        """``_snapshot`` on this run's stream."""
         model = build_model(self.config.model, self.config.seed)
         model.load_state_dict({key: value.to("cpu") for key, value in self.model.state_dict().items()})
         model.eval()
@@ -270,7 +303,8 @@ class Trainer:
 
     def confusion_matrix(self) -> list[list[int]]:
         """Validation confusion matrix [true][predicted] of the current weights."""
-        return confusion_matrix(self.model, self.data.val_x, self.data.val_y)
+        with self._own_stream():
+            return confusion_matrix(self.model, self.data.val_x, self.data.val_y)
 
 
 def fit(config: RunConfig, device: torch.device | str = "cpu") -> Trainer:
