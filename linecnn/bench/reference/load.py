@@ -63,7 +63,7 @@ VENDOR_WORDS = ("nvidia", "geforce", "tesla", "quadro")  # words that name no GP
 
 
 def reference_name(gpu: str, factor: str = "data") -> str:
-    """The file name a GPU's reference series is kept under, e.g. 'h100-data.json' for 'NVIDIA H100 80GB HBM3'.
+    """The file a GPU's reference series is kept in, e.g. 'h100-data.json' for 'NVIDIA H100 80GB HBM3'.
 
     The model is the words up to the first one with a digit, vendor words left out.
     """
