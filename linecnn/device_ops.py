@@ -6,6 +6,7 @@ exist and picks one.
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import time
 
@@ -19,6 +20,26 @@ def synchronize(device: torch.device | str) -> None:
         torch.cuda.synchronize(device)
     elif device.type == "mps":
         torch.mps.synchronize()
+
+
+class RunStream:
+    """Where one run issues its work: a CUDA stream of its own on a GPU, so that waiting for its work
+    never waits for other runs' queued kernels (a device-wide sync would); the device elsewhere."""
+
+    def __init__(self, device: torch.device | str) -> None:
+        self.device = torch.device(device)
+        self.stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
+
+    def using(self) -> contextlib.AbstractContextManager:
+        """Work issued inside goes to this run's stream (nothing to do off a GPU)."""
+        return torch.cuda.stream(self.stream) if self.stream is not None else contextlib.nullcontext()
+
+    def wait(self) -> None:
+        """Wait until this run's queued work has finished."""
+        if self.stream is not None:
+            self.stream.synchronize()
+        else:
+            synchronize(self.device)
 
 
 def preferred_memory_format(device: torch.device | str) -> torch.memory_format:

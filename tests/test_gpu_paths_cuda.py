@@ -152,7 +152,7 @@ def test_host_clock_epochs_agree_with_cuda_events():
     records = list(trainer.run())[2:]  # past the first epochs' allocation and autotune
     data = trainer.data
     events = []
-    with torch.cuda.stream(trainer.stream):
+    with trainer.stream.using():
         for _ in range(len(records)):
             start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
             start.record()

@@ -10,6 +10,7 @@ import threading
 import pytest
 import torch
 
+from linecnn.train import kept
 from linecnn.train import trainer as train
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import Trainer
@@ -199,12 +200,12 @@ def test_out_of_memory_mid_epoch_files_the_last_whole_epoch_even_if_filing_runs_
             raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 MiB")
         return real_confusion(model, x, y)
 
-    real_confusion = train.confusion_matrix
-    monkeypatch.setattr(train, "confusion_matrix", device_full)
+    real_confusion = kept.confusion_matrix
+    monkeypatch.setattr(kept, "confusion_matrix", device_full)
     trainer._failed = False  # as if the epoch had not failed: filing itself runs out of memory
     snapshot = trainer.stop()
     assert snapshot is not None and len(snapshot.history) == 2
-    kept = snapshot.model.state_dict()
-    assert all(torch.equal(kept[k], v) for k, v in states[-1].items())  # epoch 2's, without epoch 3's steps
+    filed = snapshot.model.state_dict()
+    assert all(torch.equal(filed[k], v) for k, v in states[-1].items())  # epoch 2's, without epoch 3's steps
     assert sum(map(sum, snapshot.confusion)) == len(trainer.data.val_y)
     assert full  # the device path ran out and the CPU copy gave the matrix

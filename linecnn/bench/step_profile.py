@@ -8,12 +8,11 @@ from __future__ import annotations
 import statistics
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from types import SimpleNamespace
 
-from torch.autograd import DeviceType
 from torch.autograd.profiler_util import FunctionEvent
 
 from linecnn.bench.noise import overloaded
+from linecnn.bench.step_kernels import launched, on_host, step_kernels
 
 PHASES = ("forward", "backward", "optimizer")
 TOP = 8  # operators shown per phase
@@ -132,7 +131,7 @@ def summarize_events(
     comes from the step whose wall time is the median, so the split adds up to that step's time.
     """
     events = list(events)
-    host = [event for event in events if _on_host(event)]
+    host = [event for event in events if on_host(event)]
     # With CUDA activity each record_function also yields a device-side range of the same name
     # (gpu_user_annotation): a step is its host-side range only.
     ranges = sorted(
@@ -145,14 +144,10 @@ def summarize_events(
     in_step = [event for event in host if not event.is_async and start <= event.time_range.start <= end]
     ops = [event for event in in_step if event.name.startswith("aten::")]
     on_gpu = device.startswith("cuda")
-    # Kernels hang off whichever host event launched them: an aten operator in eager mode,
-    # CompiledFunction(Backward) for Triton kernels, cudaGraphLaunch or the compiled function for
-    # a CUDA graph's replay. Each kernel hangs off one event, so counting them all counts it once.
     ranges_named = {event.name for event in host}  # a "kernel" named like a host range is its annotation
-    launchers = [event for event in in_step if _kernels(event, ranges_named)]
-    kernels = [kernel for event in launchers for kernel in _kernels(event, ranges_named)]
+    launchers = [event for event in in_step if launched(event, ranges_named)]
     later = [begin for begin, _ in ranges if begin > start]
-    kernels += _unlinked_kernels(events, ranges_named, start, min(later, default=float("inf")))
+    kernels = step_kernels(events, launchers, ranges_named, start, min(later, default=float("inf")))
     if on_gpu:
         work_us = sum(kernel.duration for kernel in kernels)
     else:
@@ -184,7 +179,7 @@ def top_operators(
         entry = totals.setdefault((phase_of(op), op.name), [0, 0.0, 0.0])
         entry[0] += 1
         entry[1] += op.self_cpu_time_total
-        entry[2] += sum(kernel.duration for kernel in _kernels(op, ranges_named))
+        entry[2] += sum(kernel.duration for kernel in launched(op, ranges_named))
     rows = [
         Operator(name, phase, calls, self_us / 1000, device_us / 1000)
         for (phase, name), (calls, self_us, device_us) in totals.items()
@@ -208,34 +203,6 @@ def phase_of(event: FunctionEvent) -> str:
             return "backward"
         node = node.cpu_parent
     return "forward"
-
-
-def _on_host(event: FunctionEvent) -> bool:
-    """True for an event recorded on the CPU side (an operator, a range, a runtime call)."""
-    return getattr(event, "device_type", DeviceType.CPU) == DeviceType.CPU
-
-
-def _kernels(event: FunctionEvent, ranges_named: frozenset[str] | set[str]) -> list:
-    """The device kernels ``event`` launched, less device-side copies of host ranges (annotations)."""
-    return [kernel for kernel in event.kernels if kernel.name not in ranges_named]
-
-
-def _unlinked_kernels(
-    events: list[FunctionEvent], ranges_named: set[str], start: float, before: float
-) -> list:
-    """Device events no host event claims (no launch correlation), that ran from ``start`` until ``before``.
-
-    Each step ends with a device sync, so a step's kernels run before the next step starts.
-    """
-    return [
-        SimpleNamespace(name=event.name, duration=event.time_range.end - event.time_range.start)
-        for event in events
-        if not _on_host(event)
-        and getattr(event, "linked_correlation_id", None) == 0
-        and not getattr(event, "is_user_annotation", False)
-        and event.name not in ranges_named
-        and start <= event.time_range.start < before
-    ]
 
 
 def _is_copy(kernel_name: str) -> bool:

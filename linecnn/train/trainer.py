@@ -8,8 +8,6 @@ lets other threads pause, step and stop a run safely is in ``linecnn.train.turns
 
 from __future__ import annotations
 
-import contextlib
-import gc
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -17,10 +15,11 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from linecnn.device_ops import empty_cache, preferred_memory_format, synchronize
+from linecnn.device_ops import RunStream, preferred_memory_format
 from linecnn.train.config import RunConfig
 from linecnn.train.data import Dataset, make_dataset
 from linecnn.train.epoch import confusion_matrix, evaluate, make_optimizer, train_epoch
+from linecnn.train.kept import LastWholeEpoch, confusion_safely, cpu_copy, let_go
 from linecnn.train.model import build_model
 from linecnn.train.turns import Turns
 
@@ -35,9 +34,8 @@ class EpochRecord:
     train_acc: float  # fraction of training images classified right during the epoch
     val_loss: float  # mean cross-entropy on the validation set after the epoch
     val_acc: float  # validation accuracy after the epoch
-    # Wall time of the epoch, metrics included, from this run's own queued work done to its own work
-    # done (its CUDA stream on a GPU). On a GPU that other runs use at once, their kernels still share
-    # the GPU's units with it meanwhile: the time is this run's as it ran, not the GPU's alone.
+    # Wall time of the epoch, metrics included, waiting for this run's own work only (its CUDA stream);
+    # other runs' kernels on the same GPU still share its units meanwhile: not the GPU's time alone.
     epoch_seconds: float
     elapsed_seconds: float  # training time so far: epochs only, not pauses nor the page drawing between them
     device: str  # where it ran, e.g. "cpu" or "cuda:0"
@@ -78,8 +76,8 @@ class Trainer:
         memory_format = preferred_memory_format(self.device)
         # A GPU run works on a CUDA stream of its own and waits only for it, so its epoch times leave
         # out other runs' queued work (a device-wide sync would wait for every session's kernels).
-        self.stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
-        with self._own_stream():
+        self.stream = RunStream(self.device)
+        with self.stream.using():
             self._build(config, memory_format)
         self.order = torch.Generator().manual_seed(config.seed + 1)
         self.history: list[EpochRecord] = []
@@ -89,9 +87,8 @@ class Trainer:
         # Runs after every optimizer step, inside the epoch's timing: a cheap note that the run advances
         # (the training queue's lease); it must not raise, or the weights would not match the history.
         self.after_step: Callable[[], None] | None = None
-        # The weights and optimizer state as the last whole epoch left them, put back when an epoch
-        # fails partway (out of memory), so that a filed run's weights always match its history.
-        self._kept: list[torch.Tensor] | None = None
+        # Put back when an epoch fails partway (out of memory): a filed run's weights match its history.
+        self._last_whole = LastWholeEpoch(self.model, self.optimizer)
         self._failed = False  # an epoch failed: the device may be full, so filing works on the CPU
 
     def _build(self, config: RunConfig, memory_format: torch.memory_format) -> None:
@@ -105,17 +102,6 @@ class Trainer:
         )
         self.model = build_model(config.model, config.seed).to(self.device, memory_format=memory_format)
         self.optimizer = make_optimizer(self.model, config.train.lr, self.device)
-
-    def _own_stream(self) -> contextlib.AbstractContextManager:
-        """Work issued inside goes to this run's CUDA stream (nothing to do on other devices)."""
-        return torch.cuda.stream(self.stream) if self.stream is not None else contextlib.nullcontext()
-
-    def _wait(self) -> None:
-        """Wait for this run's own queued work: its stream on a GPU, the device elsewhere."""
-        if self.stream is not None:
-            self.stream.synchronize()
-        else:
-            synchronize(self.device)
 
     @property
     def epoch(self) -> int:
@@ -184,31 +170,22 @@ class Trainer:
 
     def _train_one_epoch(self) -> EpochRecord:
         """Train and validate one epoch and append its record; a failed epoch leaves the run as it was."""
-        with self._own_stream():
-            return self._guarded_epoch()
-
-    def _guarded_epoch(self) -> EpochRecord:
-        """The epoch, with the state of the last whole epoch put back if it fails."""
-        self._keep_state()
-        try:
-            return self._timed_epoch()
-        except BaseException as error:
-            self._failed = True
-            if isinstance(error, torch.OutOfMemoryError):
-                # The failed epoch's activations are referenced from the traceback's frames: let
-                # them go and hand the cached blocks back, so filing the run finds memory.
-                error.__traceback__ = None
-                gc.collect()
-                empty_cache(self.device)
-            self._restore_state()
-            raise
+        with self.stream.using():
+            self._last_whole.keep()
+            try:
+                return self._timed_epoch()
+            except BaseException as error:
+                self._failed = True
+                let_go(error, self.device)
+                self._last_whole.restore()
+                raise
 
     def _timed_epoch(self) -> EpochRecord:
         """One epoch on the clock: train, validate, read the numbers back in one sync."""
         data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
         if self.device.type == "cpu":
             self.cpu_threads = torch.get_num_threads()
-        self._wait()
+        self.stream.wait()
         start = time.perf_counter()
         loss_sum, correct = train_epoch(
             self.model,
@@ -222,7 +199,7 @@ class Trainer:
         val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
         sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])
         train_loss, train_right, val_loss, val_right = sums.tolist()  # the epoch's one sync
-        self._wait()
+        self.stream.wait()
         seconds = time.perf_counter() - start
         record = EpochRecord(
             epoch=self.epoch + 1,
@@ -238,61 +215,15 @@ class Trainer:
         self.history.append(record)
         return record
 
-    def _state_tensors(self) -> list[torch.Tensor]:
-        """The weights, buffers and optimizer state an epoch changes, in a fixed order."""
-        moments = [
-            value
-            for state in self.optimizer.state.values()
-            for value in state.values()
-            if torch.is_tensor(value)
-        ]
-        return [*self.model.parameters(), *self.model.buffers(), *moments]
-
-    @torch.no_grad()
-    def _keep_state(self) -> None:
-        """Copy the state into buffers kept from epoch to epoch (before the epoch's clock starts)."""
-        now = self._state_tensors()
-        if self._kept is None or len(self._kept) != len(now):  # Adam makes its state in the first step
-            self._kept = [tensor.detach().clone() for tensor in now]
-        else:
-            torch._foreach_copy_(self._kept, now)
-
-    @torch.no_grad()
-    def _restore_state(self) -> None:
-        """Put back the state the last whole epoch left (no new memory: copies into existing tensors)."""
-        now = self._state_tensors()
-        if self._kept is not None and len(self._kept) == len(now):
-            torch._foreach_copy_(now, self._kept)
-        else:  # the first epoch failed before its optimizer had a state: the weights are enough
-            params = [*self.model.parameters(), *self.model.buffers()]
-            if self._kept is not None:
-                torch._foreach_copy_(params, self._kept[: len(params)])
-
     def _snapshot(self) -> Snapshot | None:
-        """A copy of the run as its last whole epoch left it; None before the first epoch.
-
-        The copy is made on the CPU (nothing new on a device that may be full). The confusion matrix
-        is computed on the device, or on the CPU after an epoch failed or when the device is full.
-        """
+        """A copy of the run as its last whole epoch left it, made on the CPU (the device may be full);
+        None before the first epoch. Its confusion matrix is computed on the CPU after a failed epoch."""
         if not self.history:
             return None
-        with self._own_stream():
-            return self._copy()
-
-    def _copy(self) -> Snapshot:
-        """``_snapshot`` on this run's stream."""
-        model = build_model(self.config.model, self.config.seed)
-        model.load_state_dict({key: value.to("cpu") for key, value in self.model.state_dict().items()})
-        model.eval()
-        confusion = None
-        if not self._failed:
-            try:
-                confusion = self.confusion_matrix()
-            except torch.OutOfMemoryError:
-                gc.collect()
-                empty_cache(self.device)
-        if confusion is None:
-            confusion = confusion_matrix(model, self.data.val_x.to("cpu"), self.data.val_y.to("cpu"))
+        with self.stream.using():
+            model = cpu_copy(self.model, self.config)
+            val_x, val_y = self.data.val_x, self.data.val_y
+            confusion = confusion_safely(self.model, model, val_x, val_y, on_device=not self._failed)
         return Snapshot(
             history=tuple(self.history),
             model=model,
@@ -303,7 +234,7 @@ class Trainer:
 
     def confusion_matrix(self) -> list[list[int]]:
         """Validation confusion matrix [true][predicted] of the current weights."""
-        with self._own_stream():
+        with self.stream.using():
             return confusion_matrix(self.model, self.data.val_x, self.data.val_y)
 
 

@@ -76,4 +76,3 @@ def reference_name(gpu: str, factor: str = "data") -> str:
     if not model:
         raise ValueError(f"Cannot tell a GPU model from the name {gpu!r}.")
     return f"{''.join(model)}-{factor}.json"
-
