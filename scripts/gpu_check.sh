@@ -76,9 +76,9 @@ import linecnn.bench.reference.load
 assert 'streamlit' not in sys.modules, 'the core imported streamlit'
 print(torch.__version__, torch.version.cuda)
 "
-# 1. Training, benchmark cells, Draw inference and Inside one step on CUDA.
+# 1. Training, benchmark cells, Draw inference, Inside one step and the Lesson's snippets on CUDA.
 pytest_step tests_core 110 tests/test_cuda.py tests/test_train_cuda.py tests/test_predict_cuda.py \
-    tests/test_profile_cuda.py
+    tests/test_profile_cuda.py tests/test_lesson_cuda.py
 # 2. What no CPU test reaches: compile and graphs, AMP, OOM, the worker processes, events, sharing.
 pytest_step tests_paths 170 tests/test_gpu_paths_cuda.py
 # 3. NCCL: one rank per GPU (two where there are two).
