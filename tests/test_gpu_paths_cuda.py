@@ -148,7 +148,7 @@ def test_the_benchmark_and_profile_workers_run_cuda_cells(tmp_path):
 
 def test_host_clock_epochs_agree_with_cuda_events():
     """An epoch timed on the host clock (synchronised) matches the same epoch timed by CUDA events."""
-    trainer = Trainer(RunConfig.from_flat(epochs=8, per_class=20_000), "cuda")
+    trainer = Trainer(RunConfig.from_flat(epochs=8, per_class=5_000), "cuda")
     records = list(trainer.run())[2:]  # past the first epochs' allocation and autotune
     data = trainer.data
     events = []
