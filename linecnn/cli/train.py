@@ -123,7 +123,10 @@ def _train(trainer: Trainer, device: torch.device, quiet: bool) -> float:
                 f"{record.epoch:>7} {record.train_loss:>11.4f} {record.val_loss:>9.4f} "
                 f"{record.train_acc:>10.3f} {record.val_acc:>8.3f}"
             )
-            records.write(line, file=sys.stdout)
+            if hasattr(records, "write"):
+                records.write(line, file=sys.stdout)  # tqdm's: keeps the bar below the rows
+            else:
+                print(line)
     synchronize(device)
     return time.perf_counter() - start
 
