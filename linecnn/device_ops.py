@@ -6,6 +6,7 @@ exist and picks one.
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import time
 
@@ -19,6 +20,26 @@ def synchronize(device: torch.device | str) -> None:
         torch.cuda.synchronize(device)
     elif device.type == "mps":
         torch.mps.synchronize()
+
+
+class RunStream:
+    """Where one run issues its work: a CUDA stream of its own on a GPU, so that waiting for its work
+    never waits for other runs' queued kernels (a device-wide sync would); the device elsewhere."""
+
+    def __init__(self, device: torch.device | str) -> None:
+        self.device = torch.device(device)
+        self.stream = torch.cuda.Stream(self.device) if self.device.type == "cuda" else None
+
+    def using(self) -> contextlib.AbstractContextManager:
+        """Work issued inside goes to this run's stream (nothing to do off a GPU)."""
+        return torch.cuda.stream(self.stream) if self.stream is not None else contextlib.nullcontext()
+
+    def wait(self) -> None:
+        """Wait until this run's queued work has finished."""
+        if self.stream is not None:
+            self.stream.synchronize()
+        else:
+            synchronize(self.device)
 
 
 def preferred_memory_format(device: torch.device | str) -> torch.memory_format:
@@ -76,6 +97,26 @@ def peak_memory_bytes(device: torch.device | str) -> int | None:
         except ImportError:
             return None
     return None
+
+
+def float32_precision() -> str | None:
+    """What float32 matmuls and convolutions run in on CUDA as torch is set now (TF32 or full float32).
+
+    Ampere and newer GPUs run cuDNN convolutions in TF32 by default (about 1e-3 relative error), so
+    a GPU timing says which it timed. None when torch refuses to tell (its flags were set through
+    both its old and new precision APIs).
+    """
+    try:
+        matmul = torch.get_float32_matmul_precision()
+        tf32_matmul = torch.backends.cuda.matmul.allow_tf32
+        tf32_conv = torch.backends.cudnn.allow_tf32
+    except (RuntimeError, AttributeError):
+        return None
+    state = {True: "on", False: "off"}
+    return (
+        f"float32 matmul precision {matmul}, TF32 matmuls {state[bool(tf32_matmul)]}, "
+        f"TF32 convolutions {state[bool(tf32_conv)]}"
+    )
 
 
 def bf16_supported(device: torch.device | str) -> bool:

@@ -33,6 +33,7 @@ def fake_env() -> dict:
         ],
         "cuda_note": None,
         "date": "2026-01-01T00:00:00+00:00",
+        "float32": "float32 matmul precision highest, TF32 matmuls off, TF32 convolutions on",
     }
 
 

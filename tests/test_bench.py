@@ -12,13 +12,16 @@ from linecnn.bench import timing
 from linecnn.bench.cell import bench, is_out_of_memory
 from linecnn.bench.config import MAX_FULL_BATCH, BenchConfig
 from linecnn.bench.crossover import crossover
+from linecnn.bench.document import BenchEnv
 from linecnn.bench.factors import FACTORS, factor
+from linecnn.bench.jsonfields import Fields
 from linecnn.bench.lock import BenchLock
-from linecnn.bench.plan import Caps, plan_sweep, step_bytes
+from linecnn.bench.plan import Caps, SweepPlan, plan_sweep, step_bytes
 from linecnn.bench.results import CellStatus
 from linecnn.bench.sweep import run_sweep
 from linecnn.bench.timing import Watch, summarize, time_epochs
 from linecnn.stop import Stopped, StopReason
+from tests.precision import full_fp32
 
 TINY = BenchConfig.from_flat(per_class=40, warmup=1, repeats=3)  # 120 images: milliseconds per cell
 JOIN = 60.0  # seconds a thread of a test may take before the test gives up on it
@@ -79,12 +82,40 @@ def test_options_that_do_not_apply_are_dropped_with_a_note():
 
 
 def test_compile_time_is_reported_apart(monkeypatch):
-    """With compilation on, the first compiled steps are timed on their own (compile stubbed out here)."""
+    """With compilation on, the first compiled steps are timed on their own (a plain backend here)."""
     calls = []
-    monkeypatch.setattr(torch, "compile", lambda model, mode=None: calls.append(mode) or model)
+    monkeypatch.setattr(timing, "COMPILE_BACKEND", recording_backend(calls))
     result = bench(BenchConfig.from_flat(per_class=10, warmup=1, repeats=2, compile=True), "cpu")
-    assert calls == [None] and result.ok and result.compile_ms is not None
+    assert calls and result.ok and result.compile_ms is not None
     assert result.config.variant == "compile"
+
+
+def recording_backend(calls: list):
+    """A torch.compile backend that runs the captured graph as it is and notes each graph it was given."""
+
+    def backend(graph, example_inputs):
+        calls.append(graph)
+        return graph.forward
+
+    return backend
+
+
+def test_a_compile_sweep_compiles_every_cell_past_the_recompile_limit(monkeypatch):
+    """Each width of a compile sweep is compiled, even past Dynamo's recompile limit, and a cell that
+    compiled nothing fails rather than being timed eagerly under a "compile" label."""
+    calls = []
+    monkeypatch.setattr(timing, "COMPILE_BACKEND", recording_backend(calls))
+    base = BenchConfig.from_flat(per_class=4, warmup=1, repeats=1, compile=True)
+    plan = SweepPlan(FACTORS["width"], tuple(base.with_run(width=w) for w in range(1, 6)), ("cpu",), False)
+    graphs_after = []
+    with torch._dynamo.config.patch(recompile_limit=2):
+        for result in run_sweep(plan):
+            assert result.ok, result.status_text
+            graphs_after.append(len(calls))
+    assert all(later > earlier for earlier, later in zip([0, *graphs_after], graphs_after, strict=False))
+    monkeypatch.setattr(timing, "compiled", lambda model, config: model)  # compile silently does nothing
+    failed = bench(base, "cpu")
+    assert failed.status is CellStatus.FAILED and "compiled nothing" in failed.reason
 
 
 def test_bad_settings_are_sentences():
@@ -267,7 +298,7 @@ def test_priming_and_compilation_are_bracketed_by_checks(monkeypatch):
     """The check runs before the data is made, around each priming step (eager, then compiled), then
     after every step; progress only at the phases and after each epoch."""
     steps, checks, calls = count_steps(monkeypatch), [], []
-    monkeypatch.setattr(torch, "compile", lambda model, mode=None: model)
+    monkeypatch.setattr(timing, "COMPILE_BACKEND", "eager")
 
     class Recording(Watch):
         def check(self) -> None:
@@ -318,3 +349,30 @@ def test_steps_above_the_memory_cap_are_left_out_or_refused():
     assert plan_sweep(huge, FACTORS["none"], ["cpu"]).configs == (
         huge,
     )  # no cap unless asked: the CLI's default
+
+
+def test_the_environment_says_which_float32_precision_cuda_ran():
+    """TF32 on or off is part of what a GPU timing measured, so the run's environment records it."""
+    with full_fp32():
+        assert "TF32 convolutions off" in BenchEnv.here().float32
+    before = torch.backends.cudnn.allow_tf32
+    torch.backends.cudnn.allow_tf32 = True
+    try:
+        env = BenchEnv.here()
+    finally:
+        torch.backends.cudnn.allow_tf32 = before
+    assert "TF32 convolutions on" in env.float32
+    assert BenchEnv.from_dict(Fields(env.to_dict())).float32 == env.float32
+
+
+def test_a_compiled_cell_leaves_no_compiled_code_behind(monkeypatch):
+    """After a compile cell Dynamo holds no code for the model, so no CUDA graph or memory pool of
+    it outlives the cell into the next cell's peak memory."""
+    from torch._C._dynamo.eval_frame import _debug_get_cache_entry_list
+
+    from linecnn.train.model import LineCNN
+
+    monkeypatch.setattr(timing, "COMPILE_BACKEND", "eager")
+    result = bench(BenchConfig.from_flat(per_class=4, warmup=1, repeats=1, compile=True), "cpu")
+    assert result.ok, result.status_text
+    assert _debug_get_cache_entry_list(LineCNN.forward.__code__) == []

@@ -75,6 +75,7 @@ def on_a_terminal(command: list[str]) -> tuple[subprocess.CompletedProcess, str]
 
 def test_human_output_is_a_table_with_a_progress_bar(tmp_path):
     """Without --json: a table on stdout, a tqdm bar on a terminal's stderr, and where the JSON went."""
+    pytest.importorskip("tqdm")  # installed with linecnn; a bare GPU machine prints the table alone
     out = tmp_path / "run.json"
     result, terminal = on_a_terminal([*SMALL_RUN, "--warmup", "1", "--repeats", "2", "--out", str(out)])
     assert result.returncode == 0, terminal
@@ -138,6 +139,7 @@ def test_json_is_printed_even_when_the_history_cannot_be_opened(tmp_path, monkey
 
 def test_the_cli_progress_bar_redraws_once_per_epoch_not_per_step(tmp_path, monkeypatch, capsys):
     """The bar redraws at each phase and epoch, not at each of the 75 steps of an epoch."""
+    pytest.importorskip("tqdm")
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # the bar draws on a terminal only
     argv = ["bench", "--devices", "cpu", "--per-class", "400", "--batch-size", "16", "--warmup", "1"]

@@ -58,7 +58,7 @@ def test_amp_cells_run_and_are_labelled(amp):
 def test_cuda_graphs_compile_and_report_compile_time():
     """torch.compile with CUDA graphs (reduce-overhead) runs, its compile time reported apart."""
     result = bench(BenchConfig.from_flat(per_class=120, warmup=3, repeats=3, cuda_graphs=True), "cuda")
-    assert result.ok, result.status_text_text
+    assert result.ok, result.status_text
     assert result.compile_ms is not None and result.compile_ms > 0
 
 

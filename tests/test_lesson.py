@@ -6,7 +6,7 @@ import re
 import pytest
 import torch
 
-from linecnn.device import PORTABLE_PATTERN, cuda_available
+from linecnn.device import PORTABLE_PATTERN
 from linecnn.lesson import snippets as lesson
 from linecnn.lesson.comments import COMMENTS, PRINTS
 from linecnn.lesson.run import run
@@ -170,14 +170,3 @@ def test_the_mistake_raises_the_real_error_when_the_model_is_on_another_device()
 def test_an_unknown_snippet_is_named_with_the_known_ones():
     with pytest.raises(ValueError, match="no lesson snippet 'nope'.*mismatch.fix"):
         lesson.snippet("nope")
-
-
-@pytest.mark.cuda
-@pytest.mark.skipif(not cuda_available(), reason="needs an NVIDIA GPU with a CUDA build of PyTorch")
-def test_on_a_gpu_the_mistake_raises_the_real_mismatch_error_and_the_fix_runs():
-    """Model on CUDA, data on the CPU: PyTorch's own RuntimeError; moving the data fixes it."""
-    outcome = run(lesson.snippet("mismatch.mistake").text("es"), torch.device("cuda:0"))
-    assert outcome.error is not None and outcome.error.startswith("RuntimeError: ")
-    assert "cuda" in outcome.error.lower()
-    fixed = run(lesson.snippet("mismatch.fix").text("es"), torch.device("cuda:0"))
-    assert fixed.error is None and "logits en cuda:0" in fixed.output

@@ -7,7 +7,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -16,7 +15,7 @@ from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.peaks import peak_gflops
 from linecnn.bench.profile import profile_step
-from linecnn.bench.step_profile import STEP_RANGE, Operator, StepProfile, phase_of, summarize_events
+from linecnn.bench.step_profile import Operator, StepProfile
 from linecnn.cli.profile import profile_text
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui import i18n
@@ -71,63 +70,6 @@ def test_the_counts_and_top_operators_are_the_lessons_step(lesson_profile):
     assert ops["optimizer", "aten::_fused_adam_"].calls == 1
     # One step of this net dispatches some hundreds of aten operators, not thousands (three steps).
     assert 50 < lesson_profile.operator_calls < 1000
-
-
-def fake_op(name, start, self_us=10.0, parent=None, kernels=()):
-    """An aten event as the profiler gives it, with only what the summary reads."""
-    return SimpleNamespace(
-        name=name,
-        is_async=False,
-        time_range=SimpleNamespace(start=start, end=start + 1),
-        self_cpu_time_total=self_us,
-        cpu_parent=parent,
-        kernels=[SimpleNamespace(name=k, duration=d) for k, d in kernels],
-    )
-
-
-def fake_step(start, end):
-    """A STEP_RANGE event from ``start`` to ``end`` (µs)."""
-    return SimpleNamespace(name=STEP_RANGE, time_range=SimpleNamespace(start=start, end=end))
-
-
-def test_the_summary_reads_the_median_step_and_counts_kernels_not_copies():
-    """Figures come from the median step alone; memory copies are not kernel launches; phases by parent."""
-    engine = SimpleNamespace(name="autograd::engine::evaluate_function: AddmmBackward0", cpu_parent=None)
-    adam = SimpleNamespace(name="Optimizer.step#Adam.step", cpu_parent=None)
-    events = [
-        fake_step(0, 100),
-        fake_step(200, 300),
-        fake_step(400, 500),
-        fake_op("aten::addmm", 10, kernels=[("gemm", 3.0)]),  # step 1 (the slowest)
-        fake_op("aten::addmm", 210, kernels=[("gemm", 2.0), ("Memcpy HtoD", 5.0)]),  # step 2 (the median)
-        fake_op("aten::mm", 220, parent=engine, kernels=[("gemm_bw", 4.0)]),
-        fake_op("aten::_fused_adam_", 230, parent=adam, kernels=[("adam", 1.0)]),
-        fake_op("aten::addmm", 410),  # step 3 (the fastest)
-    ]
-    p = summarize_events(
-        events,
-        device="cuda:0",
-        images=4,
-        plain_seconds=[0.01] * 3,
-        profiled_seconds=[0.03, 0.02, 0.01],
-        flops=8.0,
-    )
-    assert (p.operator_calls, p.kernels, p.profiled_ms) == (3, 3, 20.0)
-    assert p.work_ms == pytest.approx((2 + 5 + 4 + 1) / 1000)  # kernel times, copies included
-    assert {op.name: op.phase for op in p.operators} == {
-        "aten::addmm": "forward",
-        "aten::mm": "backward",
-        "aten::_fused_adam_": "optimizer",
-    }
-    assert phase_of(fake_op("aten::relu", 0)) == "forward"
-
-
-def test_a_step_count_the_profiler_disagrees_with_is_refused():
-    """Summaries never guess which events belong to which step."""
-    with pytest.raises(ValueError, match="recorded 1 steps where 2 ran"):
-        summarize_events(
-            [fake_step(0, 1)], device="cpu", images=1, plain_seconds=[1, 1], profiled_seconds=[1, 1], flops=0
-        )
 
 
 def test_known_gpus_have_a_datasheet_peak_and_others_none():

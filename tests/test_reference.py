@@ -35,3 +35,15 @@ def test_files_that_are_not_gpu_measurements_are_named_and_skipped(tmp_path):
 def test_an_empty_folder_has_no_reference(tmp_path):
     """No file, no reference and nothing to report."""
     assert load_references(tmp_path) == ([], [])
+
+
+def test_a_reference_file_is_named_after_the_gpu_model():
+    """The GPU check writes its series under the GPU's model name, vendor words and sizes left out."""
+    from linecnn.bench.reference.load import reference_name
+
+    assert reference_name("NVIDIA H100 80GB HBM3") == "h100-data.json"
+    assert reference_name("NVIDIA A100-SXM4-80GB") == "a100-data.json"
+    assert reference_name("NVIDIA H200") == "h200-data.json"
+    assert reference_name("NVIDIA GeForce RTX 4090") == "rtx4090-data.json"
+    assert reference_name("Tesla T4") == "t4-data.json"
+    assert reference_name("NVIDIA L40S") == "l40s-data.json"

@@ -10,6 +10,7 @@ import threading
 import pytest
 import torch
 
+from linecnn.train import kept
 from linecnn.train import trainer as train
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import Trainer
@@ -161,3 +162,50 @@ def test_resume_after_pause_trains_to_the_end():
     trainer.resume()
     list(trainer.run())
     assert trainer.done and not trainer.paused
+
+
+def out_of_memory_in_epoch(trainer: Trainer, epoch: int, step: int) -> None:
+    """Make ``trainer`` run out of memory after ``step`` optimizer steps of epoch ``epoch`` (1-based)."""
+    steps = []
+
+    def after_step() -> None:
+        steps.append(trainer.epoch + 1)
+        if steps.count(epoch) == step:
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 2.00 GiB")
+
+    trainer.after_step = after_step
+
+
+def test_out_of_memory_mid_epoch_files_the_last_whole_epoch_even_if_filing_runs_out_too(monkeypatch):
+    """A mini-batch epoch that runs out of memory after some steps: its steps are undone, the failed
+    epoch's tensors are let go, and the run is filed with the last whole epoch's weights and history,
+    even when the device is still too full to validate on (the copy and its confusion use the CPU)."""
+    trainer = Trainer(RunConfig.from_flat(epochs=5, batch_size=32, per_class=40), "cpu")
+    out_of_memory_in_epoch(trainer, epoch=3, step=2)
+    states = []
+    with pytest.raises(torch.OutOfMemoryError) as failed:
+        for _ in trainer.run():
+            states.append({k: v.clone() for k, v in trainer.model.state_dict().items()})
+    frames = []
+    traceback = failed.value.__traceback__
+    while traceback is not None:
+        frames.append(traceback.tb_frame.f_code.co_name)
+        traceback = traceback.tb_next
+    assert "train_epoch" not in frames  # the failed epoch's activations are not held by the error
+    full = []
+
+    def device_full(model, x, y):
+        if not full:
+            full.append(True)
+            raise torch.OutOfMemoryError("CUDA out of memory. Tried to allocate 20.00 MiB")
+        return real_confusion(model, x, y)
+
+    real_confusion = kept.confusion_matrix
+    monkeypatch.setattr(kept, "confusion_matrix", device_full)
+    trainer._failed = False  # as if the epoch had not failed: filing itself runs out of memory
+    snapshot = trainer.stop()
+    assert snapshot is not None and len(snapshot.history) == 2
+    filed = snapshot.model.state_dict()
+    assert all(torch.equal(filed[k], v) for k, v in states[-1].items())  # epoch 2's, without epoch 3's steps
+    assert sum(map(sum, snapshot.confusion)) == len(trainer.data.val_y)
+    assert full  # the device path ran out and the CPU copy gave the matrix

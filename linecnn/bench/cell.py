@@ -19,7 +19,15 @@ import torch
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.lock import gpu_alone
 from linecnn.bench.results import CellResult, CellStatus
-from linecnn.bench.timing import Watch, cudnn_benchmark, prepare, summarize, time_epochs
+from linecnn.bench.timing import (
+    Watch,
+    cudnn_benchmark,
+    must_compile,
+    prepare,
+    release_compiled,
+    summarize,
+    time_epochs,
+)
 from linecnn.device import cpu_threads, describe
 from linecnn.device_ops import (
     empty_cache,
@@ -69,6 +77,10 @@ def bench(
         status = CellStatus.FAILED if failed else CellStatus.OUT_OF_MEMORY
         reason = f"{type(error).__name__}: {error}".splitlines()[0][:290] if failed else ""
     finally:
+        if config.compile or config.cuda_graphs:
+            # Compiled code and CUDA graphs keep the graphs' memory pools alive; a later cell's peak
+            # memory must not include them.
+            release_compiled()
         # The failed cell's tensors are only garbage once the traceback is gone: collect, then free.
         gc.collect()
         empty_cache(device)
@@ -88,7 +100,10 @@ def _measure(config: BenchConfig, device: torch.device, progress: Progress, watc
     setup = time.perf_counter() - start
     with cudnn_benchmark(device):
         autotune = work.first_steps(work.eager)
-        compiled = work.first_steps(work.timed) if config.compile or config.cuda_graphs else None
+        compiled = None
+        if config.compile or config.cuda_graphs:
+            with must_compile(True):
+                compiled = work.first_steps(work.timed)
         phases = {}
         for phase, count in (("warm-up", config.warmup), ("timing", config.repeats)):
             progress(phase, 0, count)

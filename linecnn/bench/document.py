@@ -16,6 +16,7 @@ from linecnn.bench.factors import FACTORS, Factor
 from linecnn.bench.jsonfields import Fields, echo, parse_json
 from linecnn.bench.results import CellResult
 from linecnn.device import environment
+from linecnn.device_ops import float32_precision
 from linecnn.errors import Figure, Message, UserError, said
 
 FORMAT = "linecnn.bench/1"  # the "format" of a benchmark JSON document
@@ -47,13 +48,16 @@ class BenchEnv:
     devices: tuple[DeviceEntry, ...] = ()
     cuda_note: str | None = None  # why CUDA was not offered
     date: str | None = None  # when the run started (UTC, ISO 8601)
+    float32: str | None = None  # what CUDA ran float32 matmuls and convolutions in (TF32 or not)
 
     @classmethod
     def here(cls) -> BenchEnv:
         """This machine now."""
         values = environment().as_dict()
         values["devices"] = tuple(DeviceEntry(**device) for device in values["devices"])
-        return cls(**values, date=datetime.now(UTC).isoformat(timespec="seconds"))
+        return cls(
+            **values, date=datetime.now(UTC).isoformat(timespec="seconds"), float32=float32_precision()
+        )
 
     @property
     def gpus(self) -> list[str]:

@@ -5,7 +5,8 @@ A cell is *disturbed* for one or more reasons, kept in its JSON as short codes t
 
 - ``spread``: its slow and fast timed epochs differ too much (``CellResult.wide_spread``);
 - ``load``: the 1-minute load average went above the number of cores while it ran;
-- ``training``: a Train run of the same server held a training slot while it ran (only the server knows).
+- ``training``: a Train run of the same server held a training slot while it ran, or, for a GPU cell,
+  the server ran other GPU work (a Draw prediction, a Lesson snippet) meanwhile (only the server knows).
 """
 
 from __future__ import annotations

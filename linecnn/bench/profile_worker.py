@@ -18,8 +18,11 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+import torch
+
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
 from linecnn.bench.heartbeat import BEAT, Replies, Silence, open_replies, worker_timeout
+from linecnn.bench.lock import gpu_alone
 from linecnn.bench.profile import profile_step
 from linecnn.bench.remote import end_worker, start_worker
 from linecnn.bench.step_profile import StepProfile
@@ -44,6 +47,19 @@ def profile_in_worker(
 
     ``check`` is called while waiting (a cancel raises from it); the worker is then killed, not waited for.
     """
+    # A CUDA cell is profiled alone: no Train run of this server shares the GPU meanwhile.
+    cuda = any(torch.device(device).type == "cuda" for _, device in targets)
+    with gpu_alone(torch.device("cuda" if cuda else "cpu")):
+        yield from _profile_in_worker(targets, folder, max_seconds, check)
+
+
+def _profile_in_worker(
+    targets: list[tuple[BenchConfig, str]],
+    folder: Path,
+    max_seconds: float | None,
+    check: Callable[[], None],
+) -> Iterator[StepProfile]:
+    """``profile_in_worker`` once the GPU is held."""
     # stderr holds torch.profiler's own log lines; an error ends the run with its status instead.
     process = start_worker("linecnn.bench.profile_worker", stderr=subprocess.DEVNULL)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds + STARTUP_GRACE

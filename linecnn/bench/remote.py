@@ -38,6 +38,7 @@ from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress, not_run
 from linecnn.bench.worker import request
 from linecnn.errors import UserError
+from linecnn.serve.gpu_use import GPU_USE
 from linecnn.serve.sharing import training_queue
 from linecnn.stop import Stopped, StopReason
 
@@ -50,9 +51,11 @@ _LOG = logging.getLogger(__name__)
 
 
 def training_busy(device: str) -> bool:
-    """True while a Train run of this server holds a slot on the CPU or on ``device``."""
+    """True while a Train run of this server holds a slot on the CPU or on ``device``, or, for a GPU
+    cell, when other GPU work of this server (Draw, Lesson) ran since the last look."""
     keys = dict.fromkeys(["cpu", str(torch.device(device))])
-    return any(training_queue(key).training > 0 for key in keys)
+    gpu_work = torch.device(device).type == "cuda" and GPU_USE.since_last_look()
+    return any(training_queue(key).training > 0 for key in keys) or gpu_work
 
 
 def run_in_worker(

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from torch.autograd.profiler_util import FunctionEvent
 
 from linecnn.bench.noise import overloaded
+from linecnn.bench.step_kernels import launched, on_host, step_kernels
 
 PHASES = ("forward", "backward", "optimizer")
 TOP = 8  # operators shown per phase
@@ -130,24 +131,28 @@ def summarize_events(
     comes from the step whose wall time is the median, so the split adds up to that step's time.
     """
     events = list(events)
+    host = [event for event in events if on_host(event)]
+    # With CUDA activity each record_function also yields a device-side range of the same name
+    # (gpu_user_annotation): a step is its host-side range only.
     ranges = sorted(
-        (event.time_range.start, event.time_range.end) for event in events if event.name == STEP_RANGE
+        (event.time_range.start, event.time_range.end) for event in host if event.name == STEP_RANGE
     )
     if len(ranges) != len(profiled_seconds):
         raise ValueError(f"The profiler recorded {len(ranges)} steps where {len(profiled_seconds)} ran.")
     median_step = sorted(range(len(ranges)), key=lambda index: profiled_seconds[index])[len(ranges) // 2]
     start, end = ranges[median_step]
-    ops = [
-        event
-        for event in events
-        if event.name.startswith("aten::") and not event.is_async and start <= event.time_range.start <= end
-    ]
+    in_step = [event for event in host if not event.is_async and start <= event.time_range.start <= end]
+    ops = [event for event in in_step if event.name.startswith("aten::")]
     on_gpu = device.startswith("cuda")
-    kernels = [kernel for op in ops for kernel in op.kernels]
+    ranges_named = {event.name for event in host}  # a "kernel" named like a host range is its annotation
+    launchers = [event for event in in_step if launched(event, ranges_named)]
+    later = [begin for begin, _ in ranges if begin > start]
+    kernels = step_kernels(events, launchers, ranges_named, start, min(later, default=float("inf")))
     if on_gpu:
         work_us = sum(kernel.duration for kernel in kernels)
     else:
         work_us = sum(op.self_cpu_time_total for op in ops)
+    shown = ops + [event for event in launchers if not event.name.startswith("aten::")]
     return StepProfile(
         device=device,
         images=images,
@@ -158,18 +163,23 @@ def summarize_events(
         kernels=sum(1 for kernel in kernels if not _is_copy(kernel.name)) if on_gpu else None,
         work_ms=work_us / 1000,
         flops=flops,
-        operators=top_operators(ops),
+        operators=top_operators(shown, ranges_named),
     )
 
 
-def top_operators(ops: list[FunctionEvent], top: int = TOP) -> tuple[Operator, ...]:
-    """The ``top`` operators of each phase of one step by self time (host plus kernels)."""
+def top_operators(
+    ops: list[FunctionEvent], ranges_named: frozenset[str] | set[str] = frozenset(), top: int = TOP
+) -> tuple[Operator, ...]:
+    """The ``top`` operators of each phase of one step by self time (host plus kernels).
+
+    ``ranges_named``: names of host ranges, whose device-side annotations are not kernels.
+    """
     totals: dict[tuple[str, str], list[float]] = {}
     for op in ops:
         entry = totals.setdefault((phase_of(op), op.name), [0, 0.0, 0.0])
         entry[0] += 1
         entry[1] += op.self_cpu_time_total
-        entry[2] += sum(kernel.duration for kernel in op.kernels)
+        entry[2] += sum(kernel.duration for kernel in launched(op, ranges_named))
     rows = [
         Operator(name, phase, calls, self_us / 1000, device_us / 1000)
         for (phase, name), (calls, self_us, device_us) in totals.items()

@@ -177,9 +177,43 @@ class Autocast(nn.Module):
             return self.model(x).float()
 
 
+COMPILE_BACKEND = "inductor"  # what torch.compile lowers to (tests swap in "eager" or a recording backend)
+
+
 def compiled(model: nn.Module, config: BenchConfig) -> nn.Module:
-    """torch.compile'd model; 'reduce-overhead' records CUDA graphs, which cut the launch cost."""
-    return torch.compile(model, mode="reduce-overhead" if config.cuda_graphs else None)
+    """torch.compile'd model; 'reduce-overhead' records CUDA graphs, which cut the launch cost.
+
+    Dynamo keeps its compiled code on ``LineCNN.forward`` for every model instance, guarded on the
+    parameters' shapes and device, and past ``recompile_limit`` entries it runs the code eagerly
+    without a word. Each cell therefore starts from empty caches, so a sweep of widths or depths
+    compiles every cell.
+    """
+    torch._dynamo.reset()
+    mode = "reduce-overhead" if config.cuda_graphs else None
+    return torch.compile(model, backend=COMPILE_BACKEND, mode=mode)
+
+
+def release_compiled() -> None:
+    """Drop Dynamo's compiled code and the CUDA-graph trees of this thread, with their memory pools."""
+    torch._dynamo.reset()
+
+
+def frames_compiled() -> int:
+    """Frames Dynamo has compiled in this process so far (a cell that compiles none runs eagerly)."""
+    from torch._dynamo.utils import counters
+
+    return counters["frames"]["ok"]
+
+
+@contextlib.contextmanager
+def must_compile(enabled: bool) -> Iterator[None]:
+    """Raise RuntimeError when the block, the first run of a compiled model, compiled nothing."""
+    before = frames_compiled() if enabled else 0
+    yield
+    if enabled and frames_compiled() == before:
+        raise RuntimeError(
+            "torch.compile compiled nothing for this cell, so it would time the model eagerly."
+        )
 
 
 @contextlib.contextmanager

@@ -14,7 +14,7 @@ from linecnn.bench.document import BenchDocument, BenchEnv
 from linecnn.bench.factors import FACTORS, SINGLE
 from linecnn.bench.plan import MAX_STEP_BYTES, Caps, StepMemoryError, SweepPlan, SweepRequest
 from linecnn.cli.table import print_results
-from linecnn.cli.train import add_problem_options
+from linecnn.cli.train import add_problem_options, progress_bars
 from linecnn.device import list_devices, resolve
 from linecnn.train.config import DEFAULT_FLAT
 
@@ -166,9 +166,8 @@ def run_plan(plan: SweepPlan, caps: Caps, quiet: bool) -> BenchDocument:
     from linecnn.bench import sweep  # torch's import cost only for a command that times
 
     env, progress, bar = BenchEnv.here(), None, None
-    if not quiet:
-        from tqdm import tqdm  # only the human output needs it
-
+    tqdm = None if quiet else progress_bars()
+    if tqdm is not None:
         # disable=None: no bar when stderr is not a terminal. In a file (`2>&1 | tee run.txt`) its
         # redraws stay as carriage returns, and the table's first line would follow them on one line.
         bar_format = "{l_bar}{bar}| {elapsed} {postfix}"

@@ -94,18 +94,27 @@ def train_command(args: argparse.Namespace) -> int:
     return 0
 
 
+def progress_bars():  # noqa: ANN201 - tqdm's class, or None
+    """tqdm, which only the human output needs; None where it is not installed (a bare GPU machine)."""
+    try:
+        from tqdm import tqdm
+    except ImportError:
+        return None
+    return tqdm
+
+
 def _train(trainer: Trainer, device: torch.device, quiet: bool) -> float:
     """Run every epoch (printing every tenth unless ``quiet``); the training seconds, device synchronised."""
     epochs = trainer.config.train.epochs
     records = trainer.run()
     if not quiet:
-        from tqdm import tqdm  # only the human output needs it
-
+        tqdm = progress_bars()
         print(f"Training on {describe(device)}: {trainer.config.data.train_size} images, {epochs} epochs")
         print(f"{'epoch':>7} {'train loss':>11} {'val loss':>9} {'train acc':>10} {'val acc':>8}")
         # disable=None: no bar when stderr is not a terminal, or its redraws would land between the rows
         # of a file that keeps both streams (`2>&1 | tee run.txt`).
-        records = tqdm(records, total=epochs, unit="epoch", file=sys.stderr, leave=False, disable=None)
+        if tqdm is not None:
+            records = tqdm(records, total=epochs, unit="epoch", file=sys.stderr, leave=False, disable=None)
     synchronize(device)
     start = time.perf_counter()
     for record in records:
@@ -114,7 +123,10 @@ def _train(trainer: Trainer, device: torch.device, quiet: bool) -> float:
                 f"{record.epoch:>7} {record.train_loss:>11.4f} {record.val_loss:>9.4f} "
                 f"{record.train_acc:>10.3f} {record.val_acc:>8.3f}"
             )
-            records.write(line, file=sys.stdout)
+            if hasattr(records, "write"):
+                records.write(line, file=sys.stdout)  # tqdm's: keeps the bar below the rows
+            else:
+                print(line)
     synchronize(device)
     return time.perf_counter() - start
 

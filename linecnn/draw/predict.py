@@ -15,6 +15,7 @@ from torch import nn
 
 from linecnn.device import cpu_threads
 from linecnn.device_ops import synchronize
+from linecnn.serve.gpu_use import GPU_USE
 from linecnn.train.config import RunConfig
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import fit
@@ -65,7 +66,7 @@ def predict(model: nn.Module, image: torch.Tensor, device: torch.device | str = 
     if image.shape != (1, 1, 8, 8):
         raise ValueError(f"The model reads one 8x8 image shaped (1, 1, 8, 8); got {tuple(image.shape)}.")
     device = torch.device(device)
-    with cpu_threads(device, 1):
+    with cpu_threads(device, 1), GPU_USE.using(device):  # a benchmark's GPU cell sees it as a disturbance
         runner = copy.deepcopy(model).to(device)  # the caller's model, maybe shared, stays as it was
         runner.eval()
         x = image.to(device, dtype=torch.float32)

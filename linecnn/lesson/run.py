@@ -17,6 +17,7 @@ import torch
 
 from linecnn.device import cpu_threads
 from linecnn.device_ops import synchronize
+from linecnn.serve.gpu_use import GPU_USE
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ def run(code: str, device: torch.device | str, number_text: Callable[[float], st
     namespace = {"__name__": "__lesson__", "device": device, "print": capture}
     error = None
     start = time.perf_counter()
-    with cpu_threads(device, None):
+    with cpu_threads(device, None), GPU_USE.using(device):  # a benchmark's GPU cell sees it
         try:
             exec(compile(code, "<lesson>", "exec"), namespace)
             synchronize(device)

@@ -8,7 +8,6 @@ lets other threads pause, step and stop a run safely is in ``linecnn.train.turns
 
 from __future__ import annotations
 
-import copy
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
@@ -16,10 +15,11 @@ from dataclasses import asdict, dataclass
 import torch
 from torch import nn
 
-from linecnn.device_ops import preferred_memory_format, synchronize
+from linecnn.device_ops import RunStream, preferred_memory_format
 from linecnn.train.config import RunConfig
 from linecnn.train.data import Dataset, make_dataset
 from linecnn.train.epoch import confusion_matrix, evaluate, make_optimizer, train_epoch
+from linecnn.train.kept import LastWholeEpoch, confusion_safely, cpu_copy, let_go
 from linecnn.train.model import build_model
 from linecnn.train.turns import Turns
 
@@ -34,7 +34,9 @@ class EpochRecord:
     train_acc: float  # fraction of training images classified right during the epoch
     val_loss: float  # mean cross-entropy on the validation set after the epoch
     val_acc: float  # validation accuracy after the epoch
-    epoch_seconds: float  # wall time of the epoch, device synchronised, metrics included
+    # Wall time of the epoch, metrics included, waiting for this run's own work only (its CUDA stream);
+    # other runs' kernels on the same GPU still share its units meanwhile: not the GPU's time alone.
+    epoch_seconds: float
     elapsed_seconds: float  # training time so far: epochs only, not pauses nor the page drawing between them
     device: str  # where it ran, e.g. "cpu" or "cuda:0"
 
@@ -72,6 +74,25 @@ class Trainer:
         self.device = torch.device(device)
         self.max_seconds = max_seconds  # training seconds a run may take; None = no cap
         memory_format = preferred_memory_format(self.device)
+        # A GPU run works on a CUDA stream of its own and waits only for it, so its epoch times leave
+        # out other runs' queued work (a device-wide sync would wait for every session's kernels).
+        self.stream = RunStream(self.device)
+        with self.stream.using():
+            self._build(config, memory_format)
+        self.order = torch.Generator().manual_seed(config.seed + 1)
+        self.history: list[EpochRecord] = []
+        self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
+        self.out_of_time = False  # set when the time cap ended the run
+        self.turns = Turns()  # who may train the next epoch: the Pause, Step and Stop of other threads
+        # Runs after every optimizer step, inside the epoch's timing: a cheap note that the run advances
+        # (the training queue's lease); it must not raise, or the weights would not match the history.
+        self.after_step: Callable[[], None] | None = None
+        # Put back when an epoch fails partway (out of memory): a filed run's weights match its history.
+        self._last_whole = LastWholeEpoch(self.model, self.optimizer)
+        self._failed = False  # an epoch failed: the device may be full, so filing works on the CPU
+
+    def _build(self, config: RunConfig, memory_format: torch.memory_format) -> None:
+        """The data, model and optimizer on the device."""
         data = make_dataset(config.data, config.seed, self.device)
         self.data = Dataset(
             train_x=data.train_x.contiguous(memory_format=memory_format),
@@ -81,14 +102,6 @@ class Trainer:
         )
         self.model = build_model(config.model, config.seed).to(self.device, memory_format=memory_format)
         self.optimizer = make_optimizer(self.model, config.train.lr, self.device)
-        self.order = torch.Generator().manual_seed(config.seed + 1)
-        self.history: list[EpochRecord] = []
-        self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
-        self.out_of_time = False  # set when the time cap ended the run
-        self.turns = Turns()  # who may train the next epoch: the Pause, Step and Stop of other threads
-        # Runs after every optimizer step, inside the epoch's timing: a cheap note that the run advances
-        # (the training queue's lease); it must not raise, or the weights would not match the history.
-        self.after_step: Callable[[], None] | None = None
 
     @property
     def epoch(self) -> int:
@@ -156,11 +169,23 @@ class Trainer:
         return self.out_of_time
 
     def _train_one_epoch(self) -> EpochRecord:
-        """Train and validate one epoch and append its record."""
+        """Train and validate one epoch and append its record; a failed epoch leaves the run as it was."""
+        with self.stream.using():
+            self._last_whole.keep()
+            try:
+                return self._timed_epoch()
+            except BaseException as error:
+                self._failed = True
+                let_go(error, self.device)
+                self._last_whole.restore()
+                raise
+
+    def _timed_epoch(self) -> EpochRecord:
+        """One epoch on the clock: train, validate, read the numbers back in one sync."""
         data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
         if self.device.type == "cpu":
             self.cpu_threads = torch.get_num_threads()
-        synchronize(self.device)
+        self.stream.wait()
         start = time.perf_counter()
         loss_sum, correct = train_epoch(
             self.model,
@@ -174,7 +199,7 @@ class Trainer:
         val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
         sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])
         train_loss, train_right, val_loss, val_right = sums.tolist()  # the epoch's one sync
-        synchronize(self.device)
+        self.stream.wait()
         seconds = time.perf_counter() - start
         record = EpochRecord(
             epoch=self.epoch + 1,
@@ -191,20 +216,26 @@ class Trainer:
         return record
 
     def _snapshot(self) -> Snapshot | None:
-        """A copy of the run as its last whole epoch left it; None before the first epoch."""
+        """A copy of the run as its last whole epoch left it, made on the CPU (the device may be full);
+        None before the first epoch. Its confusion matrix is computed on the CPU after a failed epoch."""
         if not self.history:
             return None
+        with self.stream.using():
+            model = cpu_copy(self.model, self.config)
+            val_x, val_y = self.data.val_x, self.data.val_y
+            confusion = confusion_safely(self.model, model, val_x, val_y, on_device=not self._failed)
         return Snapshot(
             history=tuple(self.history),
-            model=copy.deepcopy(self.model).to("cpu").eval(),
-            confusion=self.confusion_matrix(),
+            model=model,
+            confusion=confusion,
             cpu_threads=self.cpu_threads,
             out_of_time=self.out_of_time,
         )
 
     def confusion_matrix(self) -> list[list[int]]:
         """Validation confusion matrix [true][predicted] of the current weights."""
-        return confusion_matrix(self.model, self.data.val_x, self.data.val_y)
+        with self.stream.using():
+            return confusion_matrix(self.model, self.data.val_x, self.data.val_y)
 
 
 def fit(config: RunConfig, device: torch.device | str = "cpu") -> Trainer:

@@ -9,6 +9,7 @@ Nothing here is ever estimated: a reference is a measurement or it is not bundle
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -56,3 +57,22 @@ def read_reference(path: Path) -> Reference:
         date=env.date or document.created or "?",
         document=replace(document, results=results),
     )
+
+
+VENDOR_WORDS = ("nvidia", "geforce", "tesla", "quadro")  # words that name no GPU model
+
+
+def reference_name(gpu: str, factor: str = "data") -> str:
+    """The file a GPU's reference series is kept in, e.g. 'h100-data.json' for 'NVIDIA H100 80GB HBM3'.
+
+    The model is the words up to the first one with a digit, vendor words left out.
+    """
+    words = [word for word in re.split(r"[^a-z0-9]+", gpu.lower()) if word and word not in VENDOR_WORDS]
+    model = []
+    for word in words:
+        model.append(word)
+        if any(ch.isdigit() for ch in word):
+            break
+    if not model:
+        raise ValueError(f"Cannot tell a GPU model from the name {gpu!r}.")
+    return f"{''.join(model)}-{factor}.json"
