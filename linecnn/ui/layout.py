@@ -75,6 +75,31 @@ _CSS = """<style>
   .st-key-draw-prediction { width: 100% !important; }
   [data-testid="stLayoutWrapper"]:has(> .st-key-draw-seen) { order: 2; }
 }
+/* Contrast (WCAG AA, 4.5:1 for small text), where no theme option reaches: */
+/* A disabled widget's label (Benchmark's AMP without CUDA, Train's settings during a run) is
+   Streamlit's 40 % of the text colour, 2.3:1; at 70 % it still reads as switched off, at 5.4:1 (5.2:1
+   in the sidebar). A share of the inherited text colour, so a dark theme keeps its own. */
+[data-testid="stWidgetLabel"][disabled] { color: color-mix(in srgb, currentColor 70%, transparent); }
+/* Code blocks (Home, Lesson): Streamlit's highlighting colours are fixed, not theme colours, and its
+   strings, keywords and comments fall to 2.8-3.6:1 on the code background. The same hues, darkened to
+   at least 5.1:1 on it; keywords take the theme's ink blue. */
+[data-testid="stCode"] pre .token.keyword, [data-testid="stCode"] pre .token.tag,
+[data-testid="stCode"] pre .token.function, [data-testid="stCode"] pre .token.class-name,
+[data-testid="stCode"] pre .token.selector { color: #2f6690; }
+[data-testid="stCode"] pre .token.string, [data-testid="stCode"] pre .token.char,
+[data-testid="stCode"] pre .token.attr-value, [data-testid="stCode"] pre .token.boolean,
+[data-testid="stCode"] pre .token.constant, [data-testid="stCode"] pre .token.symbol,
+[data-testid="stCode"] pre .token.inserted { color: #25734d; }
+[data-testid="stCode"] pre .token.comment, [data-testid="stCode"] pre .token.prolog,
+[data-testid="stCode"] pre .token.doctype, [data-testid="stCode"] pre .token.cdata,
+[data-testid="stCode"] pre .token.punctuation, [data-testid="stCode"] pre .token.unchanged { color: #5e6470; }
+[data-testid="stCode"] pre .token.number, [data-testid="stCode"] pre .token.regex { color: #17706f; }
+[data-testid="stCode"] pre .token.operator, [data-testid="stCode"] pre .token.entity,
+[data-testid="stCode"] pre .token.decorator, [data-testid="stCode"] pre .token.atrule { color: #a14f12; }
+[data-testid="stCode"] pre .token.attr-name, [data-testid="stCode"] pre .token.property,
+[data-testid="stCode"] pre .token.variable { color: #1d5f8a; }
+[data-testid="stCode"] pre .token.url { color: #6b4a8a; }
+[data-testid="stCode"] pre .token.important, [data-testid="stCode"] pre .token.deleted { color: #b0302c; }
 </style>"""
 
 # On a phone the sidebar covers the page, and Streamlit leaves it open after a page link in it
