@@ -1,5 +1,5 @@
 """Real browser: axe-core finds no serious or critical WCAG 2.0/2.1 A or AA violation on any page, in
-either language, nor on Train once a run has finished."""
+either language, nor on Train paused mid-run or once a run has finished."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 BLOCKING = ("serious", "critical")
 PAGES = ("", "Train", "Benchmark", "Draw", "Lesson")
 TRAIN_EPOCHS = 5  # enough for the finished run's charts and summary, quick on a busy machine
+LONG_RUN_EPOCHS = 5000  # a run still going when Pause is clicked, however fast the machine
 
 # Settled: the script has finished its run (Streamlit's own mark on the app's root; the status widget's
 # "Running" shows only after a delay), no element is faded as stale or still a skeleton waiting for its
@@ -90,8 +91,17 @@ def blocking_violations(tab, axe_source: str, view: str) -> list[str]:
     return lines
 
 
+def set_epochs(tab, count: int) -> None:
+    """Type the Train page's epoch count and let the page take it."""
+    epochs = tab.get_by_role("textbox", name="Epochs", exact=True)
+    epochs.fill(str(count))
+    epochs.press("Enter")
+    wait_for_app(tab)
+
+
 def test_no_serious_accessibility_violation_on_any_page(server, page, axe_source):
-    """Each page in English and Spanish, then Train after a short run: axe reports nothing serious."""
+    """Each page in English and Spanish, then Train paused mid-run and after a short run: axe reports
+    nothing serious or critical."""
     found: list[str] = []
     for lang in ("en", "es"):
         for path in PAGES:
@@ -99,16 +109,25 @@ def test_no_serious_accessibility_violation_on_any_page(server, page, axe_source
             settled(page)
             found += blocking_violations(page, axe_source, f"/{path}?lang={lang}")
 
+    # Train paused mid-run: every setting is locked, so each widget shows its disabled look.
     page.goto(f"{server.url}/Train")
     settled(page)
-    epochs = page.get_by_label("Epochs")
-    epochs.fill(str(TRAIN_EPOCHS))
-    epochs.press("Enter")
-    wait_for_app(page)
+    set_epochs(page, LONG_RUN_EPOCHS)
+    page.get_by_role("button", name="Start").click()
+    page.get_by_role("button", name="Pause").click()
+    page.get_by_role("button", name="Resume").wait_for()
+    settled(page)
+    found += blocking_violations(page, axe_source, "/Train paused")
+    page.get_by_role("button", name="Stop").click()  # frees the server's training slot for other tests
+    page.get_by_text(re.compile(r"^Stopped at epoch")).wait_for()
+
+    # Train after a finished run: summary, confusion matrix and the run overlay.
+    settled(page)
+    set_epochs(page, TRAIN_EPOCHS)
     page.get_by_role("button", name="Start").click()
     finished = page.get_by_text(re.compile(rf"Finished {TRAIN_EPOCHS} epochs in"))
     expect(finished).to_have_count(1, timeout=90_000)
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(4)  # with the run overlay
+    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(4)
     settled(page)
     found += blocking_violations(page, axe_source, "/Train after a run")
 
