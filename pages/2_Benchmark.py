@@ -25,12 +25,14 @@ reserved_notice()
 
 caps = state.server_caps()
 sweep = render_form(caps)
-state.show_message()
-if sweep is not None:
-    start_sweep(sweep, caps)
-sweep_view.render_job()
-
-results = st.container()  # filled last, so it shows the references and history picks of this run
+# What Run benchmark brings about, kept together: its refusal or end message, the progress, the results.
+# Pressing it scrolls this to the top of the screen (sweep_view.follow_run).
+with st.container(key=sweep_view.RUN_KEY):
+    state.show_message()
+    if sweep is not None:
+        start_sweep(sweep, caps)
+    sweep_view.render_job()
+    results = st.container()  # filled last, so it shows the references and history picks of this run
 st.divider()
 render_references()
 stored = render_history()

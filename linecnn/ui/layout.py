@@ -20,10 +20,10 @@ _CSS = """<style>
    screen the Train page's live charts then fit above the fold. */
 [data-testid="stMainBlockContainer"] { padding-top: 4rem; }
 /* The restart watcher (restart.py) draws nothing: hidden, it leaves no gap above the title. */
-.st-key-restart-watch, .st-key-train-follow, [class*="st-key-focus-keeper-"] { display: none; }
-/* Train: a phone scrolls the run buttons' row to the top when one is tapped (train/follow.py); this
-   keeps it under Streamlit's 3.75rem header. */
-.st-key-train-buttons { scroll-margin-top: 4rem; }
+.st-key-restart-watch, [class*="st-key-follow-"], [class*="st-key-focus-keeper-"] { display: none; }
+/* A press on a run's button scrolls the run to the top (follow.py): Train's buttons on a phone, the
+   Benchmark's progress and results; this keeps them under Streamlit's 3.75rem header. */
+.st-key-train-buttons, .st-key-bench-run { scroll-margin-top: 4rem; }
 .st-key-train-settings { padding-top: 0.75rem; padding-bottom: 0.75rem; gap: 0.75rem; }
 [data-testid="stHorizontalBlock"] { flex-wrap: wrap; }
 [data-testid="stColumn"] { min-width: min(100%, 7rem); }
