@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from linecnn.ui.agree import show_on_bench
 from linecnn.ui.bench import state, sweep_view
 from linecnn.ui.bench.board import render_board
 from linecnn.ui.bench.controls import render_form, start_sweep
@@ -38,7 +39,9 @@ render_references()
 stored = render_history()
 render_board(stored)  # every device measured here or imported, side by side: read-only for everyone
 with results:
-    render_results(state.shown_runs() + reference_runs())
+    shown = state.shown_runs()
+    render_results(shown + reference_runs())
+    show_on_bench(shown)  # the session's last Train run beside the cell of its settings
 
 st.divider()
 render_inside(caps, busy=sweep_view.running() or ranks_running())  # torch.profiler's view of one step
