@@ -20,6 +20,7 @@ import os
 import statistics
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -28,6 +29,7 @@ import torch  # noqa: E402
 
 from linecnn.bench.cell import bench  # noqa: E402
 from linecnn.bench.config import BenchConfig  # noqa: E402
+from linecnn.bench.timing import prepare, summarize, time_epochs  # noqa: E402
 from linecnn.device import cpu_threads  # noqa: E402
 from linecnn.train.config import DataConfig, ModelConfig, RunConfig, TrainConfig  # noqa: E402
 from linecnn.train.epoch import evaluate, train_epoch  # noqa: E402
@@ -75,15 +77,12 @@ def cell(config: RunConfig, epochs: int, warmup: int, threads: int | None) -> fl
     bench_config = BenchConfig(run=config, warmup=warmup, repeats=epochs)
     if threads is None:
         return bench(bench_config, "cpu").median_ms
-    # bench() runs on the start-up threads whatever is set around it: time the same recipe on ``threads``.
-    from linecnn.bench import cell as cell_module
-
-    saved = cell_module.cpu_threads
-    cell_module.cpu_threads = lambda device, _threads: cpu_threads(device, threads)
-    try:
-        return bench(bench_config, "cpu").median_ms
-    finally:
-        cell_module.cpu_threads = saved
+    # bench() runs on the start-up threads whatever is set around it: its recipe, on ``threads``.
+    with cpu_threads("cpu", threads):
+        work = prepare(bench_config, "cpu")
+        work.first_steps(work.eager)
+        time_epochs(work.epoch, "cpu", warmup)
+        return summarize(time_epochs(work.epoch, "cpu", epochs), bench_config.images).median_ms
 
 
 def main() -> None:
@@ -98,13 +97,15 @@ def main() -> None:
         figures: dict[str, list[float]] = {}
         page_threads = cpu_threads_for(config) or torch.get_num_threads()
         for index in range(args.rounds):
-            steps = [
-                ("page", lambda: train_page(config, args.epochs, args.warmup)),
-                ("cell", lambda: {"cell": cell(config, args.epochs, args.warmup, None)}),
-                ("cell_1t", lambda: {"cell_1t": cell(config, args.epochs, args.warmup, page_threads)}),
-            ]
-            for _, measure in steps if index % 2 == 0 else reversed(steps):
-                for key, value in measure().items():
+            steps = {
+                "page": partial(train_page, config, args.epochs, args.warmup),
+                "cell": partial(cell, config, args.epochs, args.warmup, None),
+                "cell_1t": partial(cell, config, args.epochs, args.warmup, page_threads),
+            }
+            order = list(steps) if index % 2 == 0 else list(reversed(steps))
+            for step in order:
+                measured = steps[step]()
+                for key, value in (measured if isinstance(measured, dict) else {step: measured}).items():
                     figures.setdefault(key, []).append(value)
         medians = {key: statistics.median(values) for key, values in figures.items()}
         spread = {key: (min(values), max(values)) for key, values in figures.items()}
