@@ -125,6 +125,29 @@ def test_agreeing_figures_say_so_and_a_validation_gap_gives_its_share():
     assert share in at.caption[0].value
 
 
+def test_the_thread_sentence_fits_which_side_had_more_threads():
+    """More threads on the Benchmark: contention when it was slower, sharing when faster; fewer: plain."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_thread_sentences).run()
+    assert not at.exception
+    slower, faster, fewer = (c.value for c in at.caption)
+    assert "wait for whichever thread the machine set aside" in slower
+    assert "shared each step over 2 threads where the Train run had 1 thread" in faster
+    assert "it ran on 1 thread and the Train run on 2 threads" in fewer
+
+
+def _thread_sentences() -> None:
+    """The three thread sentences, as captions."""
+    import streamlit as st
+
+    from linecnn.bench.agree import compare
+    from linecnn.ui.agree import sentence
+
+    for train_ms, cell_ms, threads, cell_threads in ((10, 100, 1, 2), (100, 10, 1, 2), (10, 100, 2, 1)):
+        st.caption(sentence(compare(train_ms, cell_ms, threads, cell_threads), threads, cell_threads))
+
+
 def test_a_run_without_a_matching_cell_adds_nothing():
     """A Train run of another width: no cell to compare with, no sentence on either page."""
     from linecnn.ui.agree import matching_cell

@@ -58,7 +58,7 @@ def agreement(record: RunRecord, runs: Sequence[ShownRun]) -> str | None:
 def sentence(verdict: Verdict, train_threads: int | None, cell_threads: int | None) -> str:
     """``verdict`` in one sentence of the session's language."""
     key = verdict.reason or "same"
-    if key == "threads":
+    if key == "threads" and cell_threads > train_threads:  # the benchmark's usual case: more threads
         key = "threads_cell_slower" if verdict.cell_ms > verdict.train_ms else "threads_cell_faster"
     elif key == "load" and train_threads is None:
         key = "load_device"
