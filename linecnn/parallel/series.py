@@ -112,11 +112,17 @@ def run_series(
             break
         if count == 1:
             singles[threads] = median_ms(result)
-        if config.device == "cpu":
-            base_ms, budget_ms = singles.get(threads), singles.get(count * threads)
-        else:  # a GPU is the unit: one GPU's run is the baseline whatever its launching threads
-            base_ms, budget_ms = next(iter(singles.values()), None), None
+        base_ms, budget_ms = _baselines(config.device, singles, count, threads)
         series.add(make_row(result, series.reference_loss, base_ms, budget_ms))
         if on_row is not None:
             on_row(series)
     return series
+
+
+def _baselines(
+    device: str, singles: dict[int, float], count: int, threads: int
+) -> tuple[float | None, float | None]:
+    """(base_ms, budget_ms) for ``count`` ranks of ``threads`` threads, from the 1-process medians so far."""
+    if device == "cpu":
+        return singles.get(threads), singles.get(count * threads)
+    return next(iter(singles.values()), None), None  # a GPU is the unit, whatever its launching threads
