@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from linecnn.ui.agree import show_on_bench
 from linecnn.ui.bench import state, sweep_view
 from linecnn.ui.bench.board import render_board
 from linecnn.ui.bench.controls import render_form, start_sweep
@@ -25,18 +26,22 @@ reserved_notice()
 
 caps = state.server_caps()
 sweep = render_form(caps)
-state.show_message()
-if sweep is not None:
-    start_sweep(sweep, caps)
-sweep_view.render_job()
-
-results = st.container()  # filled last, so it shows the references and history picks of this run
+# What Run benchmark brings about, kept together: its refusal or end message, the progress, the results.
+# Pressing it scrolls this to the top of the screen (sweep_view.follow_run).
+with st.container(key=sweep_view.RUN_KEY):
+    state.show_message()
+    if sweep is not None:
+        start_sweep(sweep, caps)
+    sweep_view.render_job()
+    results = st.container()  # filled last, so it shows the references and history picks of this run
 st.divider()
 render_references()
 stored = render_history()
 render_board(stored)  # every device measured here or imported, side by side: read-only for everyone
 with results:
-    render_results(state.shown_runs() + reference_runs())
+    shown = state.shown_runs()
+    render_results(shown + reference_runs())
+    show_on_bench(shown)  # the session's last Train run beside the cell of its settings
 
 st.divider()
 render_inside(caps, busy=sweep_view.running() or ranks_running())  # torch.profiler's view of one step

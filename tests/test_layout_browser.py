@@ -168,6 +168,51 @@ def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, brows
     assert focus_ring == "solid", "the focused page link looks like the others"
 
 
+# True once the selector's first element lies wholly on the screen (false while under it or not drawn).
+_IN_VIEW = """(selector) => {
+    const element = document.querySelector(selector);
+    if (!element) return false;
+    const box = element.getBoundingClientRect();
+    return box.height > 0 && box.top >= 0 && box.bottom <= window.innerHeight + 1;
+}"""
+
+
+def wait_in_view(tab, selector: str, timeout_ms: int = 30_000) -> None:
+    """Wait until ``selector``'s element is wholly on the screen; give up quietly, for the caller's check."""
+    with contextlib.suppress(PlaywrightTimeoutError):
+        tab.wait_for_function(_IN_VIEW, arg=selector, polling=100, timeout=timeout_ms)
+
+
+def test_run_benchmark_brings_its_progress_and_then_its_results_into_view_on_a_laptop(server, browser):
+    """At 1366x768 the form fills the screen, and the run's progress and results start a screen below it:
+    pressing Run benchmark brings the progress into view, and then the first result once the sweep ends."""
+    tab = browser.new_context(viewport=LAPTOP).new_page()
+    tab.set_default_timeout(60_000)
+    tab.goto(f"{server.url}/Benchmark")
+    wait_for_page(tab)
+    tab.get_by_label("Sweep data size up to").click()
+    tab.get_by_role("option", name="3,600 images", exact=True).click()
+    # .first: the sweep's form; the Processes / GPUs section below has fields of the same names.
+    for label, value in (("Warm-up epochs", "1"), ("Timed epochs", "3")):
+        field = tab.get_by_label(label, exact=True).first
+        field.fill(value)
+        field.press("Tab")  # commit the value without submitting the form
+    tab.get_by_role("button", name="Run benchmark").click()
+    progress = "[data-testid='stMain'] [data-testid='stProgress']"  # the sweep's: the only one on the page
+    tab.locator(progress).wait_for(timeout=120_000)
+    wait_in_view(tab, progress, timeout_ms=10_000)  # while the sweep runs, a few seconds here
+    running = below_the_fold(tab, {"progress": tab.locator(progress)})
+    tab.get_by_text("Benchmark done in").wait_for(timeout=300_000)
+    wait_for_page(tab)
+    first_result = "[data-testid='stMain'] [data-testid='stMetric']"  # the results come first after the form
+    tab.locator(first_result).first.wait_for(timeout=60_000)
+    wait_in_view(tab, first_result)
+    message = tab.get_by_text("Benchmark done in")
+    done = below_the_fold(tab, {"end message": message, "first result": tab.locator(first_result).first})
+    tab.context.close()
+    assert (running, done) == ([], [])
+
+
 _FOCUSED_LINK_OUTLINE = """() => {
     const link = document.activeElement && document.activeElement.closest('[data-testid="stPageLink"] a');
     return link === document.activeElement ? getComputedStyle(link).outlineStyle : null;

@@ -20,7 +20,7 @@ def private_history(tmp_path, monkeypatch):
 @pytest.mark.slow  # a torchrun process group
 @pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="two CPU processes need two cores")
 def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
-    """Run 1 and 2 processes from the page: a success message, a card per count and the efficiency."""
+    """Run 1 and 2 processes from the page: a success message, a card per run, the same-threads headline."""
     at = app_test(PAGE, timeout=60)
     assert not at.exception
     at.multiselect(key="ddp.ranks").set_value([1, 2])
@@ -36,14 +36,19 @@ def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
     assert any("Data-parallel benchmark done" in s.value for s in at.success), [e.value for e in at.error]
     frame = next(d for d in at.dataframe if "processes" in d.value.columns)
     table = frame.value
-    assert list(table["processes"]) == [1, 2] and list(table["backend"]) == ["gloo", "gloo"]
+    # 1 process of every core, 1 process of each of 2 processes' share, then 2 processes.
+    cores, half = os.cpu_count(), os.cpu_count() // 2
+    assert list(table["processes"]) == [1, 1, 2] and list(table["threads each"]) == [cores, half, half]
+    assert list(table["backend"]) == ["gloo"] * 3
     # The number its text shows beneath it, so its header sorts by size and a screen reader hears 100, not 1.
     assert table["efficiency"].iloc[0] == 100.0
     written = shown(frame)["efficiency"]
-    assert written.iloc[0] == "100%" and written.iloc[1].endswith("%")
-    efficiencies = [m for m in at.metric if m.label == "scaling efficiency"]
-    assert len(efficiencies) == 2 and efficiencies[1].value.endswith("%")
-    assert any("efficiency" in i.value.lower() and "2 processes" in i.value for i in at.info)
+    assert written.iloc[0] == "100%" and written.iloc[2].endswith("%")
+    budget = f"{2 * half} {'thread' if 2 * half == 1 else 'threads'}"
+    headlines = [m for m in at.metric if m.label == f"vs 1 process × {budget}"]
+    assert headlines[0].value == "1.00×" and headlines[-1].value.endswith("×")
+    assert any("Scaling efficiency against 1 process ×" in c.value for c in at.caption)
+    assert any(f"The same {budget}" in i.value and "2 processes of" in i.value for i in at.info)
 
 
 def test_cancel_ends_the_page_job_and_every_process_of_its_run():

@@ -12,16 +12,33 @@ from linecnn.bench.factors import FACTORS
 from linecnn.device import environment, resolve
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.launch import Launch
-from linecnn.parallel.results import LOSS_TOLERANCE, POOR_EFFICIENCY, SUPERLINEAR, Series, compute_shrank
+from linecnn.parallel.results import (
+    LOSS_TOLERANCE,
+    POOR_EFFICIENCY,
+    SUPERLINEAR,
+    Series,
+    budget_winner,
+    compute_shrank,
+)
 from linecnn.parallel.series import run_series
 from linecnn.train.limits import format_size, step_memory_bytes
 
 WHY_SUPERLINEAR = (
     "Efficiency above 100 %: the 1-process run was slower than N processes can explain. It ran on "
     "{threads} threads; a tiny model's ops split over several threads wait for whichever thread is "
-    "descheduled, which on a busy machine costs more than the op. Compare like with like with "
-    "--rank-threads 1."
+    "descheduled, which on a busy machine costs more than the op. The same-threads figure is the "
+    "like-with-like comparison."
 )
+
+# The headline: N processes of T threads each against 1 process of N*T threads, the same budget.
+SAME_THREADS = {
+    "processes": "Same {budget} threads: {ranks} processes of {each} each ran {speedup:.2f}x as fast as "
+    "1 process of {budget}; processes beat threads here.",
+    "threads": "Same {budget} threads: 1 process of {budget} ran {slower:.2f}x as fast as {ranks} processes "
+    "of {each} each; threads beat processes here (no all-reduce per step).",
+    "even": "Same {budget} threads: {ranks} processes of {each} each ran {speedup:.2f}x as fast as "
+    "1 process of {budget}, about a draw.",
+}
 
 WHY_CORES = (
     "Why the efficiency is poor: the compute did not shrink with {ranks} processes ({compute:.2f} ms per "
@@ -137,13 +154,15 @@ def ranks_table(series: Series) -> str:
 
     lines = [
         f"{'ranks':>5} {'backend':<7} {'threads':>7} {'ms/epoch':>9} {'comm ms':>8} {'compute ms':>10} "
-        f"{'images/s':>10} {'speed-up':>8} {'efficiency':>10} {'start s':>7} {'loss vs 1 device':>16}"
+        f"{'images/s':>10} {'same-threads':>12} {'speed-up':>8} {'efficiency':>10} {'start s':>7} "
+        f"{'loss vs 1 device':>16}"
     ]
     for row in series.rows:
         lines.append(
             f"{row.ranks:>5} {row.backend:<7} {row.threads:>7} {row.median_ms:>9.2f} {row.comm_ms:>8.2f} "
-            f"{row.compute_ms:>10.2f} {row.samples_per_s:>10,.0f} {share(row.speedup, '.2f'):>8} "
-            f"{share(row.efficiency, '.0%'):>10} {row.start_s:>7.1f} {row.loss_error:>16.1e}"
+            f"{row.compute_ms:>10.2f} {row.samples_per_s:>10,.0f} {share(row.budget_speedup, '.2f'):>12} "
+            f"{share(row.speedup, '.2f'):>8} {share(row.efficiency, '.0%'):>10} {row.start_s:>7.1f} "
+            f"{row.loss_error:>16.1e}"
         )
     return "\n".join(lines)
 
@@ -166,9 +185,27 @@ def explain(series: Series) -> list[str]:
         lines.append(series.stopped)
     if series.base is None:
         lines.append("No 1-process run, so no speed-up or efficiency: include 1 in --ranks.")
+    headline = series.headline
+    if headline is not None:
+        speedup = headline.budget_speedup
+        lines.append(
+            SAME_THREADS[budget_winner(speedup)].format(
+                budget=headline.budget_threads,
+                ranks=headline.ranks,
+                each=headline.threads,
+                speedup=speedup,
+                slower=1 / speedup,
+            )
+        )
+        lines.append(
+            "same-threads: 1 process of N x T threads over N processes of T threads each (the headline); "
+            "speed-up and efficiency: against 1 process of T threads, T1 / TN and T1 / (N TN)."
+        )
     worst, base = series.worst, series.base
+    if worst is not None:
+        base = series.single(worst.threads) or base
     if worst is not None and worst.efficiency > SUPERLINEAR:
-        lines.append(WHY_SUPERLINEAR.format(threads=series.rows[0].threads))
+        lines.append(WHY_SUPERLINEAR.format(threads=base.threads))
     if worst is not None and base is not None and not compute_shrank(base.compute_ms, worst):
         lines.append(WHY_CORES.format(ranks=worst.ranks, compute=worst.compute_ms, base=base.compute_ms))
     elif worst is not None and worst.efficiency < POOR_EFFICIENCY:

@@ -1,4 +1,10 @@
-"""A data-parallel series' figures: one row per rank count, the speed-up and efficiency arithmetic."""
+"""A data-parallel series' figures: one row per run, the speed-up and efficiency arithmetic.
+
+Two readings compare N processes with one. The headline keeps the thread budget equal: N processes of
+T threads each against 1 process of N·T threads (``budget_speedup``; 1.0 means processes did exactly
+as well as threads). The classic scaling efficiency T1 / (N · TN) instead grants the N processes N times
+the 1-process run's threads, so it is taken against 1 process of T threads, the same per process.
+"""
 
 from __future__ import annotations
 
@@ -11,11 +17,12 @@ from linecnn.parallel.config import RanksConfig
 LOSS_TOLERANCE = 1e-3  # relative: the ranks' final loss may differ from one device's by float rounding only
 POOR_EFFICIENCY = 0.8  # below this, the CLI and the page explain where the time went
 SUPERLINEAR = 1.1  # above this, the 1-process baseline was slow for a reason of its own: said so
+BUDGET_EVEN = 0.1  # an equal-budget speed-up within this of 1 is a draw between processes and threads
 
 
 @dataclass(frozen=True)
 class RanksRow:
-    """One rank count's figures, as the CLI and the page show them."""
+    """One run's figures (a rank count at a thread count), as the CLI and the page show them."""
 
     ranks: int  # processes (CPU) or GPUs
     backend: str  # "gloo" or "nccl"
@@ -28,8 +35,12 @@ class RanksRow:
     start_s: float  # launching torchrun until rank 0 began its first epoch: interpreters, rendezvous, data
     final_loss: float  # mean training loss after every epoch
     loss_error: float  # |final_loss - single-device loss| / single-device loss
-    speedup: float | None  # T1 / TN; None without a 1-process run
-    efficiency: float | None  # T1 / (N * TN); None without a 1-process run
+    speedup: float | None  # T1 / TN, T1 being 1 process of as many threads as each rank; None without it
+    efficiency: float | None  # T1 / (N * TN), T1 as for speedup; None without it
+    # The equal thread budget: 1 process of ranks * threads threads against this run. None without that
+    # run (a GPU series, or no 1 in the counts); the defaults let rows saved without it load.
+    budget_threads: int | None = None  # threads of the 1-process run compared with: ranks * threads
+    budget_speedup: float | None = None  # its median / this run's median: above 1, processes beat threads
 
     def as_dict(self) -> dict:
         """JSON-friendly view."""
@@ -41,11 +52,18 @@ def median_ms(result: dict) -> float:
     return 1000 * statistics.median(result["epoch_s"])
 
 
-def make_row(result: dict, reference: float, base_ms: float | None) -> RanksRow:
-    """Summarise one run's result (rank 0's JSON) against the single-device loss and the 1-process time."""
+def make_row(
+    result: dict, reference: float, base_ms: float | None, budget_ms: float | None = None
+) -> RanksRow:
+    """Summarise one run's result (rank 0's JSON) against the single-device loss and the 1-process times.
+
+    ``base_ms``: 1 process with as many threads as each rank here (the classic efficiency);
+    ``budget_ms``: 1 process with as many threads as all the ranks here together (the headline).
+    """
     median = median_ms(result)
     comm = 1000 * statistics.median(result["comm_s"])
     speedup, efficiency = scaling(base_ms, median, result["ranks"])
+    budget_speedup, _ = scaling(budget_ms, median, result["ranks"])
     return RanksRow(
         ranks=result["ranks"],
         backend=result["backend"],
@@ -60,6 +78,8 @@ def make_row(result: dict, reference: float, base_ms: float | None) -> RanksRow:
         loss_error=abs(result["final_loss"] - reference) / abs(reference),
         speedup=speedup,
         efficiency=efficiency,
+        budget_threads=None if budget_speedup is None else result["ranks"] * result["threads"],
+        budget_speedup=budget_speedup,
     )
 
 
@@ -69,6 +89,15 @@ def scaling(base_ms: float | None, ms: float, ranks: int) -> tuple[float | None,
         return None, None
     speedup = base_ms / ms
     return speedup, speedup / ranks
+
+
+def budget_winner(speedup: float) -> str:
+    """Who won at the same thread budget: "processes", "threads", or "even" within ``BUDGET_EVEN``."""
+    if speedup > 1 + BUDGET_EVEN:
+        return "processes"
+    if speedup < 1 - BUDGET_EVEN:
+        return "threads"
+    return "even"
 
 
 def compute_shrank(base_compute_ms: float, row: RanksRow) -> bool:
@@ -86,7 +115,7 @@ class Series:
 
     config: RanksConfig  # the problem every run trained
     reference_loss: float  # single-device final loss, in this process
-    rows: list[RanksRow] = field(default_factory=list)  # one per finished run
+    rows: list[RanksRow] = field(default_factory=list)  # one per finished run, 1-process baselines first
     stopped: str | None = None  # why the series ended early (the time cap), if it did
     mismatch: list[int] = field(default_factory=list)  # rank counts whose loss missed the reference
 
@@ -98,8 +127,18 @@ class Series:
 
     @property
     def base(self) -> RanksRow | None:
-        """The 1-process row, which speed-up and efficiency compare with; None without one."""
+        """The first 1-process row (the counts' own 1); None without one."""
         return next((row for row in self.rows if row.ranks == 1), None)
+
+    def single(self, threads: int) -> RanksRow | None:
+        """The 1-process row of ``threads`` threads; None when the series did not run one."""
+        return next((row for row in self.rows if row.ranks == 1 and row.threads == threads), None)
+
+    @property
+    def headline(self) -> RanksRow | None:
+        """The multi-process row with the lowest equal-budget speed-up; None when no row has one."""
+        scored = [row for row in self.rows if row.budget_speedup is not None and row.ranks > 1]
+        return min(scored, key=lambda row: row.budget_speedup, default=None)
 
     @property
     def worst(self) -> RanksRow | None:

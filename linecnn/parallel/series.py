@@ -1,8 +1,10 @@
 """Data-parallel training as a benchmark factor: a series of torchrun runs checked against one device.
 
 A series runs 1, 2, 4 ... ranks in turn (``launch`` starts and follows each torchrun run) and
-reports time per epoch, images/s and the scaling efficiency T1 / (N * TN), with the all-reduce time
-apart (``results``). CPU ranks talk over gloo, GPU ranks over NCCL with one rank per GPU.
+reports time per epoch, images/s, the speed-up against 1 process of the same thread budget and the
+scaling efficiency T1 / (N * TN), with the all-reduce time apart (``results``). On the CPU, when 1 is
+among the counts, it also runs 1 process at each other thread count those two readings compare with.
+CPU ranks talk over gloo, GPU ranks over NCCL with one rank per GPU.
 Every run's final loss is checked against the same epochs trained on one device in this process.
 """
 
@@ -11,16 +13,19 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import torch
 
-from linecnn.parallel.config import RanksConfig, check_ranks
+from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.launch import RanksProgress, run_ranks
 from linecnn.parallel.memory import check_memory
 from linecnn.parallel.rank import build_problem
 from linecnn.parallel.results import Series, make_row, median_ms
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.epoch import make_optimizer, mean_loss, train_epoch
+
+MAX_THREADS = 1024  # RanksConfig's bound on threads per rank: an equal-budget baseline beyond it is not run
 
 
 def reference_loss(config: RanksConfig, after_step: Callable[[], None] | None = None) -> float:
@@ -44,6 +49,24 @@ def reference_loss(config: RanksConfig, after_step: Callable[[], None] | None = 
         return mean_loss(model, x, y)
 
 
+def run_plan(config: RanksConfig, counts: Sequence[int], cores: int | None = None) -> list[tuple[int, int]]:
+    """The runs of a series as (processes, threads each): 1-process baselines first, then the counts.
+
+    On the CPU, with 1 among the counts, each count N of T threads each is compared with 1 process of
+    N·T threads (the same budget) and of T threads (the classic efficiency), so those 1-process runs
+    join the plan, once per thread count. A GPU series compares with its one 1-process run.
+    """
+    runs = [(count, threads_per_rank(count, cores, config.threads)) for count in sorted(set(counts))]
+    if config.device != "cpu" or 1 not in counts:
+        return runs
+    singles = {threads for count, threads in runs if count == 1}
+    for count, threads in runs:
+        singles |= {threads} | ({count * threads} if count * threads <= MAX_THREADS else set())
+    first = runs[0][1]  # the counts' own 1 process runs first, as it did before the other baselines
+    ordered = [first, *sorted(singles - {first}, reverse=True)]
+    return [(1, threads) for threads in ordered] + [run for run in runs if run[0] > 1]
+
+
 def run_series(
     config: RanksConfig,
     ranks: Sequence[int],
@@ -52,7 +75,8 @@ def run_series(
     on_row: Callable[[Series], None] | None = None,
     check: Callable[[], None] | None = None,
 ) -> Series:
-    """Run each rank count in turn (fewest first) and compare each with one device; a cap stops the rest.
+    """Run each rank count in turn (fewest first, after ``run_plan``'s 1-process baselines) and compare
+    each with one device; a cap stops the rest.
 
     A series whose largest run would not fit in free memory is refused first (UserError).
     The single-device reference trains first, in this process; ``check`` runs after each of its
@@ -77,18 +101,28 @@ def run_series(
             raise
         stopped = f"The time cap of {max_seconds:g} s ended the series during the single-device reference."
         return Series(config, math.nan, stopped=stopped)
-    base_ms: float | None = None
-    for count in counts:
+    singles: dict[int, float] = {}  # threads -> median ms of 1 process with that many threads
+    for count, threads in run_plan(config, counts):
         try:
-            result = run_ranks(config, count, progress, deadline)
+            result = run_ranks(replace(config, threads=threads), count, progress, deadline)
         except Stopped as stop:
             if stop.reason is not StopReason.TIME_CAP:
                 raise
             series.stopped = f"The time cap of {max_seconds:g} s ended the series before {count} processes."
             break
         if count == 1:
-            base_ms = median_ms(result)
-        series.add(make_row(result, series.reference_loss, base_ms))
+            singles[threads] = median_ms(result)
+        base_ms, budget_ms = _baselines(config.device, singles, count, threads)
+        series.add(make_row(result, series.reference_loss, base_ms, budget_ms))
         if on_row is not None:
             on_row(series)
     return series
+
+
+def _baselines(
+    device: str, singles: dict[int, float], count: int, threads: int
+) -> tuple[float | None, float | None]:
+    """(base_ms, budget_ms) for ``count`` ranks of ``threads`` threads, from the 1-process medians so far."""
+    if device == "cpu":
+        return singles.get(threads), singles.get(count * threads)
+    return next(iter(singles.values()), None), None  # a GPU is the unit, whatever its launching threads

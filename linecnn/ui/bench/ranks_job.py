@@ -15,7 +15,7 @@ from linecnn.bench.plan import Caps
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.launch import Launch
 from linecnn.parallel.results import Series
-from linecnn.parallel.series import run_series
+from linecnn.parallel.series import run_plan, run_series
 from linecnn.ui.bench.job import Job
 
 RanksJob = Job[Series, Launch]  # step: the torchrun run in flight; None while the reference trains
@@ -24,9 +24,14 @@ RanksJob = Job[Series, Launch]  # step: the torchrun run in flight; None while t
 def ranks_work(config: RanksConfig, counts: list[int], caps: Caps) -> Callable[[RanksJob], Series]:
     """The job's work: the series of ``counts``, fewest first; a cancel, a killed rank or the cap ends it."""
 
+    runs = len(run_plan(config, counts))  # the 1-process baselines at other thread counts included
+    launches: list[int] = []  # ids of the runs started so far: each run has a Launch of its own
+
     def progress(job: RanksJob, launch: Launch) -> None:
-        index = counts.index(launch.ranks)
-        job.report(min(1.0, (index + launch.done / max(1, launch.total)) / len(counts)), launch)
+        if id(launch) not in launches:
+            launches.append(id(launch))
+        index = len(launches) - 1
+        job.report(min(1.0, (index + launch.done / max(1, launch.total)) / runs), launch)
 
     def work(job: RanksJob) -> Series:
         with gpu_alone(torch.device(config.device)):

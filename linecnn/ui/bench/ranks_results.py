@@ -1,4 +1,8 @@
-"""The data-parallel factor's results: a card per rank count, the table, and why the efficiency is so."""
+"""The data-parallel factor's results: a card per run, the table, and why the figures are what they are.
+
+Each card's headline compares equal thread budgets (N processes of T threads against 1 process of N·T
+threads); the classic scaling efficiency, against 1 process of T threads, is the note beneath.
+"""
 
 from __future__ import annotations
 
@@ -16,6 +20,7 @@ from linecnn.parallel.results import (
     SUPERLINEAR,
     RanksRow,
     Series,
+    budget_winner,
     compute_shrank,
 )
 from linecnn.ui.i18n import count, current, number, percent, t
@@ -25,7 +30,7 @@ NONE = "—"  # a figure that needs a 1-process run the series did not have
 
 
 def render_series(series: Series) -> None:
-    """One metric card per rank count, the table, and why the efficiency is what it is."""
+    """One metric card per run, the table, the equal-budget verdict and why the efficiency is what it is."""
     columns = st.columns(min(4, len(series.rows)))
     for index, row in enumerate(series.rows):
         with columns[index % len(columns)].container(border=True):
@@ -36,11 +41,19 @@ def render_series(series: Series) -> None:
 
 
 def _card(row: RanksRow) -> None:
-    """One rank count's median epoch and efficiency, with the rest of its figures in a line."""
-    st.markdown(t("ddp.card_title", ranks=row.ranks, backend=row.backend))
+    """One run's median epoch and headline comparison, the classic efficiency beneath, the rest in a line."""
+    st.markdown(t("ddp.card_title", ranks=row.ranks, backend=row.backend, threads=count(row.threads)))
     left, right = st.columns(2)
     left.metric(t("ddp.median"), f"{number(row.median_ms, 2)} ms")
-    right.metric(t("ddp.efficiency"), _or_none(row.efficiency, percent), help=t("ddp.efficiency_help"))
+    if row.budget_speedup is None:  # a GPU series, an older row, no 1 process: only the classic reading
+        right.metric(t("ddp.efficiency"), _or_none(row.efficiency, percent), help=t("ddp.efficiency_help"))
+    else:
+        threads = count(row.budget_threads)
+        help_text = t("ddp.budget_help", threads=threads)
+        right.metric(t("ddp.budget", threads=threads), times(row.budget_speedup), help=help_text)
+        if row.ranks > 1 and row.efficiency is not None:
+            note = t("ddp.efficiency_note", efficiency=percent(row.efficiency), threads=count(row.threads))
+            st.caption(note)
     st.caption(
         t(
             "ddp.card_line",
@@ -71,13 +84,17 @@ def _table_note(series: Series) -> str:
 
 
 def _explain(series: Series) -> None:
-    """Why the lowest efficiency is what it is; or that a 1-process run is needed to have one."""
+    """Processes against threads at the same budget, then why the lowest efficiency is what it is;
+    or that a 1-process run is needed to have either."""
     base, worst = series.base, series.worst
     if base is None:
         st.info(t("ddp.no_baseline"), icon=":material/info:")
         return
+    if series.headline is not None:
+        st.info(budget_verdict(series.headline), icon=":material/balance:")
     if worst is None:
         return
+    base = series.single(worst.threads) or base  # 1 process of as many threads as each of the worst's
     key = "ddp.why_poor" if worst.efficiency < POOR_EFFICIENCY else "ddp.why_good"
     if worst.efficiency > SUPERLINEAR:
         key = "ddp.why_superlinear"
@@ -95,6 +112,24 @@ def _explain(series: Series) -> None:
     st.info(text, icon=":material/lightbulb:")
 
 
+def budget_verdict(row: RanksRow) -> str:
+    """One sentence: ``row``'s processes against 1 process of the same threads, who won and by how much."""
+    speedup = row.budget_speedup
+    return t(
+        f"ddp.budget_{budget_winner(speedup)}",
+        ranks=count(row.ranks),
+        each=count(row.threads),
+        threads=count(row.budget_threads),
+        speedup=times(speedup),
+        slower=times(1 / speedup),
+    )
+
+
+def times(factor: float) -> str:
+    """A ratio written the language's way with a times sign: '1.07×', '1,07×'."""
+    return f"{number(factor, 2)}×"
+
+
 def _frame(series: Series) -> Styler:
     """The rows with translated column names; the figures stay numbers (a header click sorts by them),
     written the language's way."""
@@ -108,6 +143,7 @@ def _frame(series: Series) -> Styler:
             "comm": [row.comm_ms for row in rows],
             "compute": [row.compute_ms for row in rows],
             "images": [row.samples_per_s for row in rows],
+            "budget": [row.budget_speedup for row in rows],
             "speedup": [row.speedup for row in rows],
             "efficiency": [row.efficiency for row in rows],
             "start": [row.start_s for row in rows],
@@ -119,6 +155,7 @@ def _frame(series: Series) -> Styler:
         "comm": partial(number, digits=2),
         "compute": partial(number, digits=2),
         "images": number,
+        "budget": partial(number, digits=2),
         "speedup": partial(number, digits=2),
         "efficiency": percent,
         "start": partial(number, digits=1),

@@ -20,12 +20,17 @@ from linecnn.ui.bench.outcome import cell_line, outcome
 from linecnn.ui.bench.state import MESSAGE, keep_unsaved, show_run
 from linecnn.ui.bench.sweep_job import SweepRun
 from linecnn.ui.bench.words import progress_label
-from linecnn.ui.focus import submit_selector
+from linecnn.ui.focus import key_selector, submit_selector
+from linecnn.ui.follow import follow_runs
 from linecnn.ui.i18n import t
 
 RUNNING = "bench.running"  # this session's Job, from Run benchmark until the page has shown its end
 CANCEL = "bench.cancel"  # key of the Cancel button
 FORM = "bench.settings"  # key of the settings form, whose Run benchmark starts the job
+RUN_KEY = "bench-run"  # the container of the run's message, progress and results (the page's)
+# Run benchmark brings the run's container to the top for this long, unless the reader takes over:
+# a default sweep's cells on a loaded class server, and the page's rerun at its end.
+FOLLOW_SECONDS = 300
 
 
 def start_benchmark(
@@ -51,6 +56,7 @@ def running() -> bool:
 def render_job() -> None:
     """This session's running benchmark: progress, queue and Cancel (polled until it ends)."""
     job_view.keep_job_focus("bench", CANCEL, submit_selector(FORM))
+    follow_runs("bench", submit_selector(FORM), key_selector(RUN_KEY), FOLLOW_SECONDS)
     if st.session_state.get(RUNNING) is not None:
         _job_fragment()
 

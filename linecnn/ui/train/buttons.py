@@ -12,14 +12,18 @@ from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.bounds import problems_text
 from linecnn.ui.focus import keep_focus, key_selector
+from linecnn.ui.follow import follow_runs
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.streamlit_private import DeltaGenerator
 from linecnn.ui.train import away, sharing
 from linecnn.ui.train.controls import BATCH_CHOICES, config_from_widgets, range_problems
-from linecnn.ui.train.follow import BUTTONS_KEY, follow_runs
 
 FLASH = "train.flash"  # a message from a button callback, shown once
+
+BUTTONS_KEY = "train-buttons"  # the row of Start, Pause, Step and Stop: its element's class is st-key-<key>
+# A phone's screen ends at the buttons: a tap on one brings the row to the top, with what the run draws.
+FOLLOW_SECONDS = 20  # long enough for a loaded class server to draw a run's first epoch
 
 
 def _flash(kind: str, message: str) -> None:
@@ -133,7 +137,8 @@ def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
     ``refused``: a setting holds a number the page does not accept, so nothing may start. The line
     says whether the live run trains or waits for its turn; ``training_turn`` rewrites it as that changes."""
     live, paused = state.live_trainer(), state.is_paused()
-    follow_runs()
+    row = key_selector(BUTTONS_KEY)
+    follow_runs("train", row, row, FOLLOW_SECONDS, phone_only=True)
     keep_focus("train", [[f"{key_selector(BUTTONS_KEY)} button"]])  # Start when nothing runs, else Pause
     columns = st.container(key=BUTTONS_KEY).columns([1, 1, 1, 1, 3])
     columns[0].button(

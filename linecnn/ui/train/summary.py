@@ -6,6 +6,7 @@ import streamlit as st
 
 from linecnn.train.diagnosis import find_problem, weights_fingerprint
 from linecnn.ui import i18n, state
+from linecnn.ui.agree import show_on_train
 from linecnn.ui.chart import show_chart
 from linecnn.ui.format import device_short, device_text
 from linecnn.ui.i18n import duration, t
@@ -44,6 +45,7 @@ def summary(record: state.RunRecord) -> None:
                 batch=batch_text(batch_choice(record.config)),
             )
         )
+        show_on_train(record)  # the Benchmark's cell of the same settings, if this session timed one
         st.caption(
             t("train.summary.fingerprint", fingerprint=weights_fingerprint(record.model), epoch=last.epoch)
         )
