@@ -5,10 +5,12 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from contextlib import closing
 
 import pytest
 
+from linecnn.bench import store as store_module
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.results import CellStatus
 from linecnn.bench.store import History
@@ -213,3 +215,22 @@ def test_a_stored_row_that_is_no_longer_valid_loads_as_a_sentence(name, case, tm
     refused = f"Run #{run_id} in the history cannot be read: .*{re.escape(message)}"
     with pytest.raises(ValueError, match=refused):
         store.load(run_id)
+
+
+def test_a_read_gives_up_at_once_behind_a_writer_that_holds_the_file(tmp_path, monkeypatch):
+    """Another process locks the file for a long write: the page's reads say so within READ_TIMEOUT
+    instead of freezing every run of the page for a writer's full LOCK_TIMEOUT."""
+    monkeypatch.setattr(store_module, "LOCK_TIMEOUT", 120.0)
+    monkeypatch.setattr(store_module, "READ_TIMEOUT", 0.05)
+    history = History(tmp_path / "bench.sqlite3")
+    history.runs()
+    holder = sqlite3.connect(history.path, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        started = time.monotonic()
+        with pytest.raises(ValueError, match="database is locked"):
+            history.runs()
+        assert time.monotonic() - started < 60  # gave up long before a writer's 120 s
+    finally:
+        holder.rollback()
+        holder.close()

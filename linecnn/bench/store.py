@@ -28,7 +28,10 @@ SOURCES = ("page", "cli", "import")
 # never push a run measured here out of the list.
 MAX_LISTED = 500  # runs made by the page or the CLI, newest first
 MAX_IMPORTS = 100  # imported runs kept (at most MAX_FILE_BYTES each); more need a delete first
-LOCK_TIMEOUT = 10.0  # seconds a call waits for another writer's lock before it gives up with a sentence
+LOCK_TIMEOUT = 10.0  # seconds a write waits for another writer's lock before it gives up with a sentence
+# Seconds a read waits: a page reads the history on every run, and an ordinary write holds its lock
+# for milliseconds, so a reader that waited longer would only freeze the page behind a stuck writer.
+READ_TIMEOUT = 1.0
 
 
 @dataclass(frozen=True)
@@ -78,11 +81,12 @@ class History:
     def __init__(self, path: Path | str | None = None) -> None:
         self.path = Path(path) if path is not None else data_dir() / DB_NAME
 
-    def _connect(self) -> sqlite3.Connection:
-        """A connection with the table in place (the directory is made on first use)."""
+    def _connect(self, timeout: float = LOCK_TIMEOUT) -> sqlite3.Connection:
+        """A connection with the table in place (the directory is made on first use); ``timeout``: how
+        long it waits for another connection's lock."""
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            connection = sqlite3.connect(self.path, timeout=LOCK_TIMEOUT)
+            connection = sqlite3.connect(self.path, timeout=timeout)
             connection.execute(SCHEMA)
             columns = upgrade(connection)
         except (OSError, sqlite3.Error) as error:
@@ -101,7 +105,8 @@ class History:
     def _open(self, doing: str) -> Iterator[sqlite3.Connection]:
         """A connection in a transaction; any SQLite error becomes a ValueError naming the file."""
         try:
-            with closing(self._connect()) as connection, connection:
+            timeout = READ_TIMEOUT if doing == "read" else LOCK_TIMEOUT
+            with closing(self._connect(timeout)) as connection, connection:
                 yield connection
         except sqlite3.Error as error:  # a corrupt, full, read-only or locked file
             raise HistoryError(f"{self._cannot(doing)}: {error}.", str(error)) from None
