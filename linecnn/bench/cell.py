@@ -99,7 +99,9 @@ def _measure(config: BenchConfig, device: torch.device, progress: Progress, watc
             waits[phase], start = runqueue.waits_now(), time.perf_counter()
             phases[phase] = time_epochs(work.epoch, device, count, after_each=after)
             wall = time.perf_counter() - start
-        waited = runqueue.waited_share(waits["timing"], runqueue.waits_now(), wall)  # the timed repeats'
+        # The timed repeats' waits, per thread the cell computes on (a CUDA cell: its launching thread).
+        threads = torch.get_num_threads() if device.type == "cpu" else 1
+        waited = runqueue.waited_share(waits["timing"], runqueue.waits_now(), wall * threads)
     summary = summarize(phases["timing"], config.images)
     return CellResult(
         device=str(device),

@@ -67,7 +67,9 @@ class CellResult:
     mode: str | None = None  # CORE_MODES: split (the server on other cores), alone (training waited)
     waited_runs: int | None = None  # training runs of the server that waited while it was timed
     waited_seconds: float | None = None  # seconds they waited, all together
-    run_queue: float | None = None  # its threads' time waiting for a core, as a share of the timed wall time
+    run_queue: float | None = (
+        None  # its threads' time waiting for a core, a share of (timed wall time x threads)
+    )
 
     @property
     def ok(self) -> bool:

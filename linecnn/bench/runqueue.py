@@ -2,9 +2,10 @@
 
 Linux keeps, per thread, the nanoseconds it spent on a run queue without running
 (``/proc/self/task/<tid>/schedstat``, second field). Summed over this process's threads during the
-timed repeats and divided by the wall time, it says how much of the cell was spent waiting for a
-core that something else held: near 0 on a quiet machine, 0.35 when the threads waited 35 % of
-the time. Where the kernel does not keep it, the answer is None (unknown), never a guess.
+timed repeats and divided by the thread-seconds the cell computed (wall time × its threads), it
+says how much of the cell was spent waiting for a core that something else held: near 0 on a quiet
+machine, 0.35 when its threads waited 35 % of the time. Where the kernel does not keep it, the
+answer is None (unknown), never a guess.
 """
 
 from __future__ import annotations
@@ -32,7 +33,8 @@ def waits_now() -> dict[int, int] | None:
 
 
 def waited_share(before: dict[int, int] | None, after: dict[int, int] | None, seconds: float) -> float | None:
-    """The threads' time waiting for a core between two readings, as a share of ``seconds`` of wall time.
+    """The threads' time waiting for a core between two readings, as a share of ``seconds``
+    (the wall time times the threads that compute).
 
     A thread started in between counts from 0; one that ended in between is not counted (its
     reading is gone), so the share is a lower bound in that rare case.
