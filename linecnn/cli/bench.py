@@ -7,6 +7,7 @@ import json
 import math
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
@@ -191,6 +192,8 @@ def run_plan(
     from linecnn.bench import sweep  # torch's import cost only for a command that times
 
     env, progress, bar = BenchEnv.here(), None, None
+    if threads is not None:  # the threads the cells ran on, as the page's worker reports its own
+        env = replace(env, torch_threads=threads)
     if not quiet:
         from tqdm import tqdm  # only the human output needs it
 
