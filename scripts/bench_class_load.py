@@ -27,6 +27,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import shlex
 import statistics
 import subprocess
@@ -180,7 +181,7 @@ def main() -> int:
             ]
             for tab in tabs:
                 press_start(tab)
-            tabs[0].get_by_text("Epoch ", exact=False).first.wait_for()  # a run trains now
+            tabs[0].get_by_text(re.compile(r"^Epoch [\d,]+ / ")).first.wait_for()  # a run trains now
             print(f"{len(tabs)} sessions pressed Start; running the Benchmark page's sweep", flush=True)
             bench_started = time.monotonic()
             with LoadWatch() as load:
