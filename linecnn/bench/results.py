@@ -21,6 +21,8 @@ WIDE_SPREAD = 1.5  # p75 above 1.5 × p25: the slow half of the epochs ran half 
 # its threads waited for a core too long (``linecnn.bench.runqueue``).
 DISTURBANCES = ("spread", "load", "training", "cores")
 CORE_MODES = ("split", "alone")  # how a server kept a cell's cores its own (``linecnn.serve.cores``)
+# What a cell had and cost: written only when known, so a document without them reads back the same.
+HAD = ("threads", "cores", "machine_cores", "mode", "waited_runs", "waited_seconds", "run_queue")
 
 
 class CellStatus(Enum):
@@ -95,6 +97,9 @@ class CellResult:
         """The JSON form, with the swept value ``x`` of a sweep over ``factor``."""
         values = {name: getattr(self, name) for name in self.__dataclass_fields__}
         del values["reason"]
+        for name in HAD:
+            if values[name] is None:
+                del values[name]
         return {
             **values,
             "config": self.config.to_flat(),
