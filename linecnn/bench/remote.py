@@ -40,7 +40,7 @@ from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress, not_run
 from linecnn.bench.worker import request
-from linecnn.serve.cores import OS_AFFINITY, Affinity, CoreSplit, core_split, hold_cores
+from linecnn.serve.cores import OS_AFFINITY, Affinity, CoreHold, CoreSplit, core_split, hold_cores
 from linecnn.serve.sharing import CPU_CLOCK, training_queue
 from linecnn.stop import Stopped, StopReason
 
@@ -69,13 +69,12 @@ def run_in_worker(
 ) -> Iterator[CellResult]:
     """Run the plan's cells in a worker process, yielding one result per cell as ``run_sweep`` does.
 
-    ``on_env`` receives the worker's environment (its thread count is the one the cells ran on).
-    A cancel raises Stopped (cancelled) within POLL_SECONDS; a worker silent past $LINECNN_WORKER_TIMEOUT
-    (frozen, hung) raises Stopped (no progress). Either way the worker is killed, not waited for.
-    ``split`` (default: this machine's, ``core_split``) says which cores a cell owns.
-    """
-    caps, cancel, cells = caps or Caps(), cancel or threading.Event(), plan.cells()
-    split = split or core_split(affinity=affinity)
+    ``on_env`` receives the worker's environment (its thread count is the one the cells ran on); ``split``
+    (default: this machine's) says which cores a cell owns. A cancel raises Stopped (cancelled) within
+    POLL_SECONDS; a worker silent past $LINECNN_WORKER_TIMEOUT (frozen, hung) raises Stopped (no progress).
+    Either way the worker is killed, not waited for."""
+    caps, cancel, split = caps or Caps(), cancel or threading.Event(), split or core_split(affinity=affinity)
+    cells = plan.cells()
     cuda = any(torch.device(device).type == "cuda" for device in plan.devices)
     deadline = None if caps.max_seconds is None else time.monotonic() + caps.max_seconds + STARTUP_GRACE
     with (
@@ -91,12 +90,10 @@ def run_in_worker(
                 return
             if "end" in message:
                 return
-            if "env" in message:
-                if on_env is not None:
-                    on_env(BenchEnv.from_dict(Fields(message["env"])))
+            if "env" in message and on_env is not None:
+                on_env(BenchEnv.from_dict(Fields(message["env"])))
             elif "ready" in message:  # the next cell waits for its cores: reserve them, then say go
-                hold = reserved.enter_context(hold_cores(split, CPU_CLOCK, affinity))
-                _say_go(process)
+                hold = _say_go(process, reserved.enter_context(hold_cores(split, CPU_CLOCK, affinity)))
             elif "progress" in message:
                 index, phase, count, total = message["progress"]
                 config, device = cells[index - 1]
@@ -105,24 +102,29 @@ def run_in_worker(
                     progress(CellProgress(index, len(cells), device, config, phase, count, total))
             elif "result" in message:
                 reserved.close()  # the cell is over: training may use every core again
-                result = CellResult.from_dict(Fields(message["result"]))
-                if hold is not None:
-                    result = replace(
-                        result, mode=hold.mode, waited_runs=hold.runs, waited_seconds=hold.seconds
-                    )
-                # Only a cell whose cores were not reserved can have shared them with a Train run.
-                shared = hold is None and (disturbed or busy(result.device))
+                yield _finished(CellResult.from_dict(Fields(message["result"])), hold, disturbed, busy)
                 done, disturbed, hold = done + 1, False, None
-                yield add_reason(result, "training") if shared else result
             elif message.get("eof"):
                 raise RuntimeError(_crash(process, errors))
 
 
-def _say_go(process: subprocess.Popen) -> None:
-    """Tell the worker that its cell's cores are reserved (a worker gone meanwhile is found by the reader)."""
+def _finished(
+    result: CellResult, hold: CoreHold | None, disturbed: bool, busy: Callable[[str], bool]
+) -> CellResult:
+    """A cell's result with what its core reservation cost; only a cell whose cores were not reserved
+    can have shared them with a Train run (``disturbed``: one held a slot while it ran)."""
+    if hold is not None:
+        return replace(result, mode=hold.mode, waited_runs=hold.runs, waited_seconds=hold.seconds)
+    return add_reason(result, "training") if disturbed or busy(result.device) else result
+
+
+def _say_go(process: subprocess.Popen, hold: CoreHold) -> CoreHold:
+    """Tell the worker that its cell's cores are reserved (``hold``, returned); a worker gone meanwhile
+    is found by the reader."""
     with contextlib.suppress(OSError):
         process.stdin.write("go\n")
         process.stdin.flush()
+    return hold
 
 
 def start_worker(module: str, stderr: int = subprocess.PIPE) -> subprocess.Popen:
