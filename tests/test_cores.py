@@ -195,3 +195,20 @@ def test_a_training_run_keeps_the_seconds_it_waited(monkeypatch):
     assert len(records) == 2 and trainer.waited_seconds == pytest.approx(3.1)
     assert ledger.runs == {"run-a"} and ledger.seconds == pytest.approx(3.1)
     assert trainer._snapshot().waited_seconds == pytest.approx(3.1)
+
+
+def test_a_run_waiting_for_a_cell_keeps_its_training_slot():
+    """Waiting for a benchmark is not stalling: the run's lease beats while it waits, so a cell longer
+    than the queue's stall bound does not cost the run its slot."""
+    lock = SharedExclusive()
+    beats = threading.Event()
+
+    def epoch() -> None:
+        with lock.shared("run-a", beat=beats.set):
+            pass
+
+    with lock.exclusive():
+        thread = threading.Thread(target=epoch, daemon=True)
+        thread.start()
+        assert beats.wait(JOIN)  # within BEAT_SECONDS of waiting
+    thread.join(JOIN)

@@ -29,6 +29,7 @@ GPU_SLOTS = 4  # a tiny model leaves a GPU mostly idle, but each run also needs 
 STALL_ENV = "LINECNN_TRAIN_STALL_SECONDS"  # host setting: a slot holder silent this long loses its slot
 STALL_SECONDS = 30.0  # its default: every optimizer step beats, so a healthy run is never silent this long
 MIN_STALL_SECONDS = 1.0
+BEAT_SECONDS = 1.0  # how often work waiting for an exclusive hold says it is still alive
 
 
 def default_cpu_slots(cpu_count: int | None = None) -> int:
@@ -83,8 +84,9 @@ class SharedExclusive:
             return len(self._waiting)
 
     @contextlib.contextmanager
-    def shared(self, who: str = "") -> Iterator[Turn]:
-        """Ordinary work, alongside other ordinary work; ``who`` names it in the holder's ledger."""
+    def shared(self, who: str = "", beat: Callable[[], None] | None = None) -> Iterator[Turn]:
+        """Ordinary work, alongside other ordinary work; ``who`` names it in the holder's ledger, and
+        ``beat`` runs every BEAT_SECONDS while it waits (a training slot's lease: waiting is not stalling)."""
         turn = Turn()
         with self._cond:
             if self._exclusive is not None or self._writers_waiting:
@@ -92,7 +94,9 @@ class SharedExclusive:
                 self._waiting[token] = (who or f"#{token}", since)
                 try:
                     while self._exclusive is not None or self._writers_waiting:
-                        self._cond.wait()
+                        self._cond.wait(BEAT_SECONDS)
+                        if beat is not None:
+                            beat()
                 finally:
                     del self._waiting[token]
                 turn.waited = self.clock() - since
@@ -133,16 +137,22 @@ GPU_STATE = SharedExclusive()  # one per process: every session of a Streamlit s
 CPU_CLOCK = SharedExclusive()  # held exclusively while a benchmark cell is timed on every core
 
 
-def gpu_shared(device: torch.device | str, who: str = "") -> contextlib.AbstractContextManager:
+def gpu_shared(
+    device: torch.device | str, who: str = "", beat: Callable[[], None] | None = None
+) -> contextlib.AbstractContextManager:
     """``GPU_STATE.shared()`` for work on a GPU; nothing to wait for on other devices."""
-    return GPU_STATE.shared(who) if torch.device(device).type == "cuda" else contextlib.nullcontext(Turn())
+    cuda = torch.device(device).type == "cuda"
+    return GPU_STATE.shared(who, beat) if cuda else contextlib.nullcontext(Turn())
 
 
 @contextlib.contextmanager
-def machine_turn(device: torch.device | str, who: str = "") -> Iterator[Turn]:
+def machine_turn(
+    device: torch.device | str, who: str = "", beat: Callable[[], None] | None = None
+) -> Iterator[Turn]:
     """One step of ordinary work: its share of the GPU state (on a GPU), then of the CPU clock (on any
-    device: a CUDA step's launching thread needs a core too). A benchmark takes them in the same order."""
-    with gpu_shared(device, who) as gpu, CPU_CLOCK.shared(who) as cpu:
+    device: a CUDA step's launching thread needs a core too). A benchmark takes them in the same order.
+    ``beat`` keeps the run's training slot while it waits."""
+    with gpu_shared(device, who, beat) as gpu, CPU_CLOCK.shared(who, beat) as cpu:
         yield Turn(gpu.waited + cpu.waited)
 
 
@@ -151,14 +161,15 @@ def sharing_machine(
     device: torch.device | str,
     who: str = "",
     waited: Callable[[float], None] | None = None,
+    beat: Callable[[], None] | None = None,
 ) -> Iterator:
-    """Yield from ``records`` with each step taken in ``machine_turn(device, who)``; ``waited(seconds)``
-    hears of each step that had to wait.
+    """Yield from ``records`` with each step taken in ``machine_turn(device, who, beat)``;
+    ``waited(seconds)`` hears of each step that had to wait.
 
     Per step, not per run: a benchmark cell then waits at most one epoch, never a whole run.
     """
     while True:
-        with machine_turn(device, who) as turn:
+        with machine_turn(device, who, beat) as turn:
             record = next(records, None)
         if turn.waited and waited is not None:
             waited(turn.waited)

@@ -61,7 +61,10 @@ def _step(device: str) -> None:
     if trainer is None:
         return
     try:
-        with sharing.training_turn(trainer), machine_turn(trainer.device, sharing.ticket(trainer)) as turn:
+        with (
+            sharing.training_turn(trainer) as lease,
+            machine_turn(trainer.device, sharing.ticket(trainer), lease.beat) as turn,
+        ):
             trainer.step()
         trainer.waited(turn.waited)
     except RuntimeError as error:

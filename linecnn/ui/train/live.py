@@ -130,7 +130,7 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     """
     try:
         with sharing.training_turn(live, live_charts.progress, caption) as lease:
-            for _ in sharing_machine(live.run(), live.device, sharing.ticket(live), live.waited):
+            for _ in sharing_machine(live.run(), live.device, sharing.ticket(live), live.waited, lease.beat):
                 lease.check()
                 answer_clicks()
                 live_charts.update(live.history, epochs, live)
