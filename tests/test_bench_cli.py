@@ -233,3 +233,26 @@ def test_the_table_marks_a_disturbed_cell_and_says_what_that_means():
     assert disturbed_lines(parsed) == [DISTURBED] and "repeat it when the machine is quiet" in DISTURBED
     quiet = fake_gpu_document(gpu_only=False, largest=400)
     assert disturbed_lines(BenchDocument.from_dict(quiet)) == []
+
+
+def test_threads_times_the_cells_on_that_many_pinned_threads_and_says_so(tmp_path):
+    """--threads 1: the cells run on one torch thread, pinned to one core, and each result says so."""
+    command = [sys.executable, "-m", "linecnn", "bench", "--json", "--devices", "cpu", "--warmup", "1"]
+    command += ["--repeats", "2", "--threads", "1", "--no-save"]
+    env = {**os.environ, "LINECNN_DATA_DIR": str(tmp_path)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=240, check=True)
+    document = json.loads(done.stdout)
+    [result] = document["results"]
+    cores = len(os.sched_getaffinity(0))
+    assert (result["threads"], result["cores"], result["machine_cores"]) == (1, 1, cores)
+    assert "mode" not in result and result["run_queue"] is not None
+    assert document["env"]["torch_threads"] == 1
+    assert "1/1 of" in bench_table(BenchDocument.from_json(done.stdout))
+
+
+@pytest.mark.parametrize("threads", ["0", "999"])
+def test_threads_beyond_the_cores_end_with_one_line(threads, capsys):
+    """More threads than cores (or none) is refused before anything is timed."""
+    assert main(["bench", "--devices", "cpu", "--threads", threads, "--no-save"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert "--threads must be a whole number from 1 to" in err and len(err.splitlines()) == 1

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
 
 import pytest
 
+from linecnn.bench import remote
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import FACTORS, SINGLE
 from linecnn.bench.plan import Caps, SweepPlan, SweepRequest
-from linecnn.bench.remote import run_in_worker
+from linecnn.bench.remote import end_worker, run_in_worker, start_worker
 from linecnn.bench.results import CellStatus
 from linecnn.bench.worker import read_request, request
+from linecnn.serve.cores import CoreSplit
+from linecnn.serve.sharing import SharedExclusive
 from linecnn.stop import Stopped, StopReason
 
 TINY = BenchConfig.from_flat(per_class=20, warmup=1, repeats=2)
@@ -44,11 +48,91 @@ def test_the_worker_times_every_cell_and_reports_its_environment():
 
 
 @pytest.mark.slow  # one more worker process
-def test_a_train_run_beside_a_cell_marks_it_disturbed():
-    """A Train run holding a slot while a cell runs (the server knows) marks that cell 'training'."""
+def test_a_train_run_holding_a_slot_cannot_share_a_reserved_cell_cores():
+    """A Train run with a slot no longer marks the cell 'training': its cores were the cell's alone."""
     plan = SweepPlan(SINGLE, (TINY,), ("cpu",), compare_eager=False)
     [result] = run_in_worker(plan, busy=lambda device: device == "cpu")
-    assert result.ok and "training" in result.disturbed
+    assert result.ok and "training" not in result.disturbed and result.mode is not None
+
+
+def test_each_cell_runs_while_its_cores_are_held_and_says_what_it_had(monkeypatch):
+    """Alone mode: the CPU clock is held exactly while each cell runs (never during start-up nor after);
+    a training run beside the sweep waits, and each result says threads, cores, mode and the wait."""
+    clock = SharedExclusive()
+    monkeypatch.setattr(remote, "CPU_CLOCK", clock)
+    held_at_progress, stop, waited = [], threading.Event(), []
+
+    def training() -> None:  # a Train run's epochs, each in its share of the CPU clock
+        while not stop.is_set():
+            with clock.shared("run-a") as turn:
+                waited.append(turn.waited)
+                time.sleep(0.002)
+
+    envs = []
+    run = threading.Thread(target=training, daemon=True)
+    run.start()
+    try:
+        split = CoreSplit((0, 1), (0, 1), affinity=False)
+        cells = run_in_worker(
+            two_cells(),
+            progress=lambda _: held_at_progress.append(clock._exclusive is not None),
+            on_env=lambda env: envs.append(clock._exclusive is not None),
+            split=split,
+        )
+        results = list(cells)
+        assert clock._exclusive is None
+    finally:
+        stop.set()
+        run.join(10)
+    assert held_at_progress and all(held_at_progress) and envs == [False]
+    for result in results:
+        assert (result.mode, result.threads, result.machine_cores) == ("alone", 2, 2)
+        assert result.cores == len(os.sched_getaffinity(0)) and result.waited_runs == 1
+        assert result.waited_seconds > 0 and result.run_queue is not None
+    assert sum(waited) == pytest.approx(sum(r.waited_seconds for r in results), abs=0.05)
+
+
+@pytest.mark.slow  # one more worker process
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="a split needs two cores")
+def test_split_mode_moves_the_server_threads_aside_and_pins_the_worker_to_its_core(monkeypatch):
+    """With a core left over, the server's threads go to it for each cell and come back after; the
+    worker pins itself to the cell's core and runs one torch thread."""
+    here = tuple(sorted(os.sched_getaffinity(0)))
+    calls: list[tuple[int, ...]] = []
+
+    class Recorder:
+        supported = True
+
+        def tasks(self) -> list[int]:
+            return [0]
+
+        def confine(self, tid: int, cores) -> None:  # noqa: ANN001
+            calls.append(tuple(cores))
+
+    plan = SweepPlan(SINGLE, (TINY,), ("cpu",), compare_eager=False)
+    split = CoreSplit(here, here[-1:], affinity=True)
+    [result] = run_in_worker(plan, split=split, affinity=Recorder(), busy=lambda _: False)
+    assert calls == [here[:-1], here]
+    assert (result.mode, result.threads, result.cores, result.machine_cores) == ("split", 1, 1, len(here))
+    assert result.waited_runs == 0
+
+
+@pytest.mark.slow  # one more worker process
+def test_a_worker_waiting_for_its_go_exits_at_once_when_stdin_ends():
+    """A cancel while the worker waits for its cores (stdin closed) ends it at once, beats kept till then."""
+    plan = SweepPlan(SINGLE, (TINY,), ("cpu",), compare_eager=False)
+    process = start_worker("linecnn.bench.worker")
+    try:
+        process.stdin.write(request(plan, None, (0,), 1, handshake=True) + "\n")
+        process.stdin.flush()
+        keys = []
+        while "ready" not in keys:
+            keys.extend(json.loads(process.stdout.readline()))
+        assert json.loads(process.stdout.readline()) == {"beat": True}  # alive while it waits
+        process.stdin.close()
+        assert process.wait(timeout=5) == 0
+    finally:
+        end_worker(process)
 
 
 @pytest.mark.slow  # a worker process and a long cell

@@ -9,7 +9,7 @@ import pytest
 from linecnn.serve import queue as slot_queue
 from linecnn.serve import sharing
 from linecnn.serve.queue import SlotQueue, Wait
-from linecnn.serve.sharing import GpuState
+from linecnn.serve.sharing import SharedExclusive
 from linecnn.stop import Stopped, StopReason
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking
@@ -191,7 +191,7 @@ def test_a_waiter_that_is_away_does_not_block_those_behind_it(monkeypatch):
 
 def test_gpu_state_exclusive_waits_for_shared_work_and_blocks_new_work():
     """An exclusive block starts only when no training epoch is on the GPU, and holds new ones off."""
-    state = GpuState()
+    state = SharedExclusive()
     in_exclusive, exclusive_done = threading.Event(), threading.Event()
     shared_entered = threading.Event()
 
@@ -221,9 +221,9 @@ def test_gpu_state_exclusive_waits_for_shared_work_and_blocks_new_work():
 
 def test_sharing_gpu_passes_cpu_records_through_and_locks_each_cuda_step(monkeypatch):
     """On the CPU the records pass untouched; on CUDA each step runs inside GPU_STATE.shared()."""
-    assert list(sharing.sharing_gpu(iter([1, 2, 3]), "cpu")) == [1, 2, 3]
+    assert list(sharing.sharing_machine(iter([1, 2, 3]), "cpu")) == [1, 2, 3]
     inside = []
-    state = GpuState()
+    state = SharedExclusive()
     monkeypatch.setattr(sharing, "GPU_STATE", state)
 
     def steps():
@@ -231,7 +231,7 @@ def test_sharing_gpu_passes_cpu_records_through_and_locks_each_cuda_step(monkeyp
             inside.append(state._sharing)
             yield n
 
-    assert list(sharing.sharing_gpu(steps(), "cuda:0")) == [0, 1, 2]
+    assert list(sharing.sharing_machine(steps(), "cuda:0")) == [0, 1, 2]
     assert inside == [1, 1, 1] and state._sharing == 0
 
 
@@ -269,7 +269,7 @@ def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
 
     from linecnn.bench import lock as bench
 
-    state = GpuState()
+    state = SharedExclusive()
     monkeypatch.setattr(bench, "GPU_STATE", state)
     entered = threading.Event()
 

@@ -16,6 +16,7 @@ from dataclasses import replace
 
 import torch
 
+from linecnn.bench import runqueue
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.lock import gpu_alone
 from linecnn.bench.results import CellResult, CellStatus
@@ -54,22 +55,24 @@ def bench(
     device: torch.device | str,
     progress: Progress | None = None,
     watch: Watch | None = None,
+    threads: int | None = None,
 ) -> CellResult:
     """Time whole training epochs of ``config`` on ``device``; out of memory is recorded, not raised.
 
     ``watch`` is checked after every optimizer step; the Stopped it raises (a cancel, the time cap)
-    ends the cell.
+    ends the cell. A CPU cell runs on ``threads`` torch threads (None: torch's start-up count).
     """
     device = torch.device(device)
     config, notes = config.for_device(device)
     name = describe(device)
     try:
-        # CPU cells run on torch's start-up thread count, whatever a page set before. A CUDA cell
+        # CPU cells run on ``threads`` (else torch's start-up count), whatever a page set before. A CUDA cell
         # turns on cuDNN autotuning (and may capture graphs or compile), which every thread of the
         # process would see: no Train run shares the GPU meanwhile.
-        with cpu_threads(device, None), gpu_alone(device):
+        with cpu_threads(device, threads), gpu_alone(device):
             result = _measure(config, device, progress or (lambda *_: None), watch or Watch())
-            return replace(result, notes=notes)
+            used = torch.get_num_threads() if device.type == "cpu" else None
+            return replace(result, notes=notes, threads=used)
     except Stopped:
         raise
     except Exception as error:  # noqa: BLE001 - one bad cell must not end a sweep
@@ -104,11 +107,16 @@ def _measure(config: BenchConfig, device: torch.device, progress: Progress, watc
         if config.compile or config.cuda_graphs:
             with must_compile(True):
                 compiled = work.first_steps(work.timed)
-        phases = {}
+        phases, waits = {}, {}
         for phase, count in (("warm-up", config.warmup), ("timing", config.repeats)):
             progress(phase, 0, count)
             after = lambda done, phase=phase, count=count: progress(phase, done, count)  # noqa: E731
+            waits[phase], start = runqueue.waits_now(), time.perf_counter()
             phases[phase] = time_epochs(work.epoch, device, count, after_each=after)
+            wall = time.perf_counter() - start
+        # The timed repeats' waits, per thread the cell computes on (a CUDA cell: its launching thread).
+        threads = torch.get_num_threads() if device.type == "cpu" else 1
+        waited = runqueue.waited_share(waits["timing"], runqueue.waits_now(), wall * threads)
     summary = summarize(phases["timing"], config.images)
     return CellResult(
         device=str(device),
@@ -125,4 +133,5 @@ def _measure(config: BenchConfig, device: torch.device, progress: Progress, watc
         autotune_ms=1000 * autotune,
         compile_ms=None if compiled is None else 1000 * compiled,
         peak_memory_bytes=peak_memory_bytes(device),
+        run_queue=waited,
     )

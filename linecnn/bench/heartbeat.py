@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import sys
 import threading
 import time
@@ -29,21 +30,25 @@ BEAT_SECONDS = 1.0  # how often a worker says it is alive
 BEAT = "beat"  # the key of a beat line: {"beat": true}
 
 
-def open_replies(name: str) -> Replies:
+def open_replies(name: str, commands: queue.Queue | None = None) -> Replies:
     """A worker's replies, started, on its original stdout; everything else printed goes to stderr,
-    and the process exits at once when its stdin ends (the parent cancelled, or is gone)."""
+    and the process exits at once when its stdin ends (the parent cancelled, or is gone). Each line
+    the parent writes meanwhile goes to ``commands`` (dropped without one)."""
     out = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
-    threading.Thread(target=_exit_when_orphaned, name=f"{name}-stdin", daemon=True).start()
+    reader = threading.Thread(target=_read_commands, args=(commands,), name=f"{name}-stdin", daemon=True)
+    reader.start()
     replies = Replies(out)
     replies.start()
     return replies
 
 
-def _exit_when_orphaned() -> None:
-    """Exit at once when stdin ends."""
-    sys.stdin.read()
+def _read_commands(commands: queue.Queue | None) -> None:
+    """Pass the parent's lines on to ``commands``; exit at once when stdin ends."""
+    for line in iter(sys.stdin.readline, ""):
+        if commands is not None:
+            commands.put(line)
     os._exit(0)
 
 

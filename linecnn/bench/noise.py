@@ -5,8 +5,10 @@ A cell is *disturbed* for one or more reasons, kept in its JSON as short codes t
 
 - ``spread``: its slow and fast timed epochs differ too much (``CellResult.wide_spread``);
 - ``load``: the 1-minute load average went above the number of cores while it ran;
-- ``training``: a Train run of the same server held a training slot while it ran, or, for a GPU cell,
-  the server ran other GPU work (a Draw prediction, a Lesson snippet) meanwhile (only the server knows).
+- ``training``: a Train run of the same server shared its cores while it ran (only the server knows; with
+  the cell's cores reserved, ``linecnn.serve.cores``, it cannot), or, for a GPU cell, the server ran
+  other GPU work (a Draw prediction, a Lesson snippet) meanwhile;
+- ``cores``: its threads spent more than ``runqueue.LIMIT`` of the timed wall time waiting for a core.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import os
 from dataclasses import replace
 
 from linecnn.bench.results import DISTURBANCES, CellResult
+from linecnn.bench.runqueue import LIMIT
 
 
 def load_average() -> float | None:
@@ -40,6 +43,7 @@ def mark(result: CellResult, load: float | None, cores: int | None = None) -> Ce
     reasons = [*result.disturbed]
     reasons += ["spread"] if result.wide_spread else []
     reasons += ["load"] if result.ok and overloaded(load, cores) else []
+    reasons += ["cores"] if result.ok and result.run_queue is not None and result.run_queue > LIMIT else []
     return replace(result, load_average=load, disturbed=ordered(reasons))
 
 

@@ -4,8 +4,11 @@
 cancel event, the time cap) so the page's background job calls one or the other alike. The worker
 runs in a process group of its own: a cancel, a time cap, an error or the worker's silence past the
 host's bound (``heartbeat``) ends the whole group and reaps it, so no process is left behind. While
-a CUDA cell may run, this server's Train runs stay off the GPUs (``gpu_alone``); a Train run that
-holds a CPU slot while a cell runs marks it disturbed.
+a CUDA cell may run, this server's Train runs stay off the GPUs (``gpu_alone``). Each cell owns its
+cores while it runs (``linecnn.serve.cores``): the worker says it is ready, this server reserves the
+cores (its own threads moved to the others, or training paused between epochs), then says go, and
+releases them when the cell's result comes (or on a cancel, an error, the time cap). Each result
+says what the cell had and what it cost the server's training runs.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO
 
@@ -38,8 +42,9 @@ from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress, not_run
 from linecnn.bench.worker import request
 from linecnn.errors import UserError
+from linecnn.serve.cores import OS_AFFINITY, Affinity, CoreHold, CoreSplit, core_split, hold_cores
 from linecnn.serve.gpu_use import GPU_USE
-from linecnn.serve.sharing import training_queue
+from linecnn.serve.sharing import CPU_CLOCK, training_queue
 from linecnn.stop import Stopped, StopReason
 
 POLL_SECONDS = 0.1  # how often the reader checks for a cancel while no line comes
@@ -66,18 +71,25 @@ def run_in_worker(
     cancel: threading.Event | None = None,
     on_env: Callable[[BenchEnv], None] | None = None,
     busy: Callable[[str], bool] = training_busy,
+    split: CoreSplit | None = None,
+    affinity: Affinity = OS_AFFINITY,
 ) -> Iterator[CellResult]:
     """Run the plan's cells in a worker process, yielding one result per cell as ``run_sweep`` does.
 
-    ``on_env`` receives the worker's environment (its thread count is the one the cells ran on).
-    A cancel raises Stopped (cancelled) within POLL_SECONDS; a worker silent past $LINECNN_WORKER_TIMEOUT
-    (frozen, hung) raises Stopped (no progress). Either way the worker is killed, not waited for.
-    """
-    caps, cancel, cells = caps or Caps(), cancel or threading.Event(), plan.cells()
+    ``on_env`` receives the worker's environment (its thread count is the one the cells ran on); ``split``
+    (default: this machine's) says which cores a cell owns. A cancel raises Stopped (cancelled) within
+    POLL_SECONDS; a worker silent past $LINECNN_WORKER_TIMEOUT (frozen, hung) raises Stopped (no progress).
+    Either way the worker is killed, not waited for."""
+    caps, cancel, split = caps or Caps(), cancel or threading.Event(), split or core_split(affinity=affinity)
+    cells = plan.cells()
     cuda = any(torch.device(device).type == "cuda" for device in plan.devices)
     deadline = None if caps.max_seconds is None else time.monotonic() + caps.max_seconds + STARTUP_GRACE
-    with gpu_alone(torch.device("cuda" if cuda else "cpu")), _worker(plan, caps) as (process, lines, errors):
-        done, disturbed, silence = 0, False, Silence(worker_timeout())
+    with (
+        gpu_alone(torch.device("cuda" if cuda else "cpu")),
+        _worker(plan, caps, split) as (process, lines, errors),
+        contextlib.ExitStack() as reserved,
+    ):
+        done, disturbed, silence, hold = 0, False, Silence(worker_timeout()), None
         while True:
             message = _next(lines, cancel, deadline, silence)
             if message is None:  # past the time cap and its grace: the cells left are skipped
@@ -85,21 +97,41 @@ def run_in_worker(
                 return
             if "end" in message:
                 return
-            if "env" in message:
-                if on_env is not None:
-                    on_env(BenchEnv.from_dict(Fields(message["env"])))
+            if "env" in message and on_env is not None:
+                on_env(BenchEnv.from_dict(Fields(message["env"])))
+            elif "ready" in message:  # the next cell waits for its cores: reserve them, then say go
+                hold = _say_go(process, reserved.enter_context(hold_cores(split, CPU_CLOCK, affinity)))
             elif "progress" in message:
                 index, phase, count, total = message["progress"]
                 config, device = cells[index - 1]
-                disturbed = disturbed or busy(device)
+                disturbed = disturbed or (hold is None and busy(device))
                 if progress is not None:
                     progress(CellProgress(index, len(cells), device, config, phase, count, total))
             elif "result" in message:
-                result = CellResult.from_dict(Fields(message["result"]))
-                done, disturbed = done + 1, False
-                yield add_reason(result, "training") if disturbed or busy(result.device) else result
+                reserved.close()  # the cell is over: training may use every core again
+                yield _finished(CellResult.from_dict(Fields(message["result"])), hold, disturbed, busy)
+                done, disturbed, hold = done + 1, False, None
             elif message.get("eof"):
                 raise RuntimeError(_crash(process, errors))
+
+
+def _finished(
+    result: CellResult, hold: CoreHold | None, disturbed: bool, busy: Callable[[str], bool]
+) -> CellResult:
+    """A cell's result with what its core reservation cost; only a cell whose cores were not reserved
+    can have shared them with a Train run (``disturbed``: one held a slot while it ran)."""
+    if hold is not None:
+        return replace(result, mode=hold.mode, waited_runs=hold.runs, waited_seconds=hold.seconds)
+    return add_reason(result, "training") if disturbed or busy(result.device) else result
+
+
+def _say_go(process: subprocess.Popen, hold: CoreHold) -> CoreHold:
+    """Tell the worker that its cell's cores are reserved (``hold``, returned); a worker gone meanwhile
+    is found by the reader."""
+    with contextlib.suppress(OSError):
+        process.stdin.write("go\n")
+        process.stdin.flush()
+    return hold
 
 
 def start_worker(module: str, stderr: int = subprocess.PIPE) -> subprocess.Popen:
@@ -125,13 +157,16 @@ def start_worker(module: str, stderr: int = subprocess.PIPE) -> subprocess.Popen
 
 
 @contextlib.contextmanager
-def _worker(plan: SweepPlan, caps: Caps) -> Iterator[tuple[subprocess.Popen, queue.Queue, deque[str]]]:
+def _worker(
+    plan: SweepPlan, caps: Caps, split: CoreSplit
+) -> Iterator[tuple[subprocess.Popen, queue.Queue, deque[str]]]:
     """The worker process with its request sent, its reply lines read by a thread; ended on the way out."""
     process = start_worker("linecnn.bench.worker")
     lines: queue.Queue = queue.Queue()
     errors: deque[str] = deque(maxlen=STDERR_LINES)
     try:
-        process.stdin.write(request(plan, caps.max_seconds) + "\n")
+        line = request(plan, caps.max_seconds, split.bench, len(split.cores), handshake=True)
+        process.stdin.write(line + "\n")
         process.stdin.flush()
         _pump(process.stdout, lambda line: lines.put(_parse(line)), lambda: lines.put({"eof": True}))
         _pump(process.stderr, errors.append)

@@ -17,8 +17,12 @@ MIN_EPOCH_MS = 1e-6  # a nanosecond: below it a speed-up (a ratio of medians) wo
 COSTS = ("first_epoch_ms", "context_ms", "setup_ms", "autotune_ms", "compile_ms")  # one-time costs, ms
 WIDE_SPREAD = 1.5  # p75 above 1.5 × p25: the slow half of the epochs ran half as slow again as the fast half
 # Why a timed cell is not to be trusted, as JSON writes it (``linecnn.bench.noise`` decides):
-# its spread is too wide, the load average was above the core count, a Train run held a slot.
-DISTURBANCES = ("spread", "load", "training")
+# its spread is too wide, the load average was above the core count, a Train run shared its cores,
+# its threads waited for a core too long (``linecnn.bench.runqueue``).
+DISTURBANCES = ("spread", "load", "training", "cores")
+CORE_MODES = ("split", "alone")  # how a server kept a cell's cores its own (``linecnn.serve.cores``)
+# What a cell had and cost: written only when known, so a document without them reads back the same.
+HAD = ("threads", "cores", "machine_cores", "mode", "waited_runs", "waited_seconds", "run_queue")
 
 
 class CellStatus(Enum):
@@ -58,6 +62,16 @@ class CellResult:
     notes: tuple[str, ...] = field(default_factory=tuple)  # options dropped on this device, and why
     load_average: float | None = None  # highest 1-minute load average seen while it ran; None: not known
     disturbed: tuple[str, ...] = ()  # DISTURBANCES that make its timing doubtful; () = none seen
+    # What the cell had and what it cost; None: not known (a file from before they were kept).
+    threads: int | None = None  # torch CPU threads it ran on (CPU cells)
+    cores: int | None = None  # cores it owned (its affinity) while timed
+    machine_cores: int | None = None  # cores of the machine (the server's, or the CLI's process)
+    mode: str | None = None  # CORE_MODES: split (the server on other cores), alone (training waited)
+    waited_runs: int | None = None  # training runs of the server that waited while it was timed
+    waited_seconds: float | None = None  # seconds they waited, all together
+    run_queue: float | None = (
+        None  # its threads' time waiting for a core, a share of (timed wall time x threads)
+    )
 
     @property
     def ok(self) -> bool:
@@ -83,6 +97,9 @@ class CellResult:
         """The JSON form, with the swept value ``x`` of a sweep over ``factor``."""
         values = {name: getattr(self, name) for name in self.__dataclass_fields__}
         del values["reason"]
+        for name in HAD:
+            if values[name] is None:
+                del values[name]
         return {
             **values,
             "config": self.config.to_flat(),
@@ -112,6 +129,11 @@ class CellResult:
             peak_memory_bytes=fields.whole("peak_memory_bytes"),
             notes=fields.texts("notes"),
             load_average=fields.number("load_average"),
+            **{key: fields.whole(key, low=1) for key in ("threads", "cores", "machine_cores")},
+            mode=read_mode(fields),
+            waited_runs=fields.whole("waited_runs"),
+            waited_seconds=fields.number("waited_seconds"),
+            run_queue=fields.number("run_queue"),
         )
         check_timings(result, place(fields.path))
         return replace(result, disturbed=read_disturbed(fields, result))
@@ -126,6 +148,15 @@ def read_disturbed(fields: Fields, result: CellResult) -> tuple[str, ...]:
             where = place((*fields.path, "disturbed", number))
             raise UserError("json.not_one_of", where=where, value=echo(reason), allowed=DISTURBANCES)
     return tuple(reason for reason in DISTURBANCES if reason in reasons and result.ok)
+
+
+def read_mode(fields: Fields) -> str | None:
+    """How a server kept a cell's cores, one of CORE_MODES; None when not said."""
+    mode = fields.text("mode")
+    if mode not in (None, *CORE_MODES):
+        where = place((*fields.path, "mode"))
+        raise UserError("json.not_one_of", where=where, value=echo(mode), allowed=str(CORE_MODES))
+    return mode
 
 
 def read_status(fields: Fields) -> tuple[CellStatus, str]:

@@ -24,6 +24,7 @@ from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.timing import Watch
 from linecnn.device import describe
+from linecnn.serve.cores import usable_cores
 from linecnn.stop import Stopped, StopReason
 
 
@@ -54,8 +55,15 @@ def run_sweep(
     progress: Callable[[CellProgress], None] | None = None,
     cancel: threading.Event | None = None,
     clock: Callable[[], float] = time.monotonic,
+    threads: int | None = None,
+    machine_cores: int | None = None,
+    before_cell: Callable[[int], None] | None = None,
 ) -> Iterator[CellResult]:
     """Run the plan's cells in order, yielding one result per cell.
+
+    CPU cells run on ``threads`` torch threads (None: torch's start-up count). Each result says the
+    cores this process owned and ``machine_cores`` (None: the cores it may use now).
+    ``before_cell(index)`` runs before each cell starts (the page's worker waits there for the cores).
 
     An out-of-memory cell is recorded and the sweep goes on. At the time cap the running cell
     is recorded as stopped and the cells left as skipped. Each timed cell carries the highest load
@@ -66,12 +74,15 @@ def run_sweep(
     """
     cells = plan.cells()
     watch = Watch(cancel, (caps or Caps()).max_seconds, clock)
+    machine_cores = machine_cores or len(usable_cores())
     for index, (config, device) in enumerate(cells, start=1):
         where = partial(CellProgress, index, len(cells), device, config)
         report = None if progress is None else _reporter(progress, where)
+        if before_cell is not None:
+            before_cell(index)
         before = load_average()
         try:
-            result = bench(config, device, report, watch)
+            result = bench(config, device, report, watch, threads)
         except Stopped as stop:
             if stop.reason is not StopReason.TIME_CAP:
                 raise
@@ -79,6 +90,7 @@ def run_sweep(
             for config_left, device_left in cells[index:]:
                 yield not_run(config_left, device_left, CellStatus.SKIPPED, TIME_CAP)
             return
+        result = replace(result, cores=len(usable_cores()), machine_cores=machine_cores)
         yield mark(result, highest(before, load_average()))
 
 

@@ -7,6 +7,7 @@ import json
 import math
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
@@ -16,6 +17,7 @@ from linecnn.bench.plan import MAX_STEP_BYTES, Caps, StepMemoryError, SweepPlan,
 from linecnn.cli.table import print_results
 from linecnn.cli.train import add_problem_options, progress_bars
 from linecnn.device import list_devices, resolve
+from linecnn.serve.cores import OS_AFFINITY, confine_all, usable_cores
 from linecnn.train.config import DEFAULT_FLAT
 
 
@@ -69,6 +71,13 @@ def add_bench_options(parser: argparse.ArgumentParser) -> None:
     add("--no-eager", action="store_true", help="with faster paths on, skip the plain eager comparison")
     add("--max-seconds", type=float, default=None, help="stop the sweep after this long")
     add(
+        "--threads",
+        type=int,
+        default=None,
+        help="CPU cells on N torch threads, pinned to N cores where the system allows (default: torch's "
+        "start-up count, unpinned); compare with the Benchmark page's cells at equal threads",
+    )
+    add(
         "--max-step-bytes",
         type=step_bytes_arg,
         default=MAX_STEP_BYTES,
@@ -104,7 +113,10 @@ def bench_command(args: argparse.Namespace) -> int:
 
         return ranks_command(args)
     plan, caps = plan_from(args)
-    document = run_plan(plan, caps, quiet=args.json)
+    machine = len(usable_cores())
+    if args.threads is not None:
+        pin_threads(args.threads)
+    document = run_plan(plan, caps, quiet=args.json, threads=args.threads, machine_cores=machine)
     profiles = []
     if args.profile or args.trace:
         from linecnn.cli.profile import run_profiles  # torch.profiler only when asked
@@ -136,6 +148,11 @@ def plan_from(args: argparse.Namespace) -> tuple[SweepPlan, Caps]:
     """Check every option and plan the sweep, before anything is timed; its notes go to stderr now."""
     base = bench_config_from(args)
     devices = devices_arg(args.devices)
+    cores = len(usable_cores())
+    if args.threads is not None and not 1 <= args.threads <= cores:
+        raise ValueError(
+            f"--threads must be a whole number from 1 to {cores}, this machine's cores; got {args.threads}."
+        )
     if args.max_seconds is not None and not (math.isfinite(args.max_seconds) and args.max_seconds > 0):
         raise ValueError(f"--max-seconds must be a number of seconds above 0; got {args.max_seconds}.")
     for path in (args.out, args.trace):
@@ -161,11 +178,22 @@ def json_text(document: BenchDocument, profiles: list) -> str:
     return json.dumps(data, indent=1, sort_keys=True)
 
 
-def run_plan(plan: SweepPlan, caps: Caps, quiet: bool) -> BenchDocument:
-    """Run the sweep, with a tqdm bar on a terminal's stderr unless ``quiet``, and make its document."""
+def pin_threads(threads: int) -> None:
+    """Pin this process to its last ``threads`` cores, where the system allows, as the page's worker does."""
+    if OS_AFFINITY.supported:
+        confine_all(usable_cores()[-threads:])
+
+
+def run_plan(
+    plan: SweepPlan, caps: Caps, quiet: bool, threads: int | None = None, machine_cores: int | None = None
+) -> BenchDocument:
+    """Run the sweep (CPU cells on ``threads``), with a tqdm bar on a terminal's stderr unless ``quiet``,
+    and make its document."""
     from linecnn.bench import sweep  # torch's import cost only for a command that times
 
     env, progress, bar = BenchEnv.here(), None, None
+    if threads is not None:  # the threads the cells ran on, as the page's worker reports its own
+        env = replace(env, torch_threads=threads)
     tqdm = None if quiet else progress_bars()
     if tqdm is not None:
         # disable=None: no bar when stderr is not a terminal. In a file (`2>&1 | tee run.txt`) its
@@ -178,7 +206,8 @@ def run_plan(plan: SweepPlan, caps: Caps, quiet: bool) -> BenchDocument:
             bar.set_description(f"cell {cell.cell}/{cell.cells}", refresh=False)
             bar.set_postfix_str(f"{cell.device} · {cell.config.images:,} images · {cell.phase}")
 
-    results = list(sweep.run_sweep(plan, caps=caps, progress=progress))
+    cells = sweep.run_sweep(plan, caps=caps, progress=progress, threads=threads, machine_cores=machine_cores)
+    results = list(cells)
     if bar is not None:
         bar.close()
     return sweep.make_document(plan, results, env)

@@ -1,4 +1,5 @@
-"""Fair sharing of one server between many sessions: a training queue, a GPU-state lock, a thread policy.
+"""Fair sharing of one server between many sessions: a training queue, the GPU-state and CPU-clock locks,
+a thread policy.
 
 A class shares one process: every browser tab is a thread of the same Streamlit server. Runs that
 all train at once on a few cores slow each other down many times over and all finish late; in a
@@ -10,9 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import itertools
 import os
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 
 import torch
 
@@ -25,6 +29,7 @@ GPU_SLOTS = 4  # a tiny model leaves a GPU mostly idle, but each run also needs 
 STALL_ENV = "LINECNN_TRAIN_STALL_SECONDS"  # host setting: a slot holder silent this long loses its slot
 STALL_SECONDS = 30.0  # its default: every optimizer step beats, so a healthy run is never silent this long
 MIN_STALL_SECONDS = 1.0
+BEAT_SECONDS = 1.0  # how often work waiting for an exclusive hold says it is still alive
 
 
 def default_cpu_slots(cpu_count: int | None = None) -> int:
@@ -37,70 +42,137 @@ def slots_from_env(name: str, default: int) -> int:
     return env_whole(name, default) or default
 
 
-class GpuState:
-    """Shared use of the GPUs for ordinary work; exclusive use while process-wide CUDA state changes.
+@dataclass
+class Turn:
+    """One shared turn: how long it waited for an exclusive hold to end before it began."""
 
-    ``torch.backends.cudnn.benchmark``, CUDA-graph capture and ``torch.compile`` affect every thread
-    of the process: a Train run beside them would be timed or computed under another session's
-    settings, and a capture fails when another thread launches work meanwhile. Writers go first
-    once they wait, so a stream of short training epochs cannot starve a benchmark cell.
+    waited: float = 0.0  # seconds
+
+
+@dataclass
+class Ledger:
+    """One exclusive hold's cost to the others: who waited for it, and for how long all together."""
+
+    runs: set[str] = field(default_factory=set)  # the names of those who waited
+    seconds: float = 0.0
+
+
+class SharedExclusive:
+    """Shared use of something for ordinary work; exclusive use while one holder needs it alone.
+
+    Used twice: the GPUs' process-wide state (``torch.backends.cudnn.benchmark``, CUDA-graph capture
+    and ``torch.compile`` affect every thread of the process, and a capture fails when another thread
+    launches work meanwhile), and the CPU clock (a benchmark cell timed on every core while Train
+    epochs wait). Writers go first once they wait, so a stream of short training epochs cannot
+    starve a benchmark cell. A reader that had to wait adds its wait to the hold it waited for
+    (``Ledger``), so the holder can say what it cost.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
         self._cond = threading.Condition()
         self._sharing = 0  # blocks inside shared()
-        self._exclusive = False  # a block inside exclusive()
+        self._exclusive: Ledger | None = None  # the ledger of the block inside exclusive(), if any
         self._writers_waiting = 0
+        self._tokens = itertools.count()
+        self._waiting: dict[int, tuple[str, float]] = {}  # reader -> (its name, clock() since it waits)
+
+    @property
+    def readers_waiting(self) -> int:
+        """Ordinary work waiting now for an exclusive hold to end."""
+        with self._cond:
+            return len(self._waiting)
 
     @contextlib.contextmanager
-    def shared(self) -> Iterator[None]:
-        """Ordinary GPU work, alongside other ordinary work."""
+    def shared(self, who: str = "", beat: Callable[[], None] | None = None) -> Iterator[Turn]:
+        """Ordinary work, alongside other ordinary work; ``who`` names it in the holder's ledger, and
+        ``beat`` runs every BEAT_SECONDS while it waits (a training slot's lease: waiting is not stalling)."""
+        turn = Turn()
         with self._cond:
-            while self._exclusive or self._writers_waiting:
-                self._cond.wait()
+            if self._exclusive is not None or self._writers_waiting:
+                token, since = next(self._tokens), self.clock()
+                self._waiting[token] = (who or f"#{token}", since)
+                try:
+                    while self._exclusive is not None or self._writers_waiting:
+                        self._cond.wait(BEAT_SECONDS)
+                        if beat is not None:
+                            beat()
+                finally:
+                    del self._waiting[token]
+                turn.waited = self.clock() - since
             self._sharing += 1
         try:
-            yield
+            yield turn
         finally:
             with self._cond:
                 self._sharing -= 1
                 self._cond.notify_all()
 
     @contextlib.contextmanager
-    def exclusive(self) -> Iterator[None]:
-        """Work that changes process-wide CUDA state: nothing else on a GPU meanwhile."""
+    def exclusive(self) -> Iterator[Ledger]:
+        """Work that needs the thing alone: nothing shared meanwhile. The ledger is complete on exit."""
+        ledger = Ledger()
         with self._cond:
             self._writers_waiting += 1
             try:
-                while self._exclusive or self._sharing:
+                while self._exclusive is not None or self._sharing:
                     self._cond.wait()
             finally:
                 self._writers_waiting -= 1
-            self._exclusive = True
+            self._exclusive = ledger
         try:
-            yield
+            yield ledger
         finally:
             with self._cond:
-                self._exclusive = False
+                now = self.clock()
+                for token, (who, since) in self._waiting.items():
+                    ledger.runs.add(who)
+                    ledger.seconds += now - since
+                    self._waiting[token] = (who, now)  # any further wait is the next holder's cost
+                self._exclusive = None
                 self._cond.notify_all()
 
 
-GPU_STATE = GpuState()  # one per process: every session of a Streamlit server shares it
+GPU_STATE = SharedExclusive()  # one per process: every session of a Streamlit server shares it
+CPU_CLOCK = SharedExclusive()  # held exclusively while a benchmark cell is timed on every core
 
 
-def gpu_shared(device: torch.device | str) -> contextlib.AbstractContextManager:
+def gpu_shared(
+    device: torch.device | str, who: str = "", beat: Callable[[], None] | None = None
+) -> contextlib.AbstractContextManager:
     """``GPU_STATE.shared()`` for work on a GPU; nothing to wait for on other devices."""
-    return GPU_STATE.shared() if torch.device(device).type == "cuda" else contextlib.nullcontext()
+    cuda = torch.device(device).type == "cuda"
+    return GPU_STATE.shared(who, beat) if cuda else contextlib.nullcontext(Turn())
 
 
-def sharing_gpu(records: Iterator, device: torch.device | str) -> Iterator:
-    """Yield from ``records`` with each step taken in ``gpu_shared(device)``.
+@contextlib.contextmanager
+def machine_turn(
+    device: torch.device | str, who: str = "", beat: Callable[[], None] | None = None
+) -> Iterator[Turn]:
+    """One step of ordinary work: its share of the GPU state (on a GPU), then of the CPU clock (on any
+    device: a CUDA step's launching thread needs a core too). A benchmark takes them in the same order.
+    ``beat`` keeps the run's training slot while it waits."""
+    with gpu_shared(device, who, beat) as gpu, CPU_CLOCK.shared(who, beat) as cpu:
+        yield Turn(gpu.waited + cpu.waited)
+
+
+def sharing_machine(
+    records: Iterator,
+    device: torch.device | str,
+    who: str = "",
+    waited: Callable[[float], None] | None = None,
+    beat: Callable[[], None] | None = None,
+) -> Iterator:
+    """Yield from ``records`` with each step taken in ``machine_turn(device, who, beat)``;
+    ``waited(seconds)`` hears of each step that had to wait.
 
     Per step, not per run: a benchmark cell then waits at most one epoch, never a whole run.
     """
     while True:
-        with gpu_shared(device):
+        with machine_turn(device, who, beat) as turn:
             record = next(records, None)
+        if turn.waited and waited is not None:
+            waited(turn.waited)
         if record is None:
             return
         yield record

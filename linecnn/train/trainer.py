@@ -54,6 +54,7 @@ class Snapshot:
     confusion: list[list[int]]  # validation [true][predicted] of those weights
     cpu_threads: int | None  # CPU threads the last epoch ran on; None on other devices
     out_of_time: bool  # True when the run ended at its time cap
+    waited_seconds: float = 0.0  # seconds it waited between epochs while a benchmark timed the machine
 
 
 class Trainer:
@@ -83,6 +84,7 @@ class Trainer:
         self.history: list[EpochRecord] = []
         self.cpu_threads: int | None = None  # CPU threads the last epoch ran on; None on other devices
         self.out_of_time = False  # set when the time cap ended the run
+        self.waited_seconds = 0.0  # seconds it waited between epochs while a benchmark timed the machine
         self.turns = Turns()  # who may train the next epoch: the Pause, Step and Stop of other threads
         # Runs after every optimizer step, inside the epoch's timing: a cheap note that the run advances
         # (the training queue's lease); it must not raise, or the weights would not match the history.
@@ -127,6 +129,10 @@ class Trainer:
     def paused(self) -> bool:
         """True while the run trains only when stepped."""
         return self.turns.paused
+
+    def waited(self, seconds: float) -> None:
+        """Note that the run waited ``seconds`` between epochs for a benchmark (``serve.sharing``)."""
+        self.waited_seconds += seconds
 
     def run(self, max_epochs: int | None = None) -> Iterator[EpochRecord]:
         """Train until done, paused, stopped, out of time or claimed by a later call (or for
@@ -230,6 +236,7 @@ class Trainer:
             confusion=confusion,
             cpu_threads=self.cpu_threads,
             out_of_time=self.out_of_time,
+            waited_seconds=self.waited_seconds,
         )
 
     def confusion_matrix(self) -> list[list[int]]:

@@ -105,9 +105,7 @@ class _Way(NamedTuple):
     read: Callable[[str | None], float | None]
 
 
-def _text_box(
-    column: DeltaGenerator, label: str, default: float, key: str, way: _Way, kwargs: dict
-) -> None:
+def _text_box(column: DeltaGenerator, label: str, default: float, key: str, way: _Way, kwargs: dict) -> None:
     """The text box for session key ``key``: written again from the number when the language changes,
     or when the number was set elsewhere; text the reader typed that is no number stays, to fix."""
     state = st.session_state

@@ -65,5 +65,3 @@ def check_uploads(files: Sequence[tuple[str, int]], models_only: bool = False) -
             check_length(size, *kind)
         except ValueError as error:
             raise ValueError(t("restore.file_error", name=quoted_name(name), error=say(error))) from None
-
-

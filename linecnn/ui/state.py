@@ -43,6 +43,7 @@ class RunRecord:
     model: nn.Module  # final weights, kept on the CPU; move a copy where you need it
     threads: int | None = None  # CPU threads it trained on; None for GPUs
     out_of_time: bool = False  # True when the server's time cap ended it
+    waited_seconds: float = 0.0  # seconds it waited between epochs while a benchmark timed the machine
     restored_from: str | None = None  # the file it was restored from; None when trained in this session
 
     @property
@@ -149,6 +150,7 @@ def finish_run(trainer: Trainer | None = None) -> RunRecord | None:
         model=snapshot.model,
         threads=snapshot.cpu_threads,
         out_of_time=snapshot.out_of_time,
+        waited_seconds=snapshot.waited_seconds,
     )
     history.append(record)
     _keep_newest(history)

@@ -12,7 +12,7 @@ import pandas as pd
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.results import COSTS, CellResult
 from linecnn.ui.bench.compare import speedups, vs_eager
-from linecnn.ui.bench.words import disturbed_text
+from linecnn.ui.bench.words import device_label, disturbed_text
 from linecnn.ui.i18n import t
 
 # Columns of the results table, in the order shown and downloaded as CSV.
@@ -89,7 +89,7 @@ def results_frame(runs: list[ShownRun]) -> pd.DataFrame:
 
 def _series(run: ShownRun, result: CellResult, many: bool) -> str:
     """The chart line a cell belongs to: its device, then the run when several show, then its faster paths."""
-    series = result.device_name
+    series = device_label(result)
     if run.source == "reference":
         series += " · " + t("bench.series.reference", gpu=run.title)
     elif many:

@@ -11,7 +11,7 @@ from linecnn.ui.bench.compare import baseline_series, crossings, incomparable, u
 from linecnn.ui.bench.data import ShownRun, results_frame
 from linecnn.ui.bench.explain import render_where_time_goes
 from linecnn.ui.bench.table import render_environment, render_table
-from linecnn.ui.bench.words import factor_title, factor_words, x_text
+from linecnn.ui.bench.words import factor_title, factor_words, waits_text, x_text
 from linecnn.ui.chart import show_chart
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t
@@ -45,6 +45,9 @@ def render_results(runs: list[ShownRun]) -> None:
     _other_factors(runs, factor)
     x = pick_x(timed, factor, key="bench.at." + "-".join(str(run.id) for run in runs))
     device_columns(group, timed, x)
+    waits = waits_text(list(group["result"]))
+    if waits:
+        st.caption(waits)
     render_where_time_goes(timed, factor, runs)
     if len(timed["x"].unique()) > 1 or FACTORS[factor].values:
         _sweep_chart(timed, group, factor, found)

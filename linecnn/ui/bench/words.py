@@ -14,7 +14,7 @@ from linecnn.bench.results import TIME_CAP, WIDE_SPREAD, CellResult, CellStatus
 from linecnn.bench.store import SOURCES
 from linecnn.bench.sweep import CellProgress
 from linecnn.errors import recognise
-from linecnn.ui.i18n import number, say, t
+from linecnn.ui.i18n import count, duration, number, percent, say, t
 
 
 def significant(value: float, digits: int = 3) -> str:
@@ -81,14 +81,43 @@ def source_text(source: str) -> str:
 
 
 def disturbed_text(result: CellResult, cores: int | None) -> str:
-    """Why a cell's timing is doubtful, in words ('' when it is not): its spread, the load, a Train run."""
+    """Why a cell's timing is doubtful, in words ('' when not): spread, load, a Train run, core waits."""
     load = "-" if result.load_average is None else number(result.load_average, 1)
     words = {
         "spread": t("bench.disturbed.spread", factor=number(WIDE_SPREAD, 1)),
         "load": t("bench.disturbed.load", load=load, cores="?" if cores is None else number(cores)),
         "training": t("bench.disturbed.training"),
+        "cores": t("bench.disturbed.cores", share=percent(result.run_queue or 0.0)),
     }
     return "; ".join(words[reason] for reason in result.disturbed)
+
+
+def device_label(result: CellResult) -> str:
+    """The device a cell ran on and, for a CPU cell, the cores it had: 'CPU · Intel Xeon, 1 of 2 cores'."""
+    if result.kind != "cpu" or result.cores is None or result.machine_cores is None:
+        return result.device_name
+    cores = t("bench.series.cores", cores=number(result.cores), machine=count(result.machine_cores))
+    return f"{result.device_name}, {cores}"
+
+
+def waits_text(results: list[CellResult]) -> str:
+    """What timing these cells cost this server's training runs, in one sentence; '' when not known.
+
+    The runs are counted per cell (the same run waits for each cell it meets), so the sentence says the
+    most that waited for one cell and the seconds of all of them together.
+    """
+    known = [result for result in results if result.mode is not None and result.waited_runs is not None]
+    if not known:
+        return ""
+    runs = max(result.waited_runs or 0 for result in known)
+    seconds = sum(result.waited_seconds or 0.0 for result in known)
+    if runs:
+        return t("bench.results.waited", runs=count(runs), time=duration(seconds))
+    split = [result for result in known if result.mode == "split"]
+    if split:
+        cell = split[0]
+        return t("bench.results.split", cores=count(cell.cores), machine=number(cell.machine_cores or 0))
+    return t("bench.results.none_waited")
 
 
 def notes_text(result: CellResult) -> str:

@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from linecnn.bench.cell import is_out_of_memory
-from linecnn.serve.sharing import gpu_shared
+from linecnn.serve.sharing import machine_turn
 from linecnn.train.limits import check_limits
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n, state
@@ -65,8 +65,12 @@ def _step(device: str) -> None:
     if trainer is None:
         return
     try:
-        with sharing.training_turn(trainer), gpu_shared(trainer.device):
+        with (
+            sharing.training_turn(trainer) as lease,
+            machine_turn(trainer.device, sharing.ticket(trainer), lease.beat) as turn,
+        ):
             trainer.step()
+        trainer.waited(turn.waited)
     except RuntimeError as error:
         stop_on_error(trainer, error)
         return

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from linecnn.serve.sharing import sharing_gpu
+from linecnn.serve.sharing import sharing_machine
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
@@ -130,7 +130,7 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     """
     try:
         with sharing.training_turn(live, live_charts.progress, caption) as lease:
-            for _ in sharing_gpu(live.run(), live.device):
+            for _ in sharing_machine(live.run(), live.device, sharing.ticket(live), live.waited, lease.beat):
                 lease.check()
                 answer_clicks()
                 live_charts.update(live.history, epochs, live)

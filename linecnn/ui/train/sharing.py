@@ -88,8 +88,9 @@ def training_turn(trainer: Trainer, progress=None, caption=None) -> Iterator[Lea
 
     While the run waits, its place is shown in ``progress`` (the page's progress-bar ``st.empty``)
     and ``caption`` (the ``st.empty`` beside the buttons) says it waits, until it trains; without
-    them it waits silently (a single Step). Each GPU epoch also waits for any benchmark cell
-    that changes process-wide CUDA settings: wrap the epochs in ``linecnn.serve.sharing.sharing_gpu``.
+    them it waits silently (a single Step). Each epoch also waits for any benchmark cell
+    that needs the machine alone (the CPU clock, process-wide CUDA settings): wrap the epochs in
+    ``linecnn.serve.sharing.sharing_machine``.
     Every optimizer step beats the slot's lease; check it between epochs (``Lease.check``).
     """
     said = None  # the caption's last text: rewritten only when the place changes

@@ -14,6 +14,8 @@ from linecnn.ui.train import charts
 from linecnn.ui.train.compare import significant
 from linecnn.ui.train.controls import batch_choice, batch_text
 
+WAIT_SHOWN = 0.05  # seconds: a shorter wait for a benchmark is not worth a line
+
 
 def summary(record: state.RunRecord) -> None:
     """Final metrics of a run, then its validation confusion matrix."""
@@ -46,6 +48,8 @@ def summary(record: state.RunRecord) -> None:
             )
         )
         show_on_train(record)  # the Benchmark's cell of the same settings, if this session timed one
+        if record.waited_seconds >= WAIT_SHOWN:
+            st.caption(t("train.summary.waited", time=duration(record.waited_seconds)))
         st.caption(
             t("train.summary.fingerprint", fingerprint=weights_fingerprint(record.model), epoch=last.epoch)
         )

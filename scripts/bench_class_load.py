@@ -1,0 +1,286 @@
+"""A class on one server: sessions train while another times the Benchmark page's CPU sweep; then the
+CLI times the same cells quiet, at the same thread count, side by side.
+
+    python scripts/bench_class_load.py [--sessions 3] [--epochs 5000] [--up-to 36000]
+
+Starts one `streamlit run app.py` on a free loopback port (its own data directory) and one Chromium.
+N sessions open the Train page, set the epochs and press Start (the server's training queue decides
+how many train at once; the others wait their turn, as in a class). Once a run trains, one more
+session runs the Benchmark page's default data sweep (CPU) through the page. Every run then trains
+to its end (the server's time cap per run is lifted, so a busy machine cannot cut a run short).
+With the trainers gone (and the server stopped) the CLI times the same cells on the thread count the
+page's cells used (``--threads``, pinned to that many cores). A quiet in-process ``fit`` of the same
+run gives the reference metrics.
+
+Where the server splits the cores (``linecnn.serve.cores``: a core is left over), Chromium runs on
+the cores left to the class, as a class's browsers run on the students' laptops, not the server.
+Where it does not (this 2-core VM by default), Chromium shares every core: the script says so.
+
+It prints per cell: page ms, CLI ms, page/CLI, the threads and cores the page's cell had, the
+training runs that waited for it and for how long, and the share of time its threads waited for a
+core; the median page/CLI with the criterion (±25 %); the load average during the page's sweep;
+and whether each training run ended with the same metrics as the quiet run. Exits 1 when a run's
+metrics differ or the median is outside the criterion.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shlex
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("LINECNN_DATA_DIR", tempfile.mkdtemp(prefix="linecnn-class-load-"))
+
+from playwright.sync_api import sync_playwright  # noqa: E402
+
+from linecnn.bench.command import cli_line  # noqa: E402
+from linecnn.bench.config import BenchConfig  # noqa: E402
+from linecnn.bench.document import BenchDocument  # noqa: E402
+from linecnn.bench.factors import FACTORS  # noqa: E402
+from linecnn.bench.plan import SweepRequest  # noqa: E402
+from linecnn.bench.runqueue import LIMIT  # noqa: E402
+from linecnn.bench.store import History  # noqa: E402
+from linecnn.device import cpu_threads, environment  # noqa: E402
+from linecnn.serve.cores import core_split  # noqa: E402
+from linecnn.serve.sharing import training_queue  # noqa: E402
+from linecnn.train.config import RunConfig  # noqa: E402
+from linecnn.train.limits import cpu_threads_for  # noqa: E402
+from linecnn.train.trainer import fit  # noqa: E402
+from scripts.load_test import BROWSER_ARGS, SHOWN, open_train, press_start, shown_metrics  # noqa: E402
+from tests.helpers import StreamlitServer, find_chromium, wait_for_app  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CRITERION = 0.25  # the page's median over cells within ±25 % of the quiet CLI's, with a class training
+BENCH_TIMEOUT_MS = 600_000
+
+
+class LoadWatch:
+    """The 1-minute load average, sampled every second while a stage runs."""
+
+    def __init__(self) -> None:
+        self.samples: list[float] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def __enter__(self) -> LoadWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self.samples.append(os.getloadavg()[0])
+            self._stop.wait(1.0)
+
+    def text(self) -> str:
+        """'2.31 to 4.02 (mean 3.10)'."""
+        s = self.samples or [os.getloadavg()[0]]
+        return f"{min(s):.2f} to {max(s):.2f} (mean {statistics.mean(s):.2f})"
+
+
+def chromium_on(chromium: str, cores: tuple[int, ...], folder: Path) -> str:
+    """A launcher that starts Chromium confined to ``cores`` (every process it starts inherits them)."""
+    if not cores:
+        return chromium
+    launcher = folder / "chromium-pinned"
+    launcher.write_text(
+        f'#!/bin/sh\nexec taskset -c {",".join(map(str, cores))} {shlex.quote(chromium)} "$@"\n'
+    )
+    launcher.chmod(0o755)
+    return str(launcher)
+
+
+def run_page_sweep(context, url: str, up_to: int) -> None:
+    """The Benchmark page's default sweep (data, CPU), up to ``up_to`` images, pressed through the page."""
+    tab = context.new_page()
+    tab.set_default_timeout(BENCH_TIMEOUT_MS)
+    tab.goto(f"{url}/Benchmark")
+    wait_for_app(tab, timeout_ms=120_000)
+    if up_to != FACTORS["data"].up_to:
+        tab.get_by_label("Sweep data size up to").click()
+        tab.get_by_role("option", name=f"{up_to:,} images", exact=True).click()
+        wait_for_app(tab, timeout_ms=120_000)
+    tab.get_by_role("button", name="Run benchmark").click()
+    tab.get_by_text("Benchmark done in").wait_for()
+    wait_for_app(tab, timeout_ms=120_000)
+    tab.screenshot(path=str(Path(os.environ["LINECNN_DATA_DIR"]) / "benchmark.png"), full_page=True)
+
+
+def same_metrics(shown: dict[str, str], quiet) -> bool:  # noqa: ANN001 - an EpochRecord
+    """Whether the summary's accuracy and loss (as the page rounds them) are the quiet run's."""
+    try:
+        accuracy = float(shown[SHOWN[0]].rstrip("%").strip()) / 100
+        loss = float(shown[SHOWN[1]])
+    except (KeyError, ValueError):
+        return False
+    return round(accuracy, 3) == round(quiet.val_acc, 3) and f"{loss:.4g}" == f"{quiet.val_loss:.4g}"
+
+
+def waited_caption(tab) -> str:
+    """The Train summary's sentence on the wait for a benchmark, or '-'."""
+    found = tab.get_by_text("Waited ", exact=False)
+    return found.first.inner_text().split(" between")[0] if found.count() else "-"
+
+
+def cli_sweep(up_to: int, threads: int, folder: Path) -> BenchDocument:
+    """The CLI's path: the page's suggested command, CPU only, on ``threads`` pinned threads, quiet."""
+    out = folder / "cli.json"
+    request = SweepRequest(BenchConfig(), FACTORS["data"], ("cpu",), up_to)
+    words = [*shlex.split(cli_line(request, out=str(out)))[1:], "--devices", "cpu", "--threads", str(threads)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    subprocess.run(
+        [sys.executable, *words], check=True, env=env, capture_output=True, text=True, start_new_session=True
+    )
+    return BenchDocument.from_json(out.read_text())
+
+
+def main() -> int:
+    """Train N sessions, time the page's sweep beside them, then the CLI's quiet; print the comparison."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, default=3, help="sessions training (3)")
+    parser.add_argument("--epochs", type=int, default=5000, help="epochs of each training run (5000)")
+    parser.add_argument("--up-to", type=int, default=36_000, help="largest data size of the sweep (36000)")
+    args = parser.parse_args()
+    chromium = find_chromium()
+    if chromium is None:
+        print("Chromium not found: apt-get install -y chromium", file=sys.stderr)
+        return 1
+    folder = Path(os.environ["LINECNN_DATA_DIR"])
+    split = core_split()
+    config = RunConfig.from_flat(epochs=args.epochs)
+    started = time.monotonic()
+    with cpu_threads("cpu", cpu_threads_for(config)):
+        quiet = fit(config, "cpu").history[-1]
+    alone_seconds = time.monotonic() - started
+    reference = dict(zip(SHOWN, (f"{quiet.val_acc:.1%}", f"{quiet.val_loss:.4g}"), strict=True))
+    print(f"quiet in-process run: {reference} in {alone_seconds:.1f} s", flush=True)
+
+    # No time cap on the runs: each must train all its epochs, however busy the machine, to compare.
+    server = StreamlitServer(
+        env={"LINECNN_DATA_DIR": str(folder), "LINECNN_TRAIN_MAX_SECONDS": "inf"}
+    ).start()
+    rows, errors = [], []
+    try:
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(
+                executable_path=chromium_on(chromium, split.rest if split.mode == "split" else (), folder),
+                args=BROWSER_ARGS,
+            )
+            viewport = {"width": 1280, "height": 900}
+            tabs = [
+                open_train(browser.new_context(viewport=viewport), server.url, args.epochs, f"train tab {n}")
+                for n in range(1, args.sessions + 1)
+            ]
+            for tab in tabs:
+                press_start(tab)
+            tabs[0].get_by_text(re.compile(r"^Epoch [\d,]+ / ")).first.wait_for()  # a run trains now
+            print(f"{len(tabs)} sessions pressed Start; running the Benchmark page's sweep", flush=True)
+            bench_started = time.monotonic()
+            with LoadWatch() as load:
+                run_page_sweep(browser.new_context(viewport=viewport), server.url, args.up_to)
+            bench_seconds = time.monotonic() - bench_started
+            print(
+                f"the page's sweep is done in {bench_seconds:.1f} s; waiting for the runs to end", flush=True
+            )
+            for number, tab in enumerate(tabs, start=1):
+                title = tab.get_by_text(re.compile(r"^Summary · Run 1")).first
+                title.wait_for(timeout=1_800_000)
+                wait_for_app(tab)
+                shown = shown_metrics(tab)
+                same = same_metrics(shown, quiet)
+                ended = "all epochs" if "stopped" not in title.inner_text() else title.inner_text()
+                rows.append(
+                    (number, shown.get(SHOWN[0]), shown.get(SHOWN[1]), same, waited_caption(tab), ended)
+                )
+                errors += [box.inner_text()[:200] for box in tab.locator('[data-testid="stException"]').all()]
+            browser.close()
+    finally:
+        server.stop()
+    history = History()  # the server's: the same data directory
+    page_doc = next(history.load(run.id) for run in history.runs() if run.source == "page")
+    page_cells = [r for r in page_doc.results if r.ok and r.device == "cpu"]
+    threads = page_cells[0].threads or os.cpu_count()
+    print(f"the server is stopped; the CLI times the same cells on {threads} threads", flush=True)
+    with LoadWatch() as cli_load:
+        cli_doc = cli_sweep(args.up_to, threads, folder)
+    loads = (load.text(), cli_load.text())
+    return report(args, split, page_cells, cli_doc, rows, errors, loads, bench_seconds)
+
+
+def report(args, split, page_cells, cli_doc, rows, errors, loads: tuple, bench_seconds: float) -> int:  # noqa: ANN001
+    """The table and the verdicts."""
+    env = environment()
+    slots = training_queue("cpu").slots
+    print(f"\n{env.cpu_model}, {len(split.cores)} cores, torch {env.torch_version}")
+    mode = (
+        f"split: a cell owns cores {list(split.bench)}, the class (server and Chromium) {list(split.rest)}"
+        if split.mode == "split"
+        else f"alone: a cell owns all {len(split.cores)} cores, training waits between epochs while it is "
+        "timed; Chromium shares every core (no core is left to pin it to)"
+    )
+    print(f"core reservation: {mode}")
+    print(
+        f"{args.sessions} sessions of {args.epochs} epochs, {slots} training slot(s) at once; page's sweep "
+        f"{bench_seconds:.1f} s; load average during it {loads[0]}, during the CLI's {loads[1]}"
+    )
+    cli = {r.config.images: r for r in cli_doc.results if r.ok and r.device == "cpu"}
+    print(
+        f"{'images':>8} {'page ms':>9} {'cli ms':>9} {'page/cli':>9} {'threads/cores':>14} "
+        f"{'runs waited':>12} {'run queue':>10}  disturbed"
+    )
+    ratios = []
+    for r in page_cells:
+        other = cli.get(r.config.images)
+        ratio = r.median_ms / other.median_ms if other else float("nan")
+        if other:
+            ratios.append(ratio)
+        had = f"{r.threads}/{r.cores} of {r.machine_cores}"
+        waited = "?" if r.waited_runs is None else f"{r.waited_runs} · {r.waited_seconds:.1f} s"
+        queue = "?" if r.run_queue is None else f"{r.run_queue:.0%}"
+        cli_ms = f"{other.median_ms:.2f}" if other else "-"
+        print(
+            f"{r.config.images:>8,} {r.median_ms:>9.2f} {cli_ms:>9} {ratio:>9.2f} {had:>14} {waited:>12} "
+            f"{queue:>10}  {', '.join(r.disturbed) or '-'}"
+        )
+    cli_queue = [f"{r.run_queue:.0%}" for r in cli.values() if r.run_queue is not None]
+    print(f"CLI cells' threads waited for a core: {', '.join(cli_queue) or 'unknown'}")
+    waits = [r.run_queue for r in (*page_cells, *cli.values()) if r.run_queue is not None]
+    if any(wait > LIMIT for wait in waits):
+        print(
+            f"NOTE: some cells' threads waited over {LIMIT:.0%} of the time for a core (page or CLI): "
+            "something outside this test used the machine, so the ratios say little; rerun it quiet"
+        )
+    median = statistics.median(ratios) if ratios else float("nan")
+    within = abs(median - 1) <= CRITERION
+    print(
+        f"median page/CLI over {len(ratios)} cells: {median:.2f} ({'within' if within else 'OUTSIDE'} "
+        f"±{CRITERION:.0%})"
+    )
+    print(f"{'session':>7} {'val acc':>8} {'val loss':>9}  same as quiet  waited for the benchmark  ended")
+    for number, acc, loss, same, waited, ended in rows:
+        print(f"{number:>7} {acc!s:>8} {loss!s:>9}  {'yes' if same else 'NO':>13}  {waited:>24}  {ended}")
+    mismatches = sum(not row[3] for row in rows)
+    print(f"runs with other metrics than the quiet run: {mismatches}; page errors: {len(errors)}")
+    for error in errors:
+        print(f"  {error}")
+    print(
+        json.dumps({"median_ratio": round(median, 3), "ratios": [round(x, 3) for x in ratios], "load": loads})
+    )
+    return 0 if within and not mismatches and not errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
