@@ -38,7 +38,8 @@ def matching_cell(record: RunRecord, runs: Sequence[ShownRun]) -> tuple[CellResu
             continue
         for cell in shown.document.results:
             if cell.ok and device_key(cell.device) == device and same_settings(record.config, cell.config):
-                threads = shown.document.env.torch_threads if device == "cpu" else None
+                # The cell's own thread count where it was recorded; older runs give their process's.
+                threads = (cell.threads or shown.document.env.torch_threads) if device == "cpu" else None
                 found = (cell, threads)
     return found
 
