@@ -150,8 +150,7 @@ def start_worker(module: str, stderr: int = subprocess.PIPE) -> subprocess.Popen
             env=env,
             start_new_session=True,
         )
-    except OSError as error:  # the interpreter is gone, not executable, or the system is out of processes
-        # The server's paths belong in its log, not on a student's screen.
+    except OSError as error:  # no interpreter, not executable, no process left: its path goes to the log only
         _LOG.error("Could not start the worker process %s with %s: %s", module, sys.executable, error)
         raise UserError("worker_not_started") from None
 

@@ -1,9 +1,8 @@
 """Training as a generator of per-epoch records, with a plain ``fit`` on top.
 
-Data, model and optimizer stay on one device. Each epoch ends with a single sync
-(one ``tolist`` of four numbers), so the loop never stalls a GPU per step. The epoch's own
-work is in ``linecnn.train.epoch``; a run's budget checks are in ``linecnn.train.limits``; what
-lets other threads pause, step and stop a run safely is in ``linecnn.train.turns``.
+Data, model and optimizer stay on one device. Each epoch ends with a single sync (one ``tolist`` of
+four numbers), so the loop never stalls a GPU per step. The epoch's own work is in ``train.epoch``;
+budget checks in ``train.limits``; pausing, stepping and stopping from other threads in ``train.turns``.
 """
 
 from __future__ import annotations
@@ -60,12 +59,11 @@ class Snapshot:
 class Trainer:
     """A model, its optimizer and its data on one device, trained one epoch at a time.
 
-    Read top to bottom it is a plain PyTorch loop: build the data, the model and the optimizer,
-    then per epoch train (``train.epoch.train_epoch``), validate and read the numbers back in one
-    sync. The state lives here, not in the generator, so a run can be paused, stepped or stopped
-    between epochs and picked up again by a fresh ``run()``. Several threads may drive one run (the
-    Train page's Pause, Step and Stop): ``turns`` (``train.turns``) makes that safe, and each epoch
-    trains as one of its turns.
+    Read top to bottom it is a plain PyTorch loop: build the data, the model and the optimizer, then
+    per epoch train (``train.epoch.train_epoch``), validate and read the numbers back in one sync. The
+    state lives here, not in the generator, so a run can be paused, stepped or stopped between epochs
+    and picked up by a fresh ``run()``. Several threads may drive one run (Pause, Step and Stop):
+    ``turns`` (``train.turns``) makes that safe, and each epoch trains as one of its turns.
     """
 
     def __init__(
@@ -166,9 +164,8 @@ class Trainer:
         return self._train_one_epoch()
 
     def _out_of_time(self) -> bool:
-        """Whether the time cap has ended the run: another epoch at the last one's pace would end past it.
-
-        An epoch is never cut short, so the weights always match the history."""
+        """Whether the time cap has ended the run: another epoch at the last one's pace would end past it
+        (an epoch is never cut short, so the weights always match the history)."""
         cap = self.max_seconds
         if cap is not None and self.history and self.elapsed_seconds + self.history[-1].epoch_seconds > cap:
             self.out_of_time = True
