@@ -27,7 +27,7 @@ from linecnn.bench.remote import run_in_worker
 from linecnn.bench.results import CellStatus
 from linecnn.device import cuda_available
 from linecnn.device_ops import bf16_supported
-from linecnn.serve.sharing import sharing_gpu
+from linecnn.serve.sharing import sharing_machine
 from linecnn.train.config import RunConfig
 from linecnn.train.epoch import train_epoch
 from linecnn.train.trainer import Trainer
@@ -177,7 +177,7 @@ def test_two_train_runs_share_the_gpu():
 
     def train(trainer: Trainer) -> None:
         try:
-            for _ in sharing_gpu(trainer.run(), trainer.device):
+            for _ in sharing_machine(trainer.run(), trainer.device):
                 pass
         except Exception as error:  # noqa: BLE001 - reported by the assertion below
             errors.append(error)
