@@ -133,8 +133,8 @@ def whole_number(value: object, what: str, low: int, high: int) -> int:
 
 def bounded_number(value: object, what: str, low: float, high: float) -> float:
     """``value`` as a float in [low, high]: NaN, infinities and bools are refused."""
-    number_ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not number_ok or not low <= value <= high:  # NaN fails both comparisons; huge ints compare exactly
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        # NaN fails both comparisons; huge ints compare exactly
         fail("not_number", what=about(what), low=plain(low), high=plain(high), value=json_echo(value))
     return float(value)
 
@@ -190,8 +190,11 @@ def run_config(value: object) -> RunConfig:
 
 def confusion_matrix(value: object) -> list[list[int]]:
     """``value`` as a NUM_CLASSES x NUM_CLASSES matrix of counts."""
-    rows_ok = isinstance(value, list) and len(value) == NUM_CLASSES
-    if not rows_ok or not all(isinstance(row, list) and len(row) == NUM_CLASSES for row in value):
+    if (
+        not isinstance(value, list)
+        or len(value) != NUM_CLASSES
+        or not all(isinstance(row, list) and len(row) == NUM_CLASSES for row in value)
+    ):
         fail("bad_confusion", classes=NUM_CLASSES)
     return [[whole_number(count, "confusion_count", 0, MAX_PER_CLASS) for count in row] for row in value]
 
