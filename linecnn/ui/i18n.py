@@ -95,7 +95,7 @@ def language_toggle() -> None:
     st.segmented_control(
         t("sidebar.language"),
         list(LANGUAGES),
-        format_func=LANGUAGES.get,
+        format_func=LANGUAGES.__getitem__,
         key=_TOGGLE,
         required=True,
         on_change=_toggled,
