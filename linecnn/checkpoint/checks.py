@@ -33,15 +33,25 @@ DEVICE_PATTERN = re.compile(r"[a-z]{2,10}(:\d{1,3})?")  # "cpu", "cuda:0", "mps"
 
 
 class RunLike(Protocol):
-    """What saving needs from a finished run (the Train page's RunRecord has it)."""
+    """What saving needs from a finished run (the Train page's RunRecord has it).
 
-    number: int  # the run's number in its session
-    config: RunConfig  # the settings it trained with
-    device: str  # where it trained
-    history: Sequence[EpochRecord]  # its epochs, oldest first
-    confusion: list[list[int]]  # validation [true][predicted] at the end
-    model: nn.Module  # its final weights
-    threads: int | None  # CPU threads it trained on; None for GPUs
+    Read-only properties, so that a frozen dataclass (RunRecord) and a narrower type (a tuple of
+    epochs) both fit."""
+
+    @property
+    def number(self) -> int: ...  # the run's number in its session
+    @property
+    def config(self) -> RunConfig: ...  # the settings it trained with
+    @property
+    def device(self) -> str: ...  # where it trained
+    @property
+    def history(self) -> Sequence[EpochRecord]: ...  # its epochs, oldest first
+    @property
+    def confusion(self) -> list[list[int]]: ...  # validation [true][predicted] at the end
+    @property
+    def model(self) -> nn.Module: ...  # its final weights
+    @property
+    def threads(self) -> int | None: ...  # CPU threads it trained on; None for GPUs
 
 
 def fail(key: str, **values: object) -> NoReturn:
