@@ -62,17 +62,17 @@ def _field(value: object) -> object:
 class Size(str):
     """Bytes as a sentence writes them in English ('35.2 GiB'), keeping the count for a page's own way."""
 
-    count: int  # the bytes; linecnn.ui.i18n.say writes them in the reader's language
+    byte_count: int  # the bytes (not "count": str.count is a method); linecnn.ui.i18n.say writes them
 
-    def __new__(cls, count: int) -> Size:
-        english = f"{count / 2**30:.1f} GiB" if count >= 2**30 else f"{count / 2**20:.0f} MiB"
+    def __new__(cls, byte_count: int) -> Size:
+        english = f"{byte_count / 2**30:.1f} GiB" if byte_count >= 2**30 else f"{byte_count / 2**20:.0f} MiB"
         text = super().__new__(cls, english)
-        text.count = count
+        text.byte_count = byte_count
         return text
 
-    def __getnewargs__(self) -> tuple[int]:
-        """Copies and pickles rebuild the size from its count."""
-        return (self.count,)
+    def __reduce__(self) -> tuple[type[Size], tuple[int]]:
+        """Copies and pickles rebuild the size from its bytes."""
+        return type(self), (self.byte_count,)
 
 
 class Figure(str):
@@ -87,9 +87,9 @@ class Figure(str):
         text.value, text.spec = value, spec
         return text
 
-    def __getnewargs__(self) -> tuple[float, str]:
+    def __reduce__(self) -> tuple[type[Figure], tuple[float, str]]:
         """Copies and pickles rebuild the figure from its number and spec."""
-        return (self.value, self.spec)
+        return type(self), (self.value, self.spec)
 
 
 class Clause(Message):

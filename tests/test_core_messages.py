@@ -87,7 +87,7 @@ def test_a_size_is_its_english_text_and_keeps_its_bytes_through_copies():
     size = format_size(3 << 30)
     assert size == "3.0 GiB" and format_size(64 << 20) == "64 MiB"
     for again in (pickle.loads(pickle.dumps(size)), copy.deepcopy(size)):
-        assert isinstance(again, Size) and again.count == 3 << 30 and again == "3.0 GiB"
+        assert isinstance(again, Size) and again.byte_count == 3 << 30 and again == "3.0 GiB"
     message = Message("cell_size", cell=Message("cell.width", width=2), size=format_size(10 << 20))
     assert pickle.loads(pickle.dumps(message)) == "width 2 (≈ 10 MiB)"
     assert say(message, "es") == "ancho 2 (≈ 10,0 MiB)"

@@ -62,10 +62,13 @@ def _run_rows(summary: RunSummary, document: BenchDocument) -> list[BoardRow]:
     for result in document.results:
         if result.ok and shape(result.config) == LESSON_SHAPE:
             by_device.setdefault(result.device, []).append(result)
-    cpu = {r.config.images: r.median_ms for r in by_device.get("cpu", [])}
+    # An ok cell always has its median; the filter only tells the type checker so.
+    cpu: dict[float, float] = {
+        r.config.images: r.median_ms for r in by_device.get("cpu", []) if r.median_ms is not None
+    }
     rows = []
     for device, cells in by_device.items():
-        points = {r.config.images: r.median_ms for r in cells}
+        points: dict[float, float] = {r.config.images: r.median_ms for r in cells if r.median_ms is not None}
         rows.append(
             BoardRow(
                 run=summary,

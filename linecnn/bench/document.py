@@ -77,15 +77,22 @@ class BenchEnv:
     @classmethod
     def from_dict(cls, env: Fields) -> BenchEnv:
         """An environment read from a file."""
-        counts = ("cudnn_version", "cpu_count", "torch_threads")
         devices = [
-            DeviceEntry(*(d.text(key) for key in ("key", "kind", "name")), d.whole("memory_bytes"))
+            DeviceEntry(d.text("key"), d.text("kind"), d.text("name"), d.whole("memory_bytes"))
             for d in env.children("devices")
         ]
-        texts = [f.name for f in fields(cls) if f.name not in (*counts, "devices")]
-        return cls(
-            **{key: env.text(key) for key in texts},
-            **{key: env.whole(key) for key in counts},
+        return cls(  # texts, then counts: a file with several bad fields is refused for the first of them
+            torch_version=env.text("torch_version"),
+            cuda_version=env.text("cuda_version"),
+            python_version=env.text("python_version"),
+            platform=env.text("platform"),
+            cpu_model=env.text("cpu_model"),
+            cuda_note=env.text("cuda_note"),
+            date=env.text("date"),
+            float32=env.text("float32"),
+            cudnn_version=env.whole("cudnn_version"),
+            cpu_count=env.whole("cpu_count"),
+            torch_threads=env.whole("torch_threads"),
             devices=tuple(devices),
         )
 

@@ -123,7 +123,7 @@ def step_bytes(config: BenchConfig) -> int:
 
 def _within_step_memory(
     configs: list[BenchConfig], factor: Factor, cap: int, name: str
-) -> tuple[list[BenchConfig], str | None]:
+) -> tuple[list[BenchConfig], Message | None]:
     """The cells whose steps fit under ``cap`` bytes, and a sentence on those left out (None if none).
 
     Raises StepMemoryError, saying how to fit, when no cell does: such a step would exhaust a CPU

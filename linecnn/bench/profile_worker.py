@@ -68,6 +68,7 @@ def _profile_in_worker(
         "folder": str(folder),
         "max_seconds": max_seconds,
     }
+    assert process.stdin is not None  # start_worker opens the worker's stdin as a pipe
     try:
         process.stdin.write(json.dumps(request) + "\n")
         process.stdin.flush()
@@ -78,6 +79,7 @@ def _profile_in_worker(
             if "end" in message:
                 return
             if "capped" in message:
+                assert max_seconds is not None  # the worker caps only a request that has a cap
                 raise Stopped.time_cap(max_seconds)
             if "error" in message:
                 raise ValueError(message["error"])
@@ -96,7 +98,10 @@ def _lines(
     done = threading.Event()
     silence = Silence(worker_timeout())
 
+    assert process.stdout is not None  # start_worker opens the worker's stdout as a pipe
+
     def read() -> None:
+        assert process.stdout is not None  # (mypy does not carry the narrowing into the closure)
         for line in process.stdout:
             got.append(line)
             silence.heard()
@@ -106,6 +111,7 @@ def _lines(
     while got or not done.is_set():
         check()
         if deadline is not None and time.monotonic() > deadline:
+            assert cap is not None  # a deadline exists only with a time cap
             raise Stopped.time_cap(cap)
         if got:
             yield got.pop(0)

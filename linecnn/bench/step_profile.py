@@ -181,7 +181,7 @@ def top_operators(
         entry[1] += op.self_cpu_time_total
         entry[2] += sum(kernel.duration for kernel in launched(op, ranges_named))
     rows = [
-        Operator(name, phase, calls, self_us / 1000, device_us / 1000)
+        Operator(name, phase, int(calls), self_us / 1000, device_us / 1000)
         for (phase, name), (calls, self_us, device_us) in totals.items()
     ]
     chosen = []

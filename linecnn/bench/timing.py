@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from functools import partial
+from typing import cast
 
 import torch
 from torch import nn
@@ -46,6 +47,7 @@ class Watch:
         if self.cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
         if self.deadline is not None and self.clock() > self.deadline:
+            assert self.max_seconds is not None  # a deadline exists only with a time cap
             raise Stopped.time_cap(self.max_seconds)
 
 
@@ -147,7 +149,8 @@ def prepare(
     layout = torch.channels_last if config.channels_last else torch.contiguous_format
     generator = torch.Generator(device=device).manual_seed(run.seed)
     x, y = make_lines(run.data.per_class, run.data.mode, generator)  # (N, 1, 8, 8), (N,) on device
-    model = build_model(run.model, run.seed).to(device, memory_format=layout)
+    # torch's stubs leave out Module.to's documented memory_format keyword.
+    model = build_model(run.model, run.seed).to(device, memory_format=layout)  # type: ignore[call-overload]
     eager = Autocast(model, config.amp) if config.amp != "off" else model
     return Workload(
         config=config,
@@ -190,7 +193,8 @@ def compiled(model: nn.Module, config: BenchConfig) -> nn.Module:
     """
     torch._dynamo.reset()
     mode = "reduce-overhead" if config.cuda_graphs else None
-    return torch.compile(model, backend=COMPILE_BACKEND, mode=mode)
+    # torch.compile of a Module returns an OptimizedModule, a Module; its stub only says "a callable".
+    return cast(nn.Module, torch.compile(model, backend=COMPILE_BACKEND, mode=mode))
 
 
 def release_compiled() -> None:

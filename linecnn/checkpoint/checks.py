@@ -33,15 +33,25 @@ DEVICE_PATTERN = re.compile(r"[a-z]{2,10}(:\d{1,3})?")  # "cpu", "cuda:0", "mps"
 
 
 class RunLike(Protocol):
-    """What saving needs from a finished run (the Train page's RunRecord has it)."""
+    """What saving needs from a finished run (the Train page's RunRecord has it).
 
-    number: int  # the run's number in its session
-    config: RunConfig  # the settings it trained with
-    device: str  # where it trained
-    history: Sequence[EpochRecord]  # its epochs, oldest first
-    confusion: list[list[int]]  # validation [true][predicted] at the end
-    model: nn.Module  # its final weights
-    threads: int | None  # CPU threads it trained on; None for GPUs
+    Read-only properties, so that a frozen dataclass (RunRecord) and a narrower type (a tuple of
+    epochs) both fit."""
+
+    @property
+    def number(self) -> int: ...  # the run's number in its session
+    @property
+    def config(self) -> RunConfig: ...  # the settings it trained with
+    @property
+    def device(self) -> str: ...  # where it trained
+    @property
+    def history(self) -> Sequence[EpochRecord]: ...  # its epochs, oldest first
+    @property
+    def confusion(self) -> list[list[int]]: ...  # validation [true][predicted] at the end
+    @property
+    def model(self) -> nn.Module: ...  # its final weights
+    @property
+    def threads(self) -> int | None: ...  # CPU threads it trained on; None for GPUs
 
 
 def fail(key: str, **values: object) -> NoReturn:
@@ -133,8 +143,8 @@ def whole_number(value: object, what: str, low: int, high: int) -> int:
 
 def bounded_number(value: object, what: str, low: float, high: float) -> float:
     """``value`` as a float in [low, high]: NaN, infinities and bools are refused."""
-    number_ok = isinstance(value, int | float) and not isinstance(value, bool)
-    if not number_ok or not low <= value <= high:  # NaN fails both comparisons; huge ints compare exactly
+    if isinstance(value, bool) or not isinstance(value, int | float) or not low <= value <= high:
+        # NaN fails both comparisons; huge ints compare exactly
         fail("not_number", what=about(what), low=plain(low), high=plain(high), value=json_echo(value))
     return float(value)
 
@@ -190,8 +200,11 @@ def run_config(value: object) -> RunConfig:
 
 def confusion_matrix(value: object) -> list[list[int]]:
     """``value`` as a NUM_CLASSES x NUM_CLASSES matrix of counts."""
-    rows_ok = isinstance(value, list) and len(value) == NUM_CLASSES
-    if not rows_ok or not all(isinstance(row, list) and len(row) == NUM_CLASSES for row in value):
+    if (
+        not isinstance(value, list)
+        or len(value) != NUM_CLASSES
+        or not all(isinstance(row, list) and len(row) == NUM_CLASSES for row in value)
+    ):
         fail("bad_confusion", classes=NUM_CLASSES)
     return [[whole_number(count, "confusion_count", 0, MAX_PER_CLASS) for count in row] for row in value]
 

@@ -186,7 +186,7 @@ def explain(series: Series) -> list[str]:
     if series.base is None:
         lines.append("No 1-process run, so no speed-up or efficiency: include 1 in --ranks.")
     headline = series.headline
-    if headline is not None:
+    if headline is not None and headline.budget_speedup is not None:  # the headline row always has one
         speedup = headline.budget_speedup
         lines.append(
             SAME_THREADS[budget_winner(speedup)].format(
@@ -201,14 +201,16 @@ def explain(series: Series) -> list[str]:
             "same-threads: 1 process of N x T threads over N processes of T threads each (the headline); "
             "speed-up and efficiency: against 1 process of T threads, T1 / TN and T1 / (N TN)."
         )
-    worst, base = series.worst, series.base
-    if worst is not None:
-        base = series.single(worst.threads) or base
-    if worst is not None and worst.efficiency > SUPERLINEAR:
+    worst = series.worst
+    base = None if worst is None else series.single(worst.threads) or series.base
+    # The worst row has an efficiency, so the series has a 1-process row (base) to compare it with.
+    if worst is None or worst.efficiency is None or base is None:
+        return lines
+    if worst.efficiency > SUPERLINEAR:
         lines.append(WHY_SUPERLINEAR.format(threads=base.threads))
-    if worst is not None and base is not None and not compute_shrank(base.compute_ms, worst):
+    if not compute_shrank(base.compute_ms, worst):
         lines.append(WHY_CORES.format(ranks=worst.ranks, compute=worst.compute_ms, base=base.compute_ms))
-    elif worst is not None and worst.efficiency < POOR_EFFICIENCY:
+    elif worst.efficiency < POOR_EFFICIENCY:
         lines.append(
             WHY_POOR.format(
                 compute=worst.compute_ms, ranks=worst.ranks, comm=worst.comm_ms, cores=os.cpu_count()

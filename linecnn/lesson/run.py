@@ -12,6 +12,7 @@ import io
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeGuard
 
 import torch
 
@@ -57,6 +58,6 @@ def run(code: str, device: torch.device | str, number_text: Callable[[float], st
     return Outcome(device=str(device), output=buffer.getvalue(), error=error, seconds=seconds)
 
 
-def _is_number(value: object) -> bool:
+def _is_number(value: object) -> TypeGuard[int | float]:
     """An int or a float, not a bool (which prints as True or False)."""
     return isinstance(value, int | float) and not isinstance(value, bool)

@@ -79,7 +79,7 @@ def sync(device: torch.device) -> None:
         torch.cuda.synchronize(device)
 
 
-def timed(epoch: Callable[[], None], device: torch.device) -> float:
+def timed(epoch: Callable[[], object], device: torch.device) -> float:
     """Seconds ``epoch`` takes on this rank, every rank starting it together and its GPU work included."""
     dist.barrier()  # every rank starts the epoch together: the clock measures the epoch, not the skew
     sync(device)

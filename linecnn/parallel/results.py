@@ -137,14 +137,18 @@ class Series:
     @property
     def headline(self) -> RanksRow | None:
         """The multi-process row with the lowest equal-budget speed-up; None when no row has one."""
-        scored = [row for row in self.rows if row.budget_speedup is not None and row.ranks > 1]
-        return min(scored, key=lambda row: row.budget_speedup, default=None)
+        scored = [
+            (row.budget_speedup, row) for row in self.rows if row.budget_speedup is not None and row.ranks > 1
+        ]
+        lowest = min(scored, key=lambda pair: pair[0], default=None)
+        return None if lowest is None else lowest[1]
 
     @property
     def worst(self) -> RanksRow | None:
         """The multi-process row with the lowest efficiency; None without a 1-process run to compare."""
-        scored = [row for row in self.rows if row.efficiency is not None and row.ranks > 1]
-        return min(scored, key=lambda row: row.efficiency, default=None)
+        scored = [(row.efficiency, row) for row in self.rows if row.efficiency is not None and row.ranks > 1]
+        lowest = min(scored, key=lambda pair: pair[0], default=None)
+        return None if lowest is None else lowest[1]
 
     def as_dict(self) -> dict:
         """JSON-friendly view (the CLI's ``--json`` output)."""

@@ -90,6 +90,7 @@ def run_series(
 
     def after_step() -> None:
         if deadline is not None and time.monotonic() > deadline:
+            assert max_seconds is not None  # a deadline exists only with a time cap
             raise Stopped.time_cap(max_seconds)
         if check is not None:
             check()

@@ -5,11 +5,15 @@ from __future__ import annotations
 import math
 import re
 from decimal import Decimal, InvalidOperation
+from typing import TYPE_CHECKING
 
 from babel.numbers import format_decimal, format_scientific
 
 from linecnn.device import DeviceInfo, describe, device_key, list_devices
 from linecnn.untrusted import MAX_QUOTE, plain_text
+
+if TYPE_CHECKING:
+    import torch
 
 _ALL_DIGITS = "0." + "#" * 20  # every digit of a float's shortest form, down to 1e-20
 
@@ -118,7 +122,7 @@ def device_short(device: str) -> str:
         return device.upper()
 
 
-def device_text(device: object) -> str:
+def device_text(device: torch.device | str) -> str:
     """A device as the pages name it (``linecnn.device.describe``), the name its driver reported escaped."""
     label = describe(device)
     info = next((info for info in list_devices() if info.label == label), None)

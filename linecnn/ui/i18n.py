@@ -95,7 +95,7 @@ def language_toggle() -> None:
     st.segmented_control(
         t("sidebar.language"),
         list(LANGUAGES),
-        format_func=LANGUAGES.get,
+        format_func=LANGUAGES.__getitem__,
         key=_TOGGLE,
         required=True,
         on_change=_toggled,
@@ -154,7 +154,7 @@ def _value(value: object, language: str) -> str:
     if isinstance(value, Figure):
         return escape_markdown(value.replace(".", get_decimal_symbol(language)))
     if isinstance(value, Size):
-        return format_bytes(value.count, language)
+        return format_bytes(value.byte_count, language)
     if isinstance(value, tuple):
         return ", ".join(_value(item, language) for item in value)
     if isinstance(value, bool) or not isinstance(value, int | float):

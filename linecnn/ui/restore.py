@@ -11,6 +11,7 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import partial
+from typing import TypeVar
 
 import streamlit as st
 
@@ -33,6 +34,7 @@ MESSAGE = "restore.message"  # (kind, text) the upload callback leaves for the n
 # the same as the core's own, which checks each kind of file again before reading it.
 UPLOAD_MB = math.ceil(max(MAX_MODEL_BYTES, MAX_HISTORY_BYTES) / 1e6)
 MODEL_UPLOAD_MB = math.ceil(MAX_MODEL_BYTES / 1e6)
+Read = TypeVar("Read")  # what a reader makes of a file's bytes
 
 
 def _uploader_key(where: str) -> str:
@@ -42,22 +44,21 @@ def _uploader_key(where: str) -> str:
 def download_buttons(run: state.RunRecord) -> None:
     """Download buttons for the run's model and history; each file is made when its button is clicked."""
     stem = f"linecnn-run{run.number}"
-    files = (  # label, what makes the file, from what, extension, MIME type
+    files: tuple[tuple[str, Callable[[], bytes], str, str], ...] = (  # label, maker, extension, MIME type
         (
             t("restore.download_model"),
-            save_model,
-            run,
+            partial(save_model, run),
             "safetensors",
             "application/octet-stream",
         ),
-        (t("restore.download_json"), history_json, [run], "json", "application/json"),
-        (t("restore.download_csv"), partial(runs_csv, language=current()), [run], "csv", "text/csv"),
+        (t("restore.download_json"), partial(history_json, [run]), "json", "application/json"),
+        (t("restore.download_csv"), partial(runs_csv, [run], language=current()), "csv", "text/csv"),
     )
     with st.container(horizontal=True, gap="small"):
-        for label, make, what, extension, mime in files:
+        for label, make, extension, mime in files:
             st.download_button(
                 label,
-                partial(make, what),
+                make,
                 file_name=f"{stem}.{extension}",
                 mime=mime,
                 on_click="ignore",
@@ -66,7 +67,7 @@ def download_buttons(run: state.RunRecord) -> None:
             )
 
 
-def _read(file: File, reader: Callable[[bytes], object]):
+def _read(file: File, reader: Callable[[bytes], Read]) -> Read:
     """``reader`` applied to the file's bytes; its ValueError names the file, in the session's language."""
     name, data = file
     try:
@@ -98,18 +99,20 @@ def restore_files(files: Sequence[File], on_draw: bool = False) -> tuple[str, st
     model_file, history_file = split_run_files(files)
     saved = _read(history_file, load_history) if history_file else None
     if model_file is None:
-        if history_file is None:
+        if history_file is None or saved is None:  # (saved is None exactly when history_file is)
             raise ValueError(t("restore.no_file"))
         return "success", _attach_curves(history_file[0], saved)
     config, model, info = _read(model_file, load_model)
     curves = matching_run(saved, config, info.final) if saved is not None else None
     if saved is not None and curves is None:
+        assert history_file is not None  # saved was read from it
         raise ValueError(t("restore.other_history", name=quoted_name(history_file[0])))
     last = state.runs()[-1] if state.runs() else None
     if last is not None and last.config == config and last.history[-1] == info.final:
         # The same files again (a second drop, or a run downloaded and put back): filing it twice
         # would only list one run under two numbers; its curves are still added if they were missing.
         if curves is not None and len(last.history) < len(curves.history):
+            assert history_file is not None and saved is not None  # curves come from the history file
             return "success", _attach_curves(history_file[0], saved)
         return "info", t("restore.already_last", run=last.label, name=quoted_name(model_file[0]))
     record = state.file_run(

@@ -53,10 +53,15 @@ def render_board(summaries: list[RunSummary] | None) -> None:
 
 def _figure(rows: list[BoardRow]) -> go.Figure | None:
     """Images per second at the lesson's size, a bar per device, fastest on top; None when none was timed."""
-    timed = sorted(
-        (row for row in rows if row.lesson is not None and row.lesson.samples_per_s),
-        key=lambda row: row.lesson.samples_per_s,
+    scored = sorted(
+        (
+            (row.lesson.samples_per_s, row)
+            for row in rows
+            if row.lesson is not None and row.lesson.samples_per_s
+        ),
+        key=lambda pair: pair[0],
     )
+    rates, timed = [rate for rate, _ in scored], [row for _, row in scored]
     if not timed:
         return None
     # Short labels (who, which device, which run): the table below has the full names, and on a
@@ -65,7 +70,6 @@ def _figure(rows: list[BoardRow]) -> go.Figure | None:
         plotly_text(f"{_who(row)[:LABEL_CHARS]} · {device_short(row.device)} · #{row.run.id}")
         for row in timed
     ]
-    rates = [row.lesson.samples_per_s for row in timed]
     bars = go.Bar(
         x=rates,
         y=labels,

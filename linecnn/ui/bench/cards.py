@@ -74,10 +74,10 @@ def device_columns(group: pd.DataFrame, timed: pd.DataFrame, x: float | None) ->
     columns = st.columns(max(1, min(3, len(names))))  # 4 across cut the numbers short
     for index, name in enumerate(names):
         with columns[index % len(columns)].container(border=True):
-            if name is None:
-                _absent_card(absent)
-            else:
+            if name is not None:
                 _card(name, group, timed, x)
+            elif absent is not None:  # the absent card is listed only when there is its text
+                _absent_card(absent)
 
 
 def _card(name: str, group: pd.DataFrame, timed: pd.DataFrame, x: float | None) -> None:

@@ -49,7 +49,7 @@ def sweep_figure(
         fig.add_scatter(**_sweep_line(series, points.sort_values("x"), colors[series], factor))
     for index, (series, found) in enumerate((crossings or {}).items()):
         if found.x is not None:
-            _mark_crossover(fig, found, colors.get(series, GPU_COLORS[0]), index)
+            _mark_crossover(fig, found, found.x, colors.get(series, GPU_COLORS[0]), index)
     # One labelled tick per decade: log axes otherwise label 2 and 5 in between, which reads as noise.
     x_ticks = _decades(frame["x"], _count)
     y_ticks = _decades(pd.concat([frame["p25_ms"], frame["p75_ms"]]), _milliseconds)
@@ -94,15 +94,16 @@ def _sweep_line(series: str, points: pd.DataFrame, color: str, factor: str) -> d
     }
 
 
-def _mark_crossover(fig: go.Figure, found: Crossover, color: str, index: int) -> None:
-    """A dashed line at a crossover with its verdict above the chart; the first also shades where it wins."""
+def _mark_crossover(fig: go.Figure, found: Crossover, x: float, color: str, index: int) -> None:
+    """A dashed line at crossover ``x`` (``found.x``) with its verdict above the chart; the first also
+    shades where it wins."""
     if index == 0:
         # Shade where the accelerator wins: the answer to "when does the GPU start to win?" at a glance;
         # only as far as both were timed, since past that the chart shows one device alone.
-        fig.add_vrect(x0=found.x, x1=found.measured_up_to, fillcolor=WIN_FILL, line_width=0, layer="below")
-    fig.add_vline(x=found.x, line={"color": color, "dash": "dash", "width": 2})
+        fig.add_vrect(x0=x, x1=found.measured_up_to, fillcolor=WIN_FILL, line_width=0, layer="below")
+    fig.add_vline(x=x, line={"color": color, "dash": "dash", "width": 2})
     fig.add_annotation(
-        x=math.log10(found.x),  # annotations on a log axis take the exponent
+        x=math.log10(x),  # annotations on a log axis take the exponent
         y=1.0,
         yref="paper",
         yanchor="bottom",

@@ -6,6 +6,8 @@ last run's message, so a refusal (a reservation, a plan the server refuses) is t
 
 from __future__ import annotations
 
+from typing import Literal
+
 import streamlit as st
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
@@ -101,7 +103,7 @@ def _sweep_settings(factor: Factor, caps: Caps, checks: list) -> tuple[list[str]
         t("bench.form.devices"),
         list(devices),
         default=list(devices),
-        format_func=devices.get,
+        format_func=devices.__getitem__,
         key="bench.devices",
     )
     up_to = None
@@ -131,9 +133,10 @@ def _held_settings(factor: Factor, caps: Caps, checks: list) -> dict:
     per_class = _count(
         held[0], "per_class", Bounds(1, most), LESSON["per_class"], checks, disabled=swept == "images"
     )
+    choices: list[int | Literal["full"]] = ["full", *BATCH_SIZES]
     batch = held[1].selectbox(
         t("bench.form.batch"),
-        ["full", *BATCH_SIZES],
+        choices,
         format_func=lambda v: t("bench.form.full") if v == "full" else number(v),
         key="bench.batch",
         disabled=swept == "batch",

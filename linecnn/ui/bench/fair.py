@@ -42,7 +42,8 @@ def may_benchmark() -> str | None:
         return reserved
     allowance = Allowance.from_env()
     left = LEDGER.left(session_name(), allowance)
-    if left is None or left >= MIN_RUN_SECONDS:
+    # left is None exactly when the allowance has no cap (allowance.seconds is None)
+    if left is None or allowance.seconds is None or left >= MIN_RUN_SECONDS:
         return None
     return t(
         "bench.fair.used_up",
@@ -64,7 +65,7 @@ def share_text() -> str:
     """The form's note on this session's share: how much per window, how much is left."""
     allowance = Allowance.from_env()
     left = LEDGER.left(session_name(), allowance)
-    if left is None:
+    if left is None or allowance.seconds is None:  # either says the allowance has no cap
         return t("bench.fair.no_share")
     return t(
         "bench.fair.share_user" if session_rights().user else "bench.fair.share",

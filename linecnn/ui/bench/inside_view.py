@@ -6,6 +6,7 @@ Every sentence is built from the measured figures; nothing here is canned per de
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 
 import pandas as pd
@@ -133,7 +134,11 @@ def operators_frame(profile: StepProfile) -> Styler:
             row[t("inside.col.gpu")] = op.device_ms
         rows.append(row)
     in_ms = partial(number, digits=3)
-    formats = {t("inside.col.op_calls"): number, t("inside.col.own"): in_ms, t("inside.col.gpu"): in_ms}
+    formats: dict[str, Callable[[float], str]] = {
+        t("inside.col.op_calls"): number,
+        t("inside.col.own"): in_ms,
+        t("inside.col.gpu"): in_ms,
+    }
     return sortable(pd.DataFrame(rows), formats)
 
 

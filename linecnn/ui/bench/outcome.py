@@ -16,6 +16,7 @@ from linecnn.ui.roles import reserved_stop_text
 def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
     """(kind, markdown) saying how a finished benchmark ended: done, cancelled, capped, failed, not saved."""
     run = job.result
+    assert run is not None  # a benchmark's job holds its SweepRun from the start (sweep_view.start_benchmark)
     results, cells = run.results, count(len(run.plan.cells()))
     done = number(len(results))
     where = (

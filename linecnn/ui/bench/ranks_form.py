@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Literal
 
 import streamlit as st
 
@@ -43,6 +44,9 @@ def form(caps: Caps, busy: bool) -> tuple[bool, Callable[[], RanksConfig], list[
         st.error(problems_text(found), icon=":material/error:")
 
     def config() -> RanksConfig:
+        # The caller runs it only when no box has a problem, and an empty box is one: all hold numbers.
+        if per_class is None or width is None or warmup is None or repeats is None:
+            raise ValueError(problems_text(problems(checks)))
         problem = BenchConfig.from_flat(
             per_class=int(per_class),
             batch_size=None if batch == "full" else int(batch),
@@ -65,14 +69,14 @@ def _bounded(column: DeltaGenerator, name: str, bounds: Bounds, default: int, ch
     return value
 
 
-def _run_inputs(checks: list) -> tuple[str, list[int], int, int]:
+def _run_inputs(checks: list) -> tuple[str, list[int], int | None, int | None]:
     """The first row: which device, which rank counts, and the warm-up and timed epochs."""
     kinds = {"cpu": t("ddp.device_cpu")}
     if cuda_available():
         kinds["cuda"] = t("ddp.device_cuda")
     top = st.columns([2, 2, 1, 1])
     reword_choice("ddp.device")
-    kind = top[0].selectbox(t("ddp.device"), list(kinds), format_func=kinds.get, key="ddp.device")
+    kind = top[0].selectbox(t("ddp.device"), list(kinds), format_func=kinds.__getitem__, key="ddp.device")
     limit = max(1, max_ranks(kind))
     options = [n for n in RANK_CHOICES if n <= limit]
     counts = top[1].multiselect(
@@ -83,7 +87,9 @@ def _run_inputs(checks: list) -> tuple[str, list[int], int, int]:
     return kind, counts, warmup, repeats
 
 
-def _problem_inputs(caps: Caps, checks: list) -> tuple[int, int | str, int, int | str]:
+def _problem_inputs(
+    caps: Caps, checks: list
+) -> tuple[int | None, int | Literal["full"], int | None, int | Literal["auto"]]:
     """The second row: images per class, batch size, model width and CPU threads per process."""
     held = st.columns(4)
     per_class = _bounded(
@@ -91,16 +97,18 @@ def _problem_inputs(caps: Caps, checks: list) -> tuple[int, int | str, int, int 
     )
     for key in ("ddp.batch", "ddp.threads"):
         reword_choice(key)
+    batches: list[int | Literal["full"]] = ["full", *BATCH_SIZES]
     batch = held[1].selectbox(
         t("ddp.batch"),
-        ["full", *BATCH_SIZES],
+        batches,
         format_func=lambda v: t("ddp.full_batch") if v == "full" else number(v),
         key="ddp.batch",
     )
     width = _bounded(held[2], "width", Bounds(1, MAX_WIDTH), DEFAULTS.bench.run.model.width, checks)
+    thread_choices: list[int | Literal["auto"]] = ["auto", *range(1, 17)]
     threads = held[3].selectbox(
         t("ddp.threads"),
-        ["auto", *range(1, 17)],
+        thread_choices,
         format_func=lambda v: t("ddp.threads_auto") if v == "auto" else str(v),
         key="ddp.threads",
         help=t("ddp.threads_help"),
@@ -111,5 +119,5 @@ def _problem_inputs(caps: Caps, checks: list) -> tuple[int, int | str, int, int 
 def _check_memory(config: RanksConfig, caps: Caps) -> None:
     """ValueError with a sentence when one step's activations exceed this server's allowance."""
     needed = step_memory_bytes(config.bench.run.model, config.step_size)
-    if needed > caps.max_step_bytes:
+    if caps.max_step_bytes is not None and needed > caps.max_step_bytes:
         raise ValueError(t("ddp.too_big", needed=size(needed), allowed=size(caps.max_step_bytes)))

@@ -92,7 +92,7 @@ def _explain(series: Series) -> None:
         return
     if series.headline is not None:
         st.info(budget_verdict(series.headline), icon=":material/balance:")
-    if worst is None:
+    if worst is None or worst.efficiency is None:  # the worst row is one with an efficiency
         return
     base = series.single(worst.threads) or base  # 1 process of as many threads as each of the worst's
     key = "ddp.why_poor" if worst.efficiency < POOR_EFFICIENCY else "ddp.why_good"
@@ -115,6 +115,8 @@ def _explain(series: Series) -> None:
 def budget_verdict(row: RanksRow) -> str:
     """One sentence: ``row``'s processes against 1 process of the same threads, who won and by how much."""
     speedup = row.budget_speedup
+    if speedup is None:
+        raise ValueError(f"A row of {row.ranks} processes without an equal-budget speed-up has no verdict.")
     return t(
         f"ddp.budget_{budget_winner(speedup)}",
         ranks=count(row.ranks),
@@ -150,7 +152,7 @@ def _frame(series: Series) -> Styler:
             "loss": [row.loss_error for row in rows],
         }
     )
-    formats = {
+    formats: dict[str, Callable[[float], str]] = {
         "ms": partial(number, digits=2),
         "comm": partial(number, digits=2),
         "compute": partial(number, digits=2),

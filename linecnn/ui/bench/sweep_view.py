@@ -71,7 +71,8 @@ def _job_fragment() -> None:
     # takes its new value only in a run that sets it before drawing it, which a fragment run cannot.
     label = t("bench.job.starting") if job.locked and job.step is None else progress_label(job.step)
     job_view.job_controls(job, "bench.job", CANCEL, label, cancel_help=t("bench.job.cancel_help"))
-    run: SweepRun = job.result
+    run = job.result
+    assert run is not None  # the job holds its SweepRun from the start (start_benchmark)
     if run.results:
         st.caption(cell_line(run.plan.factor, run.results[-1], len(run.results), len(run.plan.cells())))
     st.caption(t("bench.job.background"))
@@ -87,6 +88,7 @@ def finish_job() -> None:
 def _finish(job: Job[SweepRun, object]) -> None:
     """Show the ended job's run (from memory if the history could not store it) and leave its message."""
     run = job.result
+    assert run is not None  # the job holds its SweepRun from the start (start_benchmark)
     if run.run_id is not None:
         # Saved, but the history may not list now (locked, corrupt): render_history says why.
         with contextlib.suppress(ValueError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pandas as pd
 import streamlit as st
 from pandas.io.formats.style import Styler
@@ -69,7 +71,9 @@ def _shown(frame: pd.DataFrame) -> Styler:
     a header sorts them by size) written with the language's separators."""
     shown = _in_words(frame)
     numeric = [column for column in shown.columns if column not in (*TEXT_COLUMNS, "status", "factor")]
-    formats = {column: number if column in COUNTS else _significant for column in numeric}
+    formats: dict[str, Callable[[float], str]] = {
+        column: number if column in COUNTS else _significant for column in numeric
+    }
     formats["run"] = lambda run: f"#{run:.0f}" if run > 0 else ""
     first = [column for column in SHOWN_FIRST if column in shown.columns]
     shown = shown[first + [column for column in shown.columns if column not in first]]

@@ -165,6 +165,7 @@ def pick_model() -> ModelChoice:
     if run is not None:
         return ModelChoice(run.model, run.label, _describe_config(run), run.config.data.mode)
     c = DEFAULT_CONFIG
+    assert c.train.batch_size is not None  # the default model's recipe trains in mini-batches
     detail = t(
         "draw.default_detail",
         data=t(f"draw.strokes.{c.data.mode}"),

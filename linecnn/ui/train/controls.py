@@ -5,6 +5,9 @@ Every default comes from ``RunConfig()``, so the page opens on the lesson's own 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Literal
+
 import streamlit as st
 
 from linecnn.train.config import RunConfig, TrainLimits
@@ -13,6 +16,7 @@ from linecnn.ui import i18n, state
 from linecnn.ui.bounds import Bounds, problems, problems_text
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.number_boxes import count_box, decimal_box
+from linecnn.ui.streamlit_private import DeltaGenerator
 
 # Widget keys; values persist for the whole session so settings survive page switches.
 EPOCHS, LR, PER_CLASS, BATCH, WIDTH, SEED, MODE = (
@@ -58,7 +62,7 @@ def range_problems() -> list[str]:
     )
 
 
-def _size_controls(columns: list, locked: bool) -> None:
+def _size_controls(columns: Sequence[DeltaGenerator], locked: bool) -> None:
     """Epochs, learning rate, images per class and batch size."""
     count_box(columns[0], t("train.settings.epochs"), DEFAULT.train.epochs, EPOCHS, disabled=locked)
     decimal_box(columns[1], t("train.settings.lr"), DEFAULT.train.lr, LR, disabled=locked)
@@ -83,7 +87,7 @@ def _size_controls(columns: list, locked: bool) -> None:
     )
 
 
-def _model_controls(columns: list, locked: bool) -> None:
+def _model_controls(columns: Sequence[DeltaGenerator], locked: bool) -> None:
     """Width, seed and data mode."""
     columns[0].select_slider(
         t("train.settings.width"),
@@ -108,12 +112,12 @@ def _model_controls(columns: list, locked: bool) -> None:
     )
 
 
-def batch_choice(config: RunConfig) -> int | str:
+def batch_choice(config: RunConfig) -> int | Literal["full"]:
     """The batch widget's choice for ``config``: its batch size, or 'full' for the whole set."""
     return config.train.batch_size or "full"
 
 
-def batch_text(size: int | str) -> str:
+def batch_text(size: int | Literal["full"]) -> str:
     """A batch size choice as shown: a number, or 'full' in the language."""
     return t("train.batch_full") if size == "full" else i18n.number(size)
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
 
 import pandas as pd
@@ -178,7 +178,7 @@ def history_table(runs: Sequence[state.RunRecord]) -> Styler:
                 "ms_per_epoch": 1000 * last.elapsed_seconds / last.epoch,
             }
         )
-    formats = {
+    formats: dict[str, Callable[[float], str]] = {
         "images": number,
         "lr": partial(significant, digits=4),
         "val_acc": partial(percent, digits=1),
