@@ -89,8 +89,7 @@ def run_series(
     deadline = None if max_seconds is None else time.monotonic() + max_seconds
 
     def after_step() -> None:
-        if deadline is not None and time.monotonic() > deadline:
-            assert max_seconds is not None  # a deadline exists only with a time cap
+        if deadline is not None and max_seconds is not None and time.monotonic() > deadline:
             raise Stopped.time_cap(max_seconds)
         if check is not None:
             check()
