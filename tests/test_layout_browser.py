@@ -346,3 +346,19 @@ def test_the_draw_verdict_comes_into_view_after_a_stroke_on_a_phone(server, brow
     tab.context.close()
     assert found == []
     assert canvas["y"] + canvas["height"] > 0, "the canvas went off the screen"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_summary_comes_into_view_when_a_run_ends_on_a_laptop(server, browser, lang):
+    """At 1366x768 a run's summary starts about a screen below its charts: when the run ends, the summary's
+    title and its first row of final metrics are on the screen."""
+    tab = browser.new_context(viewport=LAPTOP).new_page()
+    tab.set_default_timeout(60_000)
+    train_a_short_run(tab, server.url, lang)
+    first_metrics = "[data-testid='stMain'] [data-testid='stMetric']"  # the summary's first row
+    wait_in_view(tab, first_metrics)
+    title = tab.get_by_text(re.compile(r"^(Resumen|Summary) · ")).first
+    found = below_the_fold(tab, {"title": title, "final metrics": tab.locator(first_metrics).first})
+    tab.screenshot(path=str(ROOT / "artifacts" / f"train-summary-1366-{lang}.png"))
+    tab.context.close()
+    assert found == []

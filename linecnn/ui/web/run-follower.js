@@ -1,7 +1,8 @@
 /*
- * about: a press that starts something brings what it makes into view and keeps it there while it draws (Train's buttons on a phone, the Benchmark's progress and results, Draw's verdict after a stroke)
+ * about: a press that starts something brings what it makes into view and keeps it there while it draws (Train's buttons on a phone and its summary when the run ends, the Benchmark's progress and results, Draw's verdict after a stroke)
  * pages: Train Benchmark Draw
  * relies-on: selector .st-key-train-buttons button ; pages: Train
+ * relies-on: selector .st-key-train-summary ; needs: a run trained on Train
  * relies-on: selector .st-key-bench-run ; needs: a benchmark run started on Benchmark
  * relies-on: selector canvas.upper-canvas ; pages: Draw
  * relies-on: selector .st-key-draw-verdict ; needs: a line drawn on Draw
@@ -20,7 +21,22 @@ export default function ({ data }) {
     const element = follow && document.querySelector(follow.target);
     if (element && performance.now() < until) element.scrollIntoView({ block: follow.block, behavior });
   };
-  const sizes = new ResizeObserver(() => pin("auto"));
+  // Follows whose ``when`` is "filled", waiting since their press for their target to empty and then
+  // show something again (a run's summary when the run ends): not given up when the reader scrolls.
+  const waiting = new Map();
+  const reveal = () => {
+    for (const [name, wait] of waiting) {
+      const element = document.querySelector(wait.follow.target);
+      if (!element || element.getBoundingClientRect().height === 0) wait.emptied = true;
+      else if (wait.emptied) {
+        waiting.delete(name);
+        follow = wait.follow;
+        until = performance.now() + 1000 * follow.seconds;
+        element.scrollIntoView({ block: follow.block, behavior: "auto" });
+      }
+    }
+  };
+  const sizes = new ResizeObserver(() => { reveal(); pin("auto"); });
   // The reader takes over as soon as they scroll, touch or click the page (a scroll bar too) or press a
   // key; the press that starts a run sets the time again after this.
   for (const type of ["wheel", "touchstart", "pointerdown", "keydown"]) {
@@ -31,14 +47,18 @@ export default function ({ data }) {
   // reaches into a component's shadow root, where a canvas lives.
   const started = (event, press) => {
     const path = event.composedPath().filter((node) => node instanceof Element);
-    const found = Object.values(follows).find((one) => (one.press || "button") === press
+    const phone = window.matchMedia("(max-width: 767px)").matches;
+    const all = Object.values(follows).filter((one) => (one.press || "button") === press
       && path.some((node) => node.matches(one.trigger))
-      && (press === "stroke" || path.some((node) => node.matches("button"))));
-    if (!found || (found.phone && !window.matchMedia("(max-width: 767px)").matches)) return;
+      && (press === "stroke" || path.some((node) => node.matches("button")))
+      && (!one.phone || phone));
+    const page = document.querySelector('[data-testid="stMainBlockContainer"]');
+    if (all.length && page) sizes.observe(page);
+    for (const one of all.filter((one) => one.when === "filled")) waiting.set(one.name, { follow: one, emptied: false });
+    const found = all.find((one) => one.when !== "filled");
+    if (!found) return;
     until = performance.now() + 1000 * found.seconds;
     follow = found;
-    const page = document.querySelector('[data-testid="stMainBlockContainer"]');
-    if (page) sizes.observe(page);
     // Streamlit's header covers the top 3.75rem: a target brought to the top stops under it
     // (scroll-margin-top, layout.css).
     requestAnimationFrame(() => pin("smooth"));
