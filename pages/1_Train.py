@@ -37,7 +37,15 @@ live_charts.show(
 with st.container(key="train-summary"):
     summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 # The summary starts about a screen below the buttons on a laptop: when a run ends it is brought to the top.
-follow_runs("train-end", ".st-key-train-buttons", ".st-key-train-summary", SUMMARY_SECONDS, when="filled")
+# On a phone the run's charts, brought into view by Start, stay there: its reader scrolls down anyway.
+follow_runs(
+    "train-end",
+    ".st-key-train-buttons",
+    ".st-key-train-summary",
+    SUMMARY_SECONDS,
+    laptop_only=True,
+    when="filled",
+)
 
 if trainer is not None and not trainer.paused and not trainer.ended:
     live.train_live(trainer, live_charts, summary_slot, epochs, status_line)  # draws only between epochs

@@ -30,6 +30,7 @@ def follow_runs(
     target: str,
     seconds: float,
     phone_only: bool = False,
+    laptop_only: bool = False,
     press: Literal["button", "stroke"] = "button",
     block: Literal["start", "nearest"] = "start",
     when: Literal["pressed", "filled"] = "pressed",
@@ -39,6 +40,7 @@ def follow_runs(
     ``trigger``: a CSS selector of the buttons (or of an element around them) that start a run;
     ``target``: the CSS selector of what is brought into view and kept there for ``seconds``;
     ``phone_only``: only on a screen narrower than 768 px (a laptop already shows what follows);
+    ``laptop_only``: only on a screen 768 px wide or more (a phone's reader scrolls down anyway);
     ``press``: "button", a click on a button in ``trigger``, or "stroke", a pen lifted in it;
     ``block``: "start", the target to the top, or "nearest", scrolled only as far as it takes to show
     it whole (what is above it, such as the canvas just drawn on, stays as much as it can);
@@ -52,6 +54,7 @@ def follow_runs(
         "target": target,
         "seconds": seconds,
         "phone": phone_only,
+        "laptop": laptop_only,
         "press": press,
         "block": block,
         "when": when,

@@ -51,7 +51,7 @@ export default function ({ data }) {
     const all = Object.values(follows).filter((one) => (one.press || "button") === press
       && path.some((node) => node.matches(one.trigger))
       && (press === "stroke" || path.some((node) => node.matches("button")))
-      && (!one.phone || phone));
+      && (!one.phone || phone) && (!one.laptop || !phone));
     const page = document.querySelector('[data-testid="stMainBlockContainer"]');
     if (all.length && page) sizes.observe(page);
     for (const one of all.filter((one) => one.when === "filled")) waiting.set(one.name, { follow: one, emptied: false });
