@@ -1,7 +1,8 @@
 """Every page at a projector's 1024 and 800 px and a phone's 390 px: nothing cut short, nothing off
 screen, no request to another host, the Draw prediction under its canvas on a phone, no empty band
 under Draw's input choice, and a phone's sidebar out of the way after navigating. On a laptop screen
-the live run and the Draw verdict are in view without scrolling."""
+the live run and the Draw verdict are in view without scrolling; the Draw verdict comes into view after
+a stroke (on a phone, and under a lesson-data run's hint) and a run's summary when the run ends."""
 
 import contextlib
 import re
