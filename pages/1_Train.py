@@ -3,10 +3,13 @@
 import streamlit as st
 
 from linecnn.ui import restore, state
+from linecnn.ui.follow import follow_runs
 from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_page
 from linecnn.ui.train import buttons, controls, history, live
 from linecnn.ui.train.summary import summary
+
+SUMMARY_SECONDS = 5  # the summary stays at the top while the charts redraw for the last time
 
 device = setup_page("train")
 st.title(t("train.title"))
@@ -31,7 +34,18 @@ live_charts = live.LiveCharts(progress, loss_slot, acc_slot, style)
 live_charts.show(
     shown, epochs, trainer, out_of_time=trainer is None and latest is not None and latest.out_of_time
 )
-summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
+with st.container(key="train-summary"):
+    summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
+# The summary starts about a screen below the buttons on a laptop: when a run ends it is brought to the top.
+# On a phone the run's charts, brought into view by Start, stay there: its reader scrolls down anyway.
+follow_runs(
+    "train-end",
+    ".st-key-train-buttons",
+    ".st-key-train-summary",
+    SUMMARY_SECONDS,
+    laptop_only=True,
+    when="filled",
+)
 
 if trainer is not None and not trainer.paused and not trainer.ended:
     live.train_live(trainer, live_charts, summary_slot, epochs, status_line)  # draws only between epochs

@@ -8,11 +8,13 @@ import streamlit as st
 
 from linecnn.ui import restore
 from linecnn.ui.draw import canvas, maps, model, verdict
+from linecnn.ui.follow import follow_runs
 from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_page
 
 # Fixed-width panels in a wrapping row: side by side on a laptop, stacked on a narrow screen.
 PANEL_PX = (285, 285, 290)  # drawing, what the model sees, prediction: 892 px with gaps (layout.py)
+FOLLOW_SECONDS = 10  # long enough for a loaded class server to send a stroke's verdict
 
 device = setup_page("draw")
 st.title(t("draw.title"))
@@ -41,3 +43,8 @@ if prediction is not None:
     maps.show_feature_maps(prediction)
 
 canvas.park_canvas_toolbar()
+# A phone's canvas, or a hint above it on a laptop, leaves the verdict under the screen's edge: after a
+# stroke the verdict comes into view, scrolled no further than it takes, so the canvas stays in sight.
+follow_runs(
+    "draw", "canvas.upper-canvas", ".st-key-draw-verdict", FOLLOW_SECONDS, press="stroke", block="nearest"
+)

@@ -1,7 +1,8 @@
 """Every page at a projector's 1024 and 800 px and a phone's 390 px: nothing cut short, nothing off
 screen, no request to another host, the Draw prediction under its canvas on a phone, no empty band
 under Draw's input choice, and a phone's sidebar out of the way after navigating. On a laptop screen
-the live run and the Draw verdict are in view without scrolling."""
+the live run and the Draw verdict are in view without scrolling; the Draw verdict comes into view after
+a stroke (on a phone, and under a lesson-data run's hint) and a run's summary when the run ends."""
 
 import contextlib
 import re
@@ -285,3 +286,83 @@ def test_phone_sidebar_closes_after_navigating(server, browser):
     assert shown["y"] + shown["height"] <= VIEWPORTS[390], "Start left the run's progress under the fold"
     assert loss["y"] + 200 <= VIEWPORTS[390], "Start left the loss chart under the fold"
     assert buttons["y"] >= 0, "the run buttons went off the top of the screen"
+
+
+PHONE = {"width": 390, "height": 844}
+BARS = ".st-key-draw-prediction [data-testid='stPlotlyChart']"  # the verdict's probability bars
+
+
+def train_a_short_run(tab, base_url: str, lang: str = "en") -> None:
+    """A 3-epoch run on the Train page's default settings (the lesson's data), waited out to its summary."""
+    spanish = lang == "es"
+    tab.goto(f"{base_url}/Train" + ("?lang=es" if spanish else ""))
+    wait_for_page(tab)
+    epochs = tab.get_by_label("Épocas" if spanish else "Epochs", exact=True)
+    epochs.fill("3")
+    epochs.press("Enter")
+    wait_for_page(tab)
+    start = tab.get_by_role("button", name="Iniciar" if spanish else "Start", exact=True)
+    start.click()
+    tab.get_by_text(re.compile(r"^(Resumen|Summary) · ")).first.wait_for(timeout=120_000)
+    expect(start).to_be_enabled(timeout=60_000)  # the run is over
+    wait_for_page(tab)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_draw_verdict_comes_into_view_after_a_stroke_under_a_lesson_hint(server, browser, lang):
+    """At 1366x768, with a run on the lesson's data as Draw's model, the hint about such a run pushes the
+    prediction panel down (Spanish's longer hint the most): after a stroke the verdict and its bars are
+    on the screen."""
+    tab = browser.new_context(viewport=LAPTOP).new_page()
+    tab.set_default_timeout(60_000)
+    train_a_short_run(tab, server.url, lang)
+    tab.locator(SIDEBAR).get_by_role("link", name="Dibujar" if lang == "es" else "Draw").click()
+    tab.locator(CANVAS).wait_for(timeout=120_000)
+    wait_for_page(tab)
+    hint = "líneas exactas de la lección" if lang == "es" else "learned from the lesson's exact lines"
+    expect(tab.get_by_text(hint).first).to_be_visible()
+    tab.locator(CANVAS).scroll_into_view_if_needed()
+    draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
+    read_prediction(tab, 60_000)
+    wait_in_view(tab, BARS)
+    found = below_the_fold(tab, {"verdict": tab.locator(PREDICTION), "bars": tab.locator(BARS)})
+    tab.screenshot(path=str(ROOT / "artifacts" / f"draw-lesson-hint-1366-{lang}.png"))
+    tab.context.close()
+    assert found == []
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_draw_verdict_comes_into_view_after_a_stroke_on_a_phone(server, browser, lang):
+    """On a 390x844 phone the verdict lies under the canvas's brush and Clear: after a stroke the verdict
+    and its probability bars are on the screen, and some of the canvas still is."""
+    tab = browser.new_context(viewport=PHONE).new_page()
+    tab.set_default_timeout(60_000)
+    tab.goto(f"{server.url}/Draw" + ("?lang=es" if lang == "es" else ""))
+    tab.locator(CANVAS).wait_for(timeout=120_000)
+    wait_for_page(tab)
+    tab.locator(CANVAS).scroll_into_view_if_needed()
+    draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
+    read_prediction(tab, 60_000)
+    wait_in_view(tab, BARS)
+    found = below_the_fold(tab, {"verdict": tab.locator(PREDICTION), "bars": tab.locator(BARS)})
+    canvas = tab.locator(CANVAS).bounding_box()
+    tab.screenshot(path=str(ROOT / "artifacts" / f"draw-phone-{lang}.png"))
+    tab.context.close()
+    assert found == []
+    assert canvas["y"] + canvas["height"] > 0, "the canvas went off the screen"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_summary_comes_into_view_when_a_run_ends_on_a_laptop(server, browser, lang):
+    """At 1366x768 a run's summary starts about a screen below its charts: when the run ends, the summary's
+    title and its first row of final metrics are on the screen."""
+    tab = browser.new_context(viewport=LAPTOP).new_page()
+    tab.set_default_timeout(60_000)
+    train_a_short_run(tab, server.url, lang)
+    first_metrics = "[data-testid='stMain'] [data-testid='stMetric']"  # the summary's first row
+    wait_in_view(tab, first_metrics)
+    title = tab.get_by_text(re.compile(r"^(Resumen|Summary) · ")).first
+    found = below_the_fold(tab, {"title": title, "final metrics": tab.locator(first_metrics).first})
+    tab.screenshot(path=str(ROOT / "artifacts" / f"train-summary-1366-{lang}.png"))
+    tab.context.close()
+    assert found == []

@@ -68,7 +68,18 @@ def show_prediction(drawing: Drawing, prediction: Prediction, familiar: bool = T
     if drawing.problem:
         st.warning(say(drawing.problem), icon=":material/info:")
     name, note, size = headline(drawing, prediction, familiar)
-    st.markdown(VERDICT_HTML.format(size=size, name=name, confidence=note), unsafe_allow_html=True)
+    # The verdict and its bars: what the page brings into view after a stroke (3_Draw.py).
+    with st.container(key="draw-verdict"):
+        st.markdown(VERDICT_HTML.format(size=size, name=name, confidence=note), unsafe_allow_html=True)
+        show_probabilities(drawing, prediction, familiar)
+    if drawing.problem:
+        st.caption(t("draw.softmax"))
+    ms = number(prediction.seconds * 1000, 2)
+    st.caption(t("draw.ran_on", device=device_text(prediction.device), ms=ms))
+
+
+def show_probabilities(drawing: Drawing, prediction: Prediction, familiar: bool) -> None:
+    """The note under the verdict, if any, and the bars of the three probabilities."""
     if not drawing.problem and not familiar:
         st.warning(t("draw.unfamiliar"), icon=":material/help:")
     if drawing.problem:
@@ -83,10 +94,6 @@ def show_prediction(drawing: Drawing, prediction: Prediction, familiar: bool = T
     shares = zip(CLASS_NAMES, prediction.probabilities, strict=True)
     values = ", ".join(f"{class_name(name)} {percent(p)}" for name, p in shares)
     show_chart(figure, "draw.probabilities", t("chart.probabilities", values=values))
-    if drawing.problem:
-        st.caption(t("draw.softmax"))
-    ms = number(prediction.seconds * 1000, 2)
-    st.caption(t("draw.ran_on", device=device_text(prediction.device), ms=ms))
 
 
 def class_name(name: str) -> str:
