@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -98,6 +99,20 @@ def test_the_cli_prints_the_breakdown_writes_the_trace_and_the_json(tmp_path):
     assert BenchDocument.from_json(printed).results  # the page's import still reads it
 
 
+def test_a_sweeps_traces_are_written_one_per_profile_and_said(tmp_path):
+    """With a sweep there are two profiles (the lesson's cell and the largest): both traces are written,
+    beside the name given, and the output names them; the run is still saved afterwards."""
+    trace = tmp_path / "step.json"
+    command = [sys.executable, "-m", "linecnn", "bench", "--devices", "cpu", "--warmup", "1"]
+    command += ["--repeats", "1", "--sweep", "data", "--up-to", "1200", "--trace", str(trace)]
+    environment = {**os.environ, "LINECNN_DATA_DIR": str(tmp_path / "data")}
+    shown = subprocess.run(command, capture_output=True, text=True, timeout=180, check=True, env=environment)
+    written = sorted(tmp_path.glob("step-*.json"))
+    assert len(written) == 2, shown.stderr
+    assert all(str(path) in shown.stdout for path in written)
+    assert "Saved" in shown.stdout or "saved" in shown.stdout.lower(), shown.stdout[-400:]
+
+
 def test_the_page_looks_inside_and_offers_the_trace(tmp_path, monkeypatch):
     """Look inside one step profiles each cell, shows the figures and a sentence, and keeps the trace."""
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
@@ -156,7 +171,7 @@ def test_a_profile_taken_on_a_busy_machine_says_its_times_include_waiting():
     assert not quiet.busy and busy.busy
     assert "doing the arithmetic" in verdict(quiet)
     assert "waiting for a core" in verdict(busy) and "doing the arithmetic" not in verdict(busy)
-    printed = profile_text([busy], None)
+    printed = profile_text([busy])
     assert "load average up to 6.8 on 2 cores" in printed and "doing the arithmetic" not in printed
     old = {key: value for key, value in busy.to_dict().items() if key not in ("load_average", "cores")}
     assert not StepProfile.from_dict(old).busy

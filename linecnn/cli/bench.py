@@ -9,6 +9,7 @@ import os
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from linecnn.bench.config import AMP_MODES, BenchConfig
 from linecnn.bench.document import BenchDocument, BenchEnv
@@ -19,6 +20,9 @@ from linecnn.cli.train import add_problem_options, progress_bars
 from linecnn.device import list_devices, resolve
 from linecnn.serve.cores import OS_AFFINITY, confine_all, usable_cores
 from linecnn.train.config import DEFAULT_FLAT
+
+if TYPE_CHECKING:  # the profiler's types, imported for real only when a profile is asked for
+    from linecnn.bench.step_profile import StepProfile
 
 
 def step_bytes_arg(text: str) -> int | None:
@@ -117,11 +121,12 @@ def bench_command(args: argparse.Namespace) -> int:
     if args.threads is not None:
         pin_threads(args.threads)
     document = run_plan(plan, caps, quiet=args.json, threads=args.threads, machine_cores=machine)
-    profiles = []
+    profiles: list[StepProfile] = []
+    traces: list[Path | None] = []
     if args.profile or args.trace:
         from linecnn.cli.profile import run_profiles  # torch.profiler only when asked
 
-        profiles = run_profiles(bench_config_from(args), plan, args.trace, args.max_seconds)
+        profiles, traces = run_profiles(bench_config_from(args), plan, args.trace, args.max_seconds)
     text = json_text(document, profiles)
     # Results first, then the files: a history that cannot be opened must not swallow a measurement.
     if args.json:
@@ -131,7 +136,7 @@ def bench_command(args: argparse.Namespace) -> int:
         if profiles:
             from linecnn.cli.profile import profile_text
 
-            print("\n" + profile_text(profiles, args.trace))
+            print("\n" + profile_text(profiles, traces))
     if not args.no_save:
         save_to_history(document, quiet=args.json)
     if args.out:

@@ -5,6 +5,7 @@ The profile runs after the timed cells, so none of its steps is part of a median
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from linecnn.bench.config import BenchConfig
@@ -20,15 +21,16 @@ TRACE_VIEWERS = "open it at https://ui.perfetto.dev (it stays in your browser) o
 
 def run_profiles(
     base: BenchConfig, plan: SweepPlan, trace: str | None, max_seconds: float | None
-) -> list[StepProfile]:
-    """Profile the base cell and the sweep's largest cell on each device; write their traces."""
+) -> tuple[list[StepProfile], list[Path | None]]:
+    """Profile the base cell and the sweep's largest cell on each device; write their traces and say where."""
     targets = profile_targets(base, plan)
     watch = Watch(max_seconds=max_seconds)
     paths = trace_paths(trace, targets)
-    return [
+    profiles = [
         profile_step(config, device, trace=path, check=watch.check)
         for (config, device), path in zip(targets, paths, strict=True)
     ]
+    return profiles, paths
 
 
 def trace_paths(trace: str | None, targets: list[tuple[BenchConfig, str]]) -> list[Path | None]:
@@ -44,16 +46,16 @@ def trace_paths(trace: str | None, targets: list[tuple[BenchConfig, str]]) -> li
     ]
 
 
-def profile_text(profiles: list[StepProfile], trace: str | None) -> str:
-    """The human breakdown of each profile, then where the traces are."""
+def profile_text(profiles: list[StepProfile], traces: Sequence[Path | None] = ()) -> str:
+    """The human breakdown of each profile, then where its traces were written (``run_profiles``)."""
     lines = [
         f"Inside one step (torch.profiler: {PROFILED_STEPS} steps after {WARMUP_STEPS} warm-up steps; "
         "figures of the median step; none of these steps is in the timed medians)"
     ]
     for profile in profiles:
         lines += [""] + _block(profile)
-    if trace is not None:
-        written = ", ".join(str(path) for path in trace_paths(trace, [(None, p.device) for p in profiles]))
+    written = ", ".join(str(path) for path in traces if path is not None)
+    if written:
         lines += ["", f"Trace written to {written}; {TRACE_VIEWERS}."]
     return "\n".join(lines)
 
