@@ -156,6 +156,12 @@ def resolve(choice: str = "auto", option: str = "--device") -> torch.device:
 DEFAULT_CPU_THREADS = torch.get_num_threads()
 
 
+def core_share(parts: int, cores: int | None = None) -> int:
+    """CPU threads each of ``parts`` gets when ``cores`` (this machine's by default) are split evenly, at
+    least one: a training slot's runs, a data-parallel run's ranks."""
+    return max(1, (cores or os.cpu_count() or 1) // max(1, parts))
+
+
 @contextmanager
 def cpu_threads(device: torch.device | str, threads: int | None) -> Iterator[None]:
     """Run this thread's torch CPU ops on ``threads`` threads (None: the start-up default) in the block.

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from linecnn.bench.config import RUN_KEYS, BenchConfig
-from linecnn.device import list_devices
+from linecnn.device import core_share, list_devices
 from linecnn.errors import UserError
 from linecnn.train.config import check_int
 
@@ -92,4 +92,4 @@ def _check_count(count: int, config: RanksConfig, limit: int) -> None:
 
 def threads_per_rank(ranks: int, cores: int | None = None, threads: int | None = None) -> int:
     """CPU threads each rank gets: ``threads`` when given, else the cores split evenly, at least one."""
-    return threads or max(1, (cores or os.cpu_count() or 1) // ranks)
+    return threads or core_share(ranks, cores)

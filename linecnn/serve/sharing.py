@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
+from linecnn.device import core_share
 from linecnn.serve.queue import SlotQueue
 from linecnn.serve.settings import env_number, env_whole
 
@@ -207,4 +208,4 @@ def is_local_client(address: str | None) -> bool:
 
 def cpu_share(slots: int, cpu_count: int | None = None) -> int:
     """CPU threads one run gets when ``slots`` runs train at once: the cores split evenly."""
-    return max(1, (cpu_count or os.cpu_count() or 1) // max(1, slots))
+    return core_share(slots, cpu_count)
