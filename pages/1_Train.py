@@ -38,9 +38,9 @@ with st.container(key="train-summary"):
     summary_slot = st.empty()  # filled at the end of a run before the charts' final redraw
 # The summary starts about a screen below the buttons on a laptop: when a run ends it is brought to the top.
 # On a phone the run's charts, brought into view by Start, stay there: its reader scrolls down anyway.
-follow_runs(
+follow_runs(  # after Start only: a Step or a Stop is pressed by a reader who is at the buttons already
     "train-end",
-    ".st-key-train-buttons",
+    '.st-key-train-buttons [data-testid="stColumn"]:first-child',
     ".st-key-train-summary",
     SUMMARY_SECONDS,
     laptop_only=True,

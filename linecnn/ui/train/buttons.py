@@ -13,7 +13,7 @@ from linecnn.ui import i18n, state
 from linecnn.ui.bounds import problems_text
 from linecnn.ui.focus import keep_focus, key_selector
 from linecnn.ui.follow import follow_runs
-from linecnn.ui.format import device_text
+from linecnn.ui.format import device_short, device_text
 from linecnn.ui.i18n import duration, say, t
 from linecnn.ui.streamlit_private import DeltaGenerator
 from linecnn.ui.train import away, sharing
@@ -174,7 +174,7 @@ def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
     )
     caption = columns[4].empty()
     if live is not None and paused:
-        caption.caption(t("train.buttons.paused", device=device_text(live.device)))
+        caption.caption(t("train.buttons.paused", device=device_short(live.device)))
     elif live is not None:
         caption.caption(sharing.live_caption(live))
     return caption

@@ -15,7 +15,7 @@ from linecnn.serve.sharing import cpu_share, is_local_client, training_queue
 from linecnn.train.config import RunConfig
 from linecnn.train.limits import cpu_threads_for
 from linecnn.train.trainer import Trainer
-from linecnn.ui.format import device_text
+from linecnn.ui.format import device_short
 from linecnn.ui.i18n import duration, number, t
 
 # A host who knows better than the policy below can fix the CPU threads of every Train-page run.
@@ -73,7 +73,7 @@ def live_caption(trainer: Trainer, wait: Wait | None = None) -> str:
     """
     if wait is None:
         wait = training_queue(trainer.device).status(ticket(trainer))
-    device = device_text(trainer.device)
+    device = device_short(trainer.device)  # the whole name is in the sidebar: this line stays short
     return t("train.buttons.training" if wait is None else "sharing.waiting", device=device)
 
 
@@ -109,7 +109,7 @@ def training_turn(trainer: Trainer, progress=None, caption=None) -> Iterator[Lea
         cpu_threads(trainer.device, training_threads(trainer.config, trainer.device)),
     ):
         if caption is not None:  # it may have said (here or when the page was drawn) that the run waits
-            caption.caption(t("train.buttons.training", device=device_text(trainer.device)))
+            caption.caption(t("train.buttons.training", device=device_short(trainer.device)))
         trainer.after_step = lease.beat
         try:
             yield lease

@@ -2,6 +2,7 @@
  * about: a press that starts something brings what it makes into view and keeps it there while it draws (Train's buttons on a phone and its summary when the run ends, the Benchmark's progress and results, Draw's verdict after a stroke)
  * pages: Train Benchmark Draw
  * relies-on: selector .st-key-train-buttons button ; pages: Train
+ * relies-on: selector .st-key-train-buttons [data-testid="stColumn"]:first-child button ; pages: Train
  * relies-on: selector .st-key-train-summary ; needs: a run trained on Train
  * relies-on: selector .st-key-bench-run ; needs: a benchmark run started on Benchmark
  * relies-on: selector canvas.upper-canvas ; pages: Draw
@@ -42,6 +43,14 @@ export default function ({ data }) {
   for (const type of ["wheel", "touchstart", "pointerdown", "keydown"]) {
     document.addEventListener(type, () => { until = 0; }, { capture: true, passive: true });
   }
+  // So does a focus moved elsewhere (a screen reader's or a script's, which sends no key): a help
+  // button's tooltip would close under the next pin. The page's own focus keeper moves the focus within
+  // the trigger or the target (Pause, Cancel), which keeps the follow.
+  document.addEventListener("focusin", (event) => {
+    const element = event.target;
+    const ours = follow && element.closest && (element.closest(follow.trigger) || element.closest(follow.target));
+    if (!ours) until = 0;
+  }, true);
   // A follow starts on a click on one of its trigger's buttons, or, for a follow whose ``press`` is
   // "stroke", when the pen lifts anywhere in its trigger (a finger's stroke sends no click). The path
   // reaches into a component's shadow root, where a canvas lives.
