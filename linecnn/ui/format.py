@@ -110,7 +110,7 @@ def device_label(info: DeviceInfo) -> str:
     return f"{info.key.upper()} · {escape_markdown(info.name)}"
 
 
-def device_short(device: str) -> str:
+def device_short(device: torch.device | str) -> str:
     """A device's short name for tight places (pickers, legends, titles): 'CPU', 'CUDA:0'.
 
     The same key the sidebar's labels start with; the full name goes where a sentence has room. An
@@ -119,7 +119,7 @@ def device_short(device: str) -> str:
     try:
         return device_key(device).upper()
     except RuntimeError:  # torch.device refuses a name it does not know
-        return device.upper()
+        return str(device).upper()
 
 
 def device_text(device: torch.device | str) -> str:
