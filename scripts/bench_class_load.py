@@ -119,11 +119,18 @@ def run_page_sweep(context, url: str, up_to: int) -> None:
     tab.screenshot(path=str(Path(os.environ["LINECNN_DATA_DIR"]) / "benchmark.png"), full_page=True)
 
 
+def page_number(text: str) -> float:
+    """A number as the English page writes it: '0.0123', '1,234' or '3.318 × 10⁻⁷' (a tiny loss)."""
+    mantissa, _, power = text.replace(",", "").partition("× 10")
+    exponent = power.translate(str.maketrans("⁻⁰¹²³⁴⁵⁶⁷⁸⁹", "-0123456789")).strip()
+    return float(mantissa) * 10.0 ** int(exponent) if exponent else float(mantissa)
+
+
 def same_metrics(shown: dict[str, str], quiet) -> bool:  # noqa: ANN001 - an EpochRecord
     """Whether the summary's accuracy and loss (as the page rounds them) are the quiet run's."""
     try:
         accuracy = float(shown[SHOWN[0]].rstrip("%").strip()) / 100
-        loss = float(shown[SHOWN[1]])
+        loss = page_number(shown[SHOWN[1]])
     except (KeyError, ValueError):
         return False
     return round(accuracy, 3) == round(quiet.val_acc, 3) and f"{loss:.4g}" == f"{quiet.val_loss:.4g}"
