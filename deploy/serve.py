@@ -3,8 +3,8 @@
 Being the main script, this file makes Streamlit read the hosting profile beside it
 (deploy/.streamlit/config.toml) over the repository's laptop config. It serves app.py and pages/
 unchanged, with the loopback names always allowed and a readable page, instead of an endless
-skeleton, for a browser under a host name the server does not answer to (linecnn/ui/hosts.py), and
-a page's address typed in any letter case sent on to that page (linecnn/ui/page_case.py).
+skeleton, for a browser under a host name the server does not answer to (linecnn/deploy/host_gate.py), and
+a page's address typed in any letter case sent on to that page (linecnn/deploy/page_case.py).
 Port and public name come from STREAMLIT_SERVER_PORT and STREAMLIT_SERVER_ALLOWED_HOSTS.
 """
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import streamlit as st
 from starlette.middleware import Middleware
 
-from linecnn.ui.hosts import HostGate, hosting_lifespan
-from linecnn.ui.page_case import PageCase
+from linecnn.deploy.host_gate import HostGate, hosting_lifespan
+from linecnn.deploy.page_case import PageCase
 
 APP = Path(__file__).resolve().parent.parent / "app.py"  # the Home page; pages/ lies beside it
 

@@ -42,7 +42,7 @@ ENGLISH: dict[str, str] = {
     "wrong_fields": "The {what} has the wrong fields: {detail}.",
     "not_whole_number": "The {what} must be a whole number from {low} to {high}; the file has {value}.",
     "not_number": "The {what} must be a number from {low} to {high}; the file has {value}.",
-    # bench/remote.py: the worker process could not be started at all
+    # bench/in_worker.py: the worker process could not be started at all
     "worker_not_started": (
         "The benchmark could not start its worker process on this server, so nothing was timed. The "
         "server's log says why; tell whoever runs this server."
@@ -143,7 +143,7 @@ ENGLISH: dict[str, str] = {
         "{count} processes are more than this machine's {limit} CPU cores: the extra ones would only take "
         "turns on the same cores. Choose at most {limit}."
     ),
-    # serve/queue.py: a run that held a training slot without progress past the host's bound
+    # classroom/queue.py: a run that held a training slot without progress past the host's bound
     "slot_lost": (
         "This run made no progress for {seconds} s while it held a training slot, so the slot went to the "
         "next run in line and this run was stopped; its finished epochs are kept."

@@ -12,7 +12,7 @@ With the trainers gone (and the server stopped) the CLI times the same cells on 
 page's cells used (``--threads``, pinned to that many cores). A quiet in-process ``fit`` of the same
 run gives the reference metrics.
 
-Where the server splits the cores (``linecnn.serve.cores``: a core is left over), Chromium runs on
+Where the server splits the cores (``linecnn.classroom.cores``: a core is left over), Chromium runs on
 the cores left to the class, as a class's browsers run on the students' laptops, not the server.
 Where it does not (this 2-core VM by default), Chromium shares every core: the script says so.
 
@@ -50,9 +50,9 @@ from linecnn.bench.factors import FACTORS  # noqa: E402
 from linecnn.bench.plan import SweepRequest  # noqa: E402
 from linecnn.bench.runqueue import LIMIT  # noqa: E402
 from linecnn.bench.store import History  # noqa: E402
+from linecnn.classroom.cores import core_split  # noqa: E402
+from linecnn.classroom.sharing import training_queue  # noqa: E402
 from linecnn.device import cpu_threads, environment  # noqa: E402
-from linecnn.serve.cores import core_split  # noqa: E402
-from linecnn.serve.sharing import training_queue  # noqa: E402
 from linecnn.train.config import RunConfig  # noqa: E402
 from linecnn.train.limits import cpu_threads_for  # noqa: E402
 from linecnn.train.trainer import fit  # noqa: E402

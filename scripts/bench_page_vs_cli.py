@@ -36,8 +36,8 @@ from linecnn.bench.document import BenchDocument  # noqa: E402
 from linecnn.bench.factors import FACTORS  # noqa: E402
 from linecnn.bench.plan import Caps, SweepRequest  # noqa: E402
 from linecnn.bench.sweep import run_sweep  # noqa: E402
-from linecnn.ui.bench.job import Job  # noqa: E402
-from linecnn.ui.bench.sweep_job import SweepRun  # noqa: E402
+from linecnn.jobs.job import Job  # noqa: E402
+from linecnn.jobs.sweep import SweepRun  # noqa: E402
 
 TOLERANCE = 0.20
 ROOT = Path(__file__).resolve().parent.parent

@@ -70,7 +70,7 @@ pytest_step() {
 # 0. The core imports on this Python and torch, without streamlit.
 step core 30 "$PY" -c "
 import sys, torch
-import linecnn.bench.cell, linecnn.bench.profile_worker, linecnn.bench.worker, linecnn.bench.remote
+import linecnn.bench.cell, linecnn.bench.profile_worker, linecnn.bench.worker, linecnn.bench.in_worker
 import linecnn.train.trainer, linecnn.draw.predict, linecnn.lesson.run, linecnn.parallel.series
 import linecnn.bench.reference.load
 assert 'streamlit' not in sys.modules, 'the core imported streamlit'

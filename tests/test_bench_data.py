@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from linecnn.bench.document import BenchDocument
-from linecnn.ui.bench import data
-from linecnn.ui.bench.charts import sweep_figure
-from linecnn.ui.bench.compare import baseline_series, crossings, incomparable
-from linecnn.ui.bench.data import results_frame
+from linecnn.ui.bench.results import data
+from linecnn.ui.bench.results.charts import sweep_figure
+from linecnn.ui.bench.results.compare import baseline_series, crossings, incomparable
+from linecnn.ui.bench.results.data import results_frame
 from linecnn.ui.bench.words import ms_text
 from tests.bench_fixture import fake_gpu_document
 

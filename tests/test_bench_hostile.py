@@ -10,7 +10,7 @@ import threading
 import pytest
 
 import linecnn.bench.store
-import linecnn.ui.bench.sweep_job
+import linecnn.jobs.sweep
 from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.results import CellResult
 from linecnn.bench.store import History
@@ -135,7 +135,7 @@ def test_a_broken_history_never_loses_a_benchmark(broken, monkeypatch):
 
     The cell is timed in this process: the history is what is tested here, and a worker process
     costs each case a torch import (tests/test_bench_page.py runs the page's worker)."""
-    monkeypatch.setattr(linecnn.ui.bench.sweep_job, "run_in_worker", in_process)
+    monkeypatch.setattr(linecnn.jobs.sweep, "run_in_worker", in_process)
     at = app_test(PAGE, timeout=60)
     assert not at.exception
     if broken in ("garbage bytes", "foreign schema", "truncated database", "locked database"):
@@ -182,7 +182,7 @@ class GatedSweep:
 def gated(monkeypatch):
     """run_in_worker replaced by a GatedSweep for the page."""
     sweep = GatedSweep()
-    monkeypatch.setattr(linecnn.ui.bench.sweep_job, "run_in_worker", sweep)
+    monkeypatch.setattr(linecnn.jobs.sweep, "run_in_worker", sweep)
     return sweep
 
 

@@ -12,9 +12,9 @@ from linecnn.bench.document import BenchDocument
 from linecnn.bench.reference import load as reference
 from linecnn.bench.store import History
 from linecnn.ui import i18n
-from linecnn.ui.bench import table
-from linecnn.ui.bench.data import ShownRun, results_frame
-from linecnn.ui.bench.table import results_csv
+from linecnn.ui.bench.results import table
+from linecnn.ui.bench.results.data import ShownRun, results_frame
+from linecnn.ui.bench.results.table import results_csv
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import cpu_document, fake_gpu_document
 from tests.helpers import app_test
@@ -216,7 +216,7 @@ def test_log_axes_label_a_narrow_range_and_write_decimals_the_readers_way(monkey
     Spanish axis reads '0,2 ms' and '1,5k'."""
     import pandas as pd
 
-    from linecnn.ui.bench import charts
+    from linecnn.ui.bench.results import charts
 
     monkeypatch.setattr(charts, "current", lambda: "es", raising=False)
     ticks = charts._decades(pd.Series([5.5, 7.7]), charts._milliseconds)
@@ -235,7 +235,7 @@ def test_a_share_that_rounds_to_nothing_reads_under_one_percent(language):
     import streamlit as st
 
     from linecnn.bench.costfit import CostFit
-    from linecnn.ui.bench.explain import _series_text
+    from linecnn.ui.bench.where_time_goes.section import _series_text
 
     result = type("Result", (), {"disturbed": ()})()
     rows = pd.DataFrame(
@@ -265,7 +265,7 @@ def test_the_balance_point_agrees_with_its_count_of_images(language, one, many):
     import streamlit as st
 
     from linecnn.bench.costfit import CostFit
-    from linecnn.ui.bench.explain import _series_text
+    from linecnn.ui.bench.where_time_goes.section import _series_text
 
     result = type("Result", (), {"disturbed": ()})()
     rows = pd.DataFrame(
@@ -293,7 +293,7 @@ def test_a_balance_under_one_image_reads_under_1_not_about_0(language, under, ab
     import streamlit as st
 
     from linecnn.bench.costfit import CostFit
-    from linecnn.ui.bench.explain import _series_text
+    from linecnn.ui.bench.where_time_goes.section import _series_text
 
     result = type("Result", (), {"disturbed": ()})()
     rows = pd.DataFrame(

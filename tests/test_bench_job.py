@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 
 from linecnn.bench.lock import BENCH_LOCK
+from linecnn.jobs.job import Job
 from linecnn.stop import Stopped, StopReason
-from linecnn.ui.bench.job import Job
 
 
 def test_a_job_keeps_its_result_and_reports_its_progress():

@@ -63,7 +63,7 @@ def small_sweep(at, up_to: int = 1_200):
 def test_page_renders_and_says_plainly_when_cuda_is_absent(monkeypatch, reason):
     """The page renders without an exception; where CUDA is absent its column says why, and where
     it is present no such column shows (both checked on any machine: the reason is set here)."""
-    monkeypatch.setattr("linecnn.ui.bench.cards.cuda_unavailable_reason", lambda: reason)
+    monkeypatch.setattr("linecnn.ui.bench.results.cards.cuda_unavailable_reason", lambda: reason)
     at = app_test(PAGE)
     assert not at.exception
     assert at.title[0].value == "Benchmark"
@@ -130,14 +130,14 @@ def test_run_benchmark_is_greyed_out_in_the_rerun_that_started_it(monkeypatch):
 
     import streamlit as st
 
-    from linecnn.ui.bench import sweep_view
+    from linecnn.ui.bench.sweep import running
 
     class InFlight:  # a benchmark still running, as the page sees one
         done = threading.Event()
 
-    started = lambda *_, **__: st.session_state.__setitem__(sweep_view.RUNNING, InFlight())  # noqa: E731
-    monkeypatch.setattr(sweep_view, "start_benchmark", started)
-    monkeypatch.setattr(sweep_view, "render_job", lambda: None)  # no progress to poll for a stand-in
+    started = lambda *_, **__: st.session_state.__setitem__(running.RUNNING, InFlight())  # noqa: E731
+    monkeypatch.setattr(running, "start_benchmark", started)
+    monkeypatch.setattr(running, "render_job", lambda: None)  # no progress to poll for a stand-in
     at = run_button(app_test(PAGE)).click().run()
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert run_button(at).disabled
@@ -303,7 +303,7 @@ def test_a_benchmark_where_every_cell_failed_says_so(monkeypatch):
     monkeypatch.setattr(torch, "compile", no_compiler)
     # The page times in a worker process, which this test's stand-in compiler cannot reach: the
     # sweep runs in this process here (test_bench_worker covers the worker itself).
-    monkeypatch.setattr("linecnn.ui.bench.sweep_job.run_in_worker", in_process)
+    monkeypatch.setattr("linecnn.jobs.sweep.run_in_worker", in_process)
     at = app_test(PAGE, timeout=60)
     at.segmented_control(key="bench.factor").set_value("none").run()
     at.text_input(key="bench.warmup.text").input("1")
@@ -390,7 +390,7 @@ def test_a_cancel_in_the_queue_is_said_apart_from_one_before_the_first_cell():
     first cell finished'."""
     from types import SimpleNamespace
 
-    from linecnn.ui.bench.outcome import outcome
+    from linecnn.ui.bench.sweep.outcome import outcome
 
     plan = SimpleNamespace(cells=lambda: [1, 2])
     run = SimpleNamespace(results=[], plan=plan, run_id=None, save_error=None)
@@ -434,8 +434,8 @@ def test_enter_in_a_number_box_takes_the_number_and_starts_nothing():
 def _repeat_refused() -> None:
     """AppTest script: Re-time pressed while a teacher with Markdown characters in the name holds it."""
     from linecnn.ui import notice
-    from linecnn.ui.bench import repeat
     from linecnn.ui.bench.state import MESSAGE
+    from linecnn.ui.bench.where_time_goes import repeat
 
     repeat._repeat(None, [])
     notice.show(MESSAGE)
@@ -445,14 +445,15 @@ def test_a_re_time_refusal_shows_the_teachers_name_without_backslashes(monkeypat
     """The refusal comes as Markdown with the name escaped once; escaped again, backslashes showed."""
     from streamlit.testing.v1 import AppTest
 
-    from linecnn.ui.bench import repeat, sweep_view
+    from linecnn.ui.bench.sweep import running
+    from linecnn.ui.bench.where_time_goes import repeat
     from linecnn.ui.i18n import t
 
     def refuse(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - start_benchmark's signature
         raise ValueError(t("bench.reserve.refused", teacher=escape_markdown("Dr. Ada_L"), until="10:00"))
 
     monkeypatch.setattr(repeat, "repeat_plan", lambda document, results: None)
-    monkeypatch.setattr(sweep_view, "start_benchmark", refuse)
+    monkeypatch.setattr(running, "start_benchmark", refuse)
     at = AppTest.from_function(_repeat_refused).run()
     assert not at.exception
     [error] = at.error
@@ -465,7 +466,7 @@ def test_a_worker_that_cannot_start_is_said_in_words_without_the_servers_paths(m
     with no path and no Python exception; the path goes to the server's log."""
     interpreter = tmp_path / "not-executable-python"
     interpreter.write_text("")
-    monkeypatch.setattr("linecnn.bench.remote.sys.executable", str(interpreter))
+    monkeypatch.setattr("linecnn.bench.in_worker.sys.executable", str(interpreter))
     at = small_sweep(app_test(PAGE, timeout=60))
     assert not at.exception
     said = " ".join(message.value for message in [*at.error, *at.warning])

@@ -18,9 +18,9 @@ from linecnn.bench.noise import add_reason, mark
 from linecnn.bench.plan import Caps, SweepRequest
 from linecnn.bench.results import CellResult
 from linecnn.bench.sweep import retimed
+from linecnn.classroom.allowance import Allowance, Ledger
 from linecnn.cli.bench import plan_from
 from linecnn.cli.main import build_parser
-from linecnn.serve.allowance import Allowance, Ledger
 from tests.bench_fixture import fake_gpu_document
 from tests.helpers import ManualClock
 

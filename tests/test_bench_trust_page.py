@@ -10,7 +10,7 @@ import pytest
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.store import History
-from linecnn.serve.allowance import LEDGER
+from linecnn.classroom.allowance import LEDGER
 from tests.bench_fixture import fake_gpu_document
 from tests.helpers import app_test, shown
 from tests.test_bench_hostile import texts, upload
@@ -101,11 +101,11 @@ def test_a_split_of_two_sizes_says_its_exact_fit_proves_nothing():
 
 def test_the_cuda_card_shows_the_command_for_the_forms_sweep(monkeypatch):
     """Without CUDA the card shows one copyable line that times exactly the sweep set in the form."""
-    monkeypatch.setattr("linecnn.ui.bench.cards.cuda_unavailable_reason", lambda: "no GPU (test).")
+    monkeypatch.setattr("linecnn.ui.bench.results.cards.cuda_unavailable_reason", lambda: "no GPU (test).")
     at = app_test(PAGE)
     [code] = [c.value for c in at.code]
     assert code.startswith("python -m linecnn bench --sweep data --up-to 36000 --per-class 120")
-    monkeypatch.setattr("linecnn.ui.bench.sweep_view.start_benchmark", lambda *a, **k: None)
+    monkeypatch.setattr("linecnn.ui.bench.sweep.running.start_benchmark", lambda *a, **k: None)
     at.selectbox(key="bench.up_to.data").set_value(12_000)
     at.text_input(key="bench.repeats.text").input("7")
     run_button(at).click().run()

@@ -9,15 +9,15 @@ import time
 
 import pytest
 
-from linecnn.bench import remote
+from linecnn.bench import in_worker
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import FACTORS, SINGLE
+from linecnn.bench.in_worker import end_worker, run_in_worker, start_worker
 from linecnn.bench.plan import Caps, SweepPlan, SweepRequest
-from linecnn.bench.remote import end_worker, run_in_worker, start_worker
 from linecnn.bench.results import CellStatus
 from linecnn.bench.worker import read_request, request
-from linecnn.serve.cores import CoreSplit
-from linecnn.serve.sharing import SharedExclusive
+from linecnn.classroom.cores import CoreSplit
+from linecnn.classroom.sharing import SharedExclusive
 from linecnn.stop import Stopped, StopReason
 
 TINY = BenchConfig.from_flat(per_class=20, warmup=1, repeats=2)
@@ -59,7 +59,7 @@ def test_each_cell_runs_while_its_cores_are_held_and_says_what_it_had(monkeypatc
     """Alone mode: the CPU clock is held exactly while each cell runs (never during start-up nor after);
     a training run beside the sweep waits, and each result says threads, cores, mode and the wait."""
     clock = SharedExclusive()
-    monkeypatch.setattr(remote, "CPU_CLOCK", clock)
+    monkeypatch.setattr(in_worker, "CPU_CLOCK", clock)
     held_at_progress, stop, waited = [], threading.Event(), []
 
     def training() -> None:  # a Train run's epochs, each in its share of the CPU clock

@@ -8,7 +8,7 @@ import threading
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from linecnn.serve.queue import SlotQueue
+from linecnn.classroom.queue import SlotQueue
 from linecnn.ui.train import away
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking

@@ -8,9 +8,9 @@ import time
 
 import pytest
 
-from linecnn.serve import cores, sharing
-from linecnn.serve.cores import ALONE, SPLIT, CoreSplit, core_split, hold_cores
-from linecnn.serve.sharing import SharedExclusive
+from linecnn.classroom import cores, sharing
+from linecnn.classroom.cores import ALONE, SPLIT, CoreSplit, core_split, hold_cores
+from linecnn.classroom.sharing import SharedExclusive
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import Trainer
 

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from linecnn.serve.cores import BENCH_CORES_ENV, usable_cores
+from linecnn.classroom.cores import BENCH_CORES_ENV, usable_cores
 from tests.helpers import StreamlitServer, wait_for_app
 
 pytestmark = pytest.mark.browser

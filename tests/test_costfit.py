@@ -50,7 +50,7 @@ def test_the_fit_chart_hover_names_each_line_and_what_its_numbers_are(language, 
     import pandas as pd
 
     from linecnn.ui import i18n
-    from linecnn.ui.bench.charts import fit_figure
+    from linecnn.ui.bench.results.charts import fit_figure
 
     monkeypatch.setattr(i18n, "current", lambda: language)
     points = pd.DataFrame(

@@ -20,14 +20,14 @@ import torch
 from linecnn.bench.cell import bench
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import FACTORS
+from linecnn.bench.in_worker import run_in_worker
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.profile import profile_step
 from linecnn.bench.profile_worker import profile_in_worker
-from linecnn.bench.remote import run_in_worker
 from linecnn.bench.results import CellStatus
+from linecnn.classroom.sharing import sharing_machine
 from linecnn.device import cuda_available
 from linecnn.device_ops import bf16_supported
-from linecnn.serve.sharing import sharing_machine
 from linecnn.train.config import RunConfig
 from linecnn.train.epoch import train_epoch
 from linecnn.train.trainer import Trainer

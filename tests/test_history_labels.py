@@ -13,7 +13,7 @@ from linecnn.bench.schema import OWNED_COLUMNS
 from linecnn.bench.span import Span
 from linecnn.bench.store import History, RunSummary
 from linecnn.ui import i18n
-from linecnn.ui.bench.history import run_label
+from linecnn.ui.bench.history.section import run_label
 from tests.bench_fixture import fake_env, fake_gpu_document, fake_result
 
 # The table as linecnn wrote it once runs had owners, before it kept what each run timed.

@@ -6,13 +6,13 @@ import logging
 
 import pytest
 
-from linecnn.serve import settings, sharing
-from linecnn.serve.allowance import SESSION_SECONDS_ENV, WINDOW_SECONDS_ENV, Allowance
+from linecnn.classroom import settings, sharing
+from linecnn.classroom.allowance import SESSION_SECONDS_ENV, WINDOW_SECONDS_ENV, Allowance
 from linecnn.train.config import RunConfig
 from linecnn.ui.bench.state import server_caps
 from linecnn.ui.train.sharing import TRAIN_THREADS_ENV, training_threads
 
-SETTINGS_LOG = "linecnn.serve.settings"
+SETTINGS_LOG = "linecnn.classroom.settings"
 
 
 @pytest.fixture(autouse=True)

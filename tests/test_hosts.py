@@ -13,8 +13,7 @@ import pytest
 from starlette.responses import PlainTextResponse
 from streamlit import config
 
-from linecnn.serve.hosts import LOOPBACK_NAMES, host_name, public_names, with_loopback
-from linecnn.ui.hosts import (
+from linecnn.deploy.host_gate import (
     HOSTS_OPTION,
     HOSTS_VARIABLE,
     HostGate,
@@ -22,6 +21,7 @@ from linecnn.ui.hosts import (
     hosting_lifespan,
     refused_page,
 )
+from linecnn.deploy.host_names import LOOPBACK_NAMES, host_name, public_names, with_loopback
 
 PUBLIC = "class.example.org"
 

@@ -12,8 +12,8 @@ import pytest
 from streamlit import config
 from streamlit.testing.v1 import AppTest
 
+from linecnn.deploy.page_case import page_address
 from linecnn.ui.i18n import catalog
-from linecnn.ui.page_case import page_address
 from linecnn.ui.sidebar import PAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +117,7 @@ def test_the_redirect_keeps_the_query_as_it_was_sent(query, location):
     """The query reaches the page as the browser sent it, never escaped twice."""
     import asyncio
 
-    from linecnn.ui.page_case import PageCase
+    from linecnn.deploy.page_case import PageCase
 
     sent: list[dict] = []
 

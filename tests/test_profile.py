@@ -11,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from linecnn.bench import profile_worker, remote
+from linecnn.bench import in_worker, profile_worker
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.peaks import peak_gflops
 from linecnn.bench.profile import profile_step
 from linecnn.bench.step_profile import Operator, StepProfile
 from linecnn.cli.profile import profile_text
+from linecnn.jobs.inside import Looked
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui import i18n
-from linecnn.ui.bench.inside_job import Looked
-from linecnn.ui.bench.inside_view import figures_frame, honesty, operators_frame, split_figure, verdict
+from linecnn.ui.bench.inside_step.view import figures_frame, honesty, operators_frame, split_figure, verdict
 from tests.helpers import app_test
 
 LESSON = BenchConfig()  # the lesson's cell: 360 images in one full batch
@@ -220,13 +220,13 @@ def test_a_trace_path_the_cli_cannot_write_is_refused_before_timing(tmp_path):
 def test_a_cancel_ends_the_profiling_process_at_once(tmp_path, monkeypatch):
     """Cancel while the worker profiles: Stopped within seconds, and the worker's process is gone."""
     started_processes = []
-    real_popen = remote.subprocess.Popen
+    real_popen = in_worker.subprocess.Popen
 
     def popen(*args, **kwargs):
         started_processes.append(real_popen(*args, **kwargs))
         return started_processes[-1]
 
-    monkeypatch.setattr(remote.subprocess, "Popen", popen)
+    monkeypatch.setattr(in_worker.subprocess, "Popen", popen)
     checks = []
 
     def check():

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from linecnn.serve.sharing import SLOTS_ENV
+from linecnn.classroom.sharing import SLOTS_ENV
 from tests.helpers import StreamlitServer, wait_for_app
 
 pytestmark = pytest.mark.browser

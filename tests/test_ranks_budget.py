@@ -105,7 +105,7 @@ def _cards() -> None:
     """The results of the newcomer's series, rendered as the page does."""
     from linecnn.parallel.config import RanksConfig
     from linecnn.parallel.results import Series, make_row
-    from linecnn.ui.bench.ranks_results import render_series
+    from linecnn.ui.bench.data_parallel.results import render_series
 
     times = {(1, 2): 90.2, (1, 1): 12.0, (2, 1): 10.0}
     series = Series(RanksConfig.from_flat(per_class=5, warmup=1, repeats=2), reference_loss=1.0)

@@ -53,10 +53,10 @@ def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
 
 def test_cancel_ends_the_page_job_and_every_process_of_its_run():
     """The Cancel button's event ends the series from the progress callback: cancelled, no process left."""
+    from linecnn.jobs.job import Job
+    from linecnn.jobs.ranks import ranks_work
     from linecnn.parallel.config import RanksConfig
     from linecnn.parallel.procs import group_alive
-    from linecnn.ui.bench.job import Job
-    from linecnn.ui.bench.ranks_job import ranks_work
     from linecnn.ui.bench.state import server_caps
 
     config = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1, threads=1)

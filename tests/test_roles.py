@@ -1,4 +1,4 @@
-"""Who may do what: the pure rules of linecnn.serve.roles, the host's settings and the reservation."""
+"""Who may do what: the pure rules of linecnn.classroom.roles, the host's settings and the reservation."""
 
 from __future__ import annotations
 
@@ -6,8 +6,15 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from linecnn.serve import reservation
-from linecnn.serve.roles import Role, RoleSettings, benchmark_refusal, email_matches, rights, start_up_line
+from linecnn.classroom import reservation
+from linecnn.classroom.roles import (
+    Role,
+    RoleSettings,
+    benchmark_refusal,
+    email_matches,
+    rights,
+    start_up_line,
+)
 
 ADA = {"is_logged_in": True, "name": "Ada Lovelace", "email": "ada@school.edu", "email_verified": True}
 GRACE = {"is_logged_in": True, "name": "Grace Hopper", "email": "grace@school.edu", "email_verified": True}

@@ -8,7 +8,7 @@ import pytest
 
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.store import History
-from linecnn.serve import reservation
+from linecnn.classroom import reservation
 from tests.bench_fixture import fake_gpu_document
 from tests.helpers import ROOT, shown
 from tests.test_auth import ADA, AUTH
@@ -249,7 +249,7 @@ def test_a_students_second_tab_shares_the_first_ones_benchmark_share_and_the_que
     """Signed in, a student is one person in every tab: a fresh tab brings no fresh share, and the queue
     names the person (never by e-mail or a random code) who runs the benchmark now."""
     from linecnn.bench.lock import BENCH_LOCK
-    from linecnn.serve.allowance import LEDGER
+    from linecnn.classroom.allowance import LEDGER
 
     linus = {**GRACE, "name": "Linus Tabs", "email": "linus.tabs@school.edu"}
     first = bench_as(linus)
@@ -303,7 +303,7 @@ def test_a_reservation_ends_at_the_time_on_the_classrooms_clock(monkeypatch):
     from datetime import UTC, datetime
     from zoneinfo import ZoneInfo
 
-    from linecnn.serve.reservation import Reservation
+    from linecnn.classroom.reservation import Reservation
     from linecnn.ui import roles
 
     held = Reservation("Ada Lovelace", datetime(2026, 12, 3, 8, 6, tzinfo=UTC))

@@ -6,10 +6,10 @@ import threading
 
 import pytest
 
-from linecnn.serve import queue as slot_queue
-from linecnn.serve import sharing
-from linecnn.serve.queue import SlotQueue, Wait
-from linecnn.serve.sharing import SharedExclusive
+from linecnn.classroom import queue as slot_queue
+from linecnn.classroom import sharing
+from linecnn.classroom.queue import SlotQueue, Wait
+from linecnn.classroom.sharing import SharedExclusive
 from linecnn.stop import Stopped, StopReason
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking

@@ -10,11 +10,11 @@ import threading
 import pytest
 
 from linecnn.bench.lock import BenchLock
+from linecnn.classroom.queue import Lease, SlotQueue
 from linecnn.errors import Message, UserError
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.memory import check_memory, process_bytes
 from linecnn.parallel.watchdog import START_SECONDS, Watchdog
-from linecnn.serve.queue import Lease, SlotQueue
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import Trainer

@@ -14,8 +14,8 @@ from linecnn.bench import store as store_module
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.results import CellStatus
 from linecnn.bench.store import History
+from linecnn.classroom import paths
 from linecnn.cli.main import main
-from linecnn.serve import paths
 from linecnn.ui.i18n import say
 from tests.bench_fixture import bad_documents, fake_gpu_document, hostile_imports
 

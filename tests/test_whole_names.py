@@ -13,7 +13,7 @@ from linecnn.device import cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import fit
 from linecnn.ui import state
-from linecnn.ui.bench.history import run_label
+from linecnn.ui.bench.history.section import run_label
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.whole_name import PHONE_CHARS, PHONE_CHARS_UNCLEARABLE
 from tests.bench_fixture import fake_gpu_document

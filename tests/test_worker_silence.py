@@ -11,7 +11,7 @@ import types
 
 import pytest
 
-from linecnn.bench import profile_worker, remote
+from linecnn.bench import in_worker, profile_worker
 from linecnn.bench.heartbeat import BEAT, START_SECONDS, TIMEOUT_ENV, Replies, Silence, worker_timeout
 from linecnn.errors import Message
 from linecnn.stop import Stopped, StopReason
@@ -76,10 +76,10 @@ def test_the_sweep_reader_skips_beats_and_ends_on_silence():
     silence = Silence(5.0, clock)
     for message in ({BEAT: True}, {BEAT: True}, {"progress": [1, "timed", 1, 3]}):
         lines.put(message)
-    assert remote._next(lines, threading.Event(), None, silence) == {"progress": [1, "timed", 1, 3]}
+    assert in_worker._next(lines, threading.Event(), None, silence) == {"progress": [1, "timed", 1, 3]}
     clock.now += 6
     with pytest.raises(Stopped) as stopped:
-        remote._next(lines, threading.Event(), None, silence)
+        in_worker._next(lines, threading.Event(), None, silence)
     assert stopped.value.reason is StopReason.NO_PROGRESS
 
 

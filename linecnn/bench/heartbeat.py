@@ -18,8 +18,8 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+from linecnn.classroom.settings import env_number, seconds_field
 from linecnn.errors import Message
-from linecnn.serve.settings import env_number, seconds_field
 from linecnn.stop import Stopped, StopReason
 
 TIMEOUT_ENV = "LINECNN_WORKER_TIMEOUT"  # host setting: seconds a benchmark worker may stay silent

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 
 import torch
 
+from linecnn.classroom.queue import Lease
+from linecnn.classroom.settings import env_number, seconds_field
+from linecnn.classroom.sharing import GPU_STATE
 from linecnn.errors import Message
-from linecnn.serve.queue import Lease
-from linecnn.serve.settings import env_number, seconds_field
-from linecnn.serve.sharing import GPU_STATE
 
 STALL_ENV = "LINECNN_BENCH_STALL_SECONDS"  # host setting: a benchmark silent this long loses the lock
 STALL_SECONDS = 120.0  # its default: longer than any one epoch or set-up of a cell the caps allow

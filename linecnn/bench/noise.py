@@ -6,7 +6,7 @@ A cell is *disturbed* for one or more reasons, kept in its JSON as short codes t
 - ``spread``: its slow and fast timed epochs differ too much (``CellResult.wide_spread``);
 - ``load``: the 1-minute load average went above the number of cores while it ran;
 - ``training``: a Train run of the same server shared its cores while it ran (only the server knows; with
-  the cell's cores reserved, ``linecnn.serve.cores``, it cannot), or, for a GPU cell, the server ran
+  the cell's cores reserved, ``linecnn.classroom.cores``, it cannot), or, for a GPU cell, the server ran
   other GPU work (a Draw prediction, a Lesson snippet) meanwhile;
 - ``cores``: its threads spent more than ``runqueue.LIMIT`` of the timed wall time waiting for a core.
 """

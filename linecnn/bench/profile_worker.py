@@ -22,9 +22,9 @@ import torch
 
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
 from linecnn.bench.heartbeat import BEAT, Replies, Silence, open_replies, worker_timeout
+from linecnn.bench.in_worker import end_worker, start_worker
 from linecnn.bench.lock import gpu_alone
 from linecnn.bench.profile import profile_step
-from linecnn.bench.remote import end_worker, start_worker
 from linecnn.bench.step_profile import StepProfile
 from linecnn.bench.timing import Watch
 from linecnn.stop import Stopped

@@ -20,7 +20,7 @@ WIDE_SPREAD = 1.5  # p75 above 1.5 × p25: the slow half of the epochs ran half 
 # its spread is too wide, the load average was above the core count, a Train run shared its cores,
 # its threads waited for a core too long (``linecnn.bench.runqueue``).
 DISTURBANCES = ("spread", "load", "training", "cores")
-CORE_MODES = ("split", "alone")  # how a server kept a cell's cores its own (``linecnn.serve.cores``)
+CORE_MODES = ("split", "alone")  # how a server kept a cell's cores its own (``linecnn.classroom.cores``)
 # What a cell had and cost: written only when known, so a document without them reads back the same.
 HAD = ("threads", "cores", "machine_cores", "mode", "waited_runs", "waited_seconds", "run_queue")
 

@@ -2,7 +2,7 @@
 
 One row per run holds the whole JSON document (``BenchDocument.to_json``, what ``linecnn bench
 --json`` prints) plus a few columns to list runs without parsing it. The file lives in the
-per-user data directory, or under $LINECNN_DATA_DIR (see ``linecnn.serve.paths``).
+per-user data directory, or under $LINECNN_DATA_DIR (see ``linecnn.classroom.paths``).
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import SINGLE
 from linecnn.bench.schema import COLUMNS, LISTED, SCHEMA, span_text, upgrade
 from linecnn.bench.span import Span
+from linecnn.classroom.paths import data_dir
 from linecnn.errors import UserError, said
-from linecnn.serve.paths import data_dir
 
 DB_NAME = "bench.sqlite3"
 SOURCES = ("page", "cli", "import")

@@ -23,8 +23,8 @@ from linecnn.bench.noise import highest, load_average, mark
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.timing import Watch
+from linecnn.classroom.cores import usable_cores
 from linecnn.device import describe
-from linecnn.serve.cores import usable_cores
 from linecnn.stop import Stopped, StopReason
 
 

@@ -3,13 +3,13 @@
 A timing thread inside the Streamlit server shares the interpreter lock with every session's script
 runs, so an epoch the CLI times in a few ms could read a second there. The page therefore runs each
 benchmark here, in a fresh process that runs exactly the CLI's code (``run_sweep``) on torch's
-start-up thread count, as the CLI does. ``linecnn.bench.remote`` starts it and reads it.
+start-up thread count, as the CLI does. ``linecnn.bench.in_worker`` starts it and reads it.
 
 The protocol is JSON lines. The parent writes one request line on stdin (``request``) and keeps
 stdin open: at its end of file (a cancel, the server gone) this process exits at once. Stdout carries
 only the replies: ``{"env": ...}`` first, then per cell ``{"ready": cell}``, after which the worker
 waits for one line on stdin (the parent's go, once it has reserved the cell's cores:
-``linecnn.serve.cores``), ``{"progress": [cell, phase, done, total]}`` between epochs and
+``linecnn.classroom.cores``), ``{"progress": [cell, phase, done, total]}`` between epochs and
 ``{"result": ...}``; at last ``{"end": true}``. A ``{"beat": true}`` comes every second among them,
 waits included (``heartbeat``); anything else printed goes to stderr.
 
@@ -32,7 +32,7 @@ from linecnn.bench.factors import factor
 from linecnn.bench.heartbeat import open_replies
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.sweep import CellProgress, run_sweep
-from linecnn.serve.cores import OS_AFFINITY, confine_all
+from linecnn.classroom.cores import OS_AFFINITY, confine_all
 
 
 def request(

@@ -15,10 +15,10 @@ from linecnn.bench.config import AMP_MODES, BenchConfig
 from linecnn.bench.document import BenchDocument, BenchEnv
 from linecnn.bench.factors import FACTORS, SINGLE
 from linecnn.bench.plan import MAX_STEP_BYTES, Caps, StepMemoryError, SweepPlan, SweepRequest
+from linecnn.classroom.cores import OS_AFFINITY, confine_all, usable_cores
 from linecnn.cli.table import print_results
 from linecnn.cli.train import add_problem_options, progress_bars
 from linecnn.device import list_devices, resolve
-from linecnn.serve.cores import OS_AFFINITY, confine_all, usable_cores
 from linecnn.train.config import DEFAULT_FLAT
 
 if TYPE_CHECKING:  # the profiler's types, imported for real only when a profile is asked for

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
+from linecnn.classroom.gpu_use import GPU_USE
 from linecnn.device import cpu_threads
 from linecnn.device_ops import synchronize
-from linecnn.serve.gpu_use import GPU_USE
 from linecnn.train.config import RunConfig
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.trainer import fit

@@ -16,9 +16,9 @@ from typing import TypeGuard
 
 import torch
 
+from linecnn.classroom.gpu_use import GPU_USE
 from linecnn.device import cpu_threads
 from linecnn.device_ops import synchronize
-from linecnn.serve.gpu_use import GPU_USE
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from linecnn.classroom.settings import env_number, seconds_field
 from linecnn.errors import Message
-from linecnn.serve.settings import env_number, seconds_field
 from linecnn.stop import Stopped, StopReason
 
 WATCH_ENV = "LINECNN_RANK_TIMEOUT"  # host setting: seconds a rank may stay silent before the run ends

@@ -15,7 +15,7 @@ import streamlit as st
 from linecnn.bench.agree import Verdict, compare, same_settings
 from linecnn.bench.results import CellResult
 from linecnn.device import device_key
-from linecnn.ui.bench.data import ShownRun
+from linecnn.ui.bench.results.data import ShownRun
 from linecnn.ui.bench.state import shown_runs
 from linecnn.ui.i18n import count, number, percent, t
 from linecnn.ui.state import RunRecord, latest_run

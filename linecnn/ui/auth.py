@@ -8,7 +8,7 @@ from urllib.parse import SplitResult, urlsplit
 
 import streamlit as st
 
-from linecnn.serve.roles import email_matches
+from linecnn.classroom.roles import email_matches
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import say, t
 from linecnn.ui.streamlit_private import StreamlitAuthError

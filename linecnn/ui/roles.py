@@ -1,4 +1,4 @@
-"""This session's rights on a shared server (linecnn.serve.roles); the benchmark's reservation in words."""
+"""This session's rights on a shared server (``classroom.roles``); the benchmark's reservation in words."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import streamlit as st
 
-from linecnn.serve import reservation
-from linecnn.serve.reservation import Reservation
-from linecnn.serve.roles import Rights, Role, RoleSettings, benchmark_refusal, rights, start_up_line
+from linecnn.classroom import reservation
+from linecnn.classroom.reservation import Reservation
+from linecnn.classroom.roles import Rights, Role, RoleSettings, benchmark_refusal, rights, start_up_line
 from linecnn.ui.auth import auth_configured
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import t

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 import streamlit as st
 from torch import nn
 
-from linecnn.serve.settings import env_number, env_uncapped
+from linecnn.classroom.settings import env_number, env_uncapped
 from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui.format import device_short

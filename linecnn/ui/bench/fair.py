@@ -13,7 +13,7 @@ import streamlit as st
 
 from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.plan import Caps
-from linecnn.serve.allowance import LEDGER, MIN_RUN_SECONDS, Allowance
+from linecnn.classroom.allowance import LEDGER, MIN_RUN_SECONDS, Allowance
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, number, t
 from linecnn.ui.roles import reserved_refusal, session_rights

@@ -1,7 +1,8 @@
 """What the Benchmark page shows of any background ``Job``: its start, the queue, Cancel, the progress bar.
 
-The sweep (``sweep_view``) and the Processes / GPUs section (``ranks``) each keep their job under a
-session key of their own and say things in their own words (a catalog prefix); the rest is here.
+The sweep (``sweep.running``) and the Processes / GPUs section (``data_parallel.section``) each keep
+their job under a session key of their own and say things in their own words (a catalog prefix); the
+rest is here.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from linecnn.jobs.job import Job
 from linecnn.ui.bench.fair import may_benchmark, queue_text, session_name
-from linecnn.ui.bench.job import Job
 from linecnn.ui.focus import keep_focus, key_selector
 from linecnn.ui.i18n import number, t
 from linecnn.ui.roles import session_rights

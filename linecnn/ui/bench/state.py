@@ -13,11 +13,11 @@ import streamlit as st
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.plan import MAX_IMAGES, MAX_STEP_BYTES, Caps
 from linecnn.bench.store import History, HistoryError, RunSummary
-from linecnn.serve.roles import Rights
-from linecnn.serve.settings import env_number, env_uncapped
+from linecnn.classroom.roles import Rights
+from linecnn.classroom.settings import env_number, env_uncapped
 from linecnn.train.config import RunConfig
 from linecnn.ui import notice
-from linecnn.ui.bench.data import ShownRun
+from linecnn.ui.bench.results.data import ShownRun
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import say, t
 from linecnn.ui.roles import session_rights

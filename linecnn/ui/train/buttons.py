@@ -6,7 +6,7 @@ import streamlit as st
 import torch
 
 from linecnn.bench.cell import is_out_of_memory
-from linecnn.serve.sharing import machine_turn
+from linecnn.classroom.sharing import machine_turn
 from linecnn.train.limits import check_limits
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n, state

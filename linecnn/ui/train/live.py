@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from linecnn.serve.sharing import sharing_machine
+from linecnn.classroom.sharing import sharing_machine
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state

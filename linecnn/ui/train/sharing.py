@@ -8,10 +8,10 @@ from collections.abc import Iterator, Mapping
 import streamlit as st
 import torch
 
+from linecnn.classroom.queue import Lease, Wait
+from linecnn.classroom.settings import env_whole
+from linecnn.classroom.sharing import cpu_share, is_local_client, training_queue
 from linecnn.device import cpu_threads
-from linecnn.serve.queue import Lease, Wait
-from linecnn.serve.settings import env_whole
-from linecnn.serve.sharing import cpu_share, is_local_client, training_queue
 from linecnn.train.config import RunConfig
 from linecnn.train.limits import cpu_threads_for
 from linecnn.train.trainer import Trainer
@@ -90,7 +90,7 @@ def training_turn(trainer: Trainer, progress=None, caption=None) -> Iterator[Lea
     and ``caption`` (the ``st.empty`` beside the buttons) says it waits, until it trains; without
     them it waits silently (a single Step). Each epoch also waits for any benchmark cell
     that needs the machine alone (the CPU clock, process-wide CUDA settings): wrap the epochs in
-    ``linecnn.serve.sharing.sharing_machine``.
+    ``linecnn.classroom.sharing.sharing_machine``.
     Every optimizer step beats the slot's lease; check it between epochs (``Lease.check``).
     """
     said = None  # the caption's last text: rewritten only when the place changes

@@ -19,7 +19,7 @@ export default function () {
   }
   let top = null;
   const seek = () => {
-    // Scrolled, or on another page (/lesson#move lands on /Lesson: linecnn.ui.page_case).
+    // Scrolled, or on another page (/lesson#move lands on /Lesson: linecnn.deploy.page_case).
     if (reader || location.pathname.toLowerCase() !== opened.pathname.toLowerCase()) return;
     const heading = document.getElementById(anchor);
     if (!heading) {

@@ -1,0 +1,1 @@
+"""The Benchmark page's "Processes / GPUs": data-parallel runs through torchrun."""

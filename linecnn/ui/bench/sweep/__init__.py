@@ -1,0 +1,1 @@
+"""The Benchmark page's sweep: its form, the running sweep, how it ended."""
