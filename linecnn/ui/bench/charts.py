@@ -1,6 +1,7 @@
 """Plotly figure of a benchmark sweep: log-log time per epoch, one line per device, the crossover marked.
 
-Pure: a results frame in, a figure out, no Streamlit.
+A results frame in, a figure out, no Streamlit calls; its words and number format come from ``t()``
+and ``linecnn.ui.i18n``, which read the session's language.
 """
 
 from __future__ import annotations
