@@ -168,9 +168,9 @@ def cpu_threads(device: torch.device | str, threads: int | None) -> Iterator[Non
 
     One thread is for tiny ops: they gain nothing from more, and when the machine is busy (a
     browser drawing charts, other sessions) each op waits for a thread that waits for a core,
-    which can make a tiny op ten times slower. torch keeps the count per calling thread, but
-    threads started meanwhile inherit it, so a Streamlit run (each has its own thread) should
-    set what it needs, None included.
+    which can make a tiny op many times slower (docs/measurements.md). torch keeps the count per
+    calling thread, but threads started meanwhile inherit it, so a Streamlit run (each has its own
+    thread) should set what it needs, None included.
     The block always ends at DEFAULT_CPU_THREADS. Does nothing for other devices.
     """
     if torch.device(device).type != "cpu":

@@ -9,7 +9,7 @@ it. Both time the page's default data sweep (or ``--up-to`` a smaller one) with 
 repeats. Rounds alternate the order (page first, then the CLI first, ...); a cell's figure is the
 median over rounds of page median / CLI median. ``--busy N`` keeps N pure-Python threads spinning
 in this process meanwhile, as N sessions' script runs do in a web server; ``--thread`` adds the
-page's old path (``run_sweep`` in a thread of this process) for comparison. Prints a table and
+path the page avoids (``run_sweep`` in a thread of this process) for comparison. Prints a table and
 the load average; exits 1 when a cell's ratio is off by more than the tolerance (±20 %).
 """
 
@@ -60,7 +60,7 @@ def page(request: SweepRequest) -> dict[int, float]:
 
 
 def in_thread(request: SweepRequest) -> dict[int, float]:
-    """The page's old path: ``run_sweep`` in a thread of this process."""
+    """The path the page avoids: ``run_sweep`` in a thread of this process."""
     found: dict[int, float] = {}
     thread = threading.Thread(target=lambda: found.update(medians(list(run_sweep(request.plan(Caps()))))))
     thread.start()

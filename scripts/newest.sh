@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The newest releases that pyproject.toml allows, tried before they become the tested set: builds a
 # fresh venv without constraints.txt, runs the fast tier and one browser visit per page, then prints
-# each package whose version differs from constraints.txt. The README ("Newer versions") says how a
+# each package whose version differs from constraints.txt. docs/maintaining.md ("Newer versions") says how a
 # maintainer then moves the set.
 #   scripts/newest.sh [VENV] [PYTEST ARGS...]
 # VENV: by default a new folder under $TMPDIR (reuse one to skip most of the install). PYTEST ARGS:

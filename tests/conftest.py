@@ -43,7 +43,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, known only where it is installed
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
     """Every browser test in one work unit, run in one worker one after another (two browsers and
-    servers at once made them flaky on 2 cores); every other test on its own, to either worker."""
+    servers at once on 2 cores make them flaky); every other test on its own, to either worker."""
     from xdist.scheduler import LoadScopeScheduling
 
     class BrowserTestsTogether(LoadScopeScheduling):

@@ -129,5 +129,5 @@ def cpu_threads_for(config: RunConfig) -> int | None:
 
     A small step's ops last well under a millisecond, and when the browser redraws on one of the
     cores, every op split over two threads waits for its descheduled second thread; one thread
-    does not wait. The README's Measurements give the figures (``scripts/bench_train_page.py``)."""
+    does not wait. docs/measurements.md gives the figures (``scripts/bench_train_page.py``)."""
     return 1 if step_memory_bytes(config.model, config.step_size) <= SMALL_STEP_BYTES else None

@@ -1,8 +1,8 @@
 """The range of each number box, checked and explained by the page itself, in the reader's language.
 
 A widget's own ``min_value``/``max_value`` check answers in Streamlit's English only, and a box
-it refuses still shows the refused number while the app keeps the previous one: Start then ran
-a value the reader no longer saw. The boxes (``linecnn.ui.number_boxes``) take any number; the page
+it refuses still shows the refused number while the app keeps the previous one, so Start would run
+a value the reader no longer sees. The boxes (``linecnn.ui.number_boxes``) take any number; the page
 checks it against its Bounds, says what is wrong next to the form and refuses to start until it is fixed.
 """
 

@@ -4,7 +4,7 @@ Streamlit's chart theme writes axis numbers and titles at 12 and 14 px in a pale
 3.6:1 against the app's paper, under the 4.5:1 small text needs), which a projector washes out
 for the back of a room. Every chart goes through :func:`show_chart`, which writes them larger and,
 on a light theme, in a slate with 8.5:1; a dark theme keeps Streamlit's own light grey, which reads well.
-Its hover boxes had the same pale grey at 12 px on white; they get dark text at the axis size
+Its hover boxes have the same pale grey at 12 px on white; they get dark text at the axis size
 on white inside a visible border, readable on a light or a dark page alike.
 Plotly draws a chart as pictures without names, which a screen reader announces as "image" and
 nothing more, so each chart is given a sentence saying what it shows (``chart.toml``).

@@ -1,10 +1,10 @@
 """Pressing a run's button brings the run into view, and keeps it there while it draws.
 
 On a phone the Train page's screen ends at its buttons: the progress line and the charts a run draws
-come under them, out of sight, and the tap seemed to do nothing. On a laptop the Benchmark page's form
-fills the screen: its run's progress and results start about a screen below Run benchmark, and a
-student saw only a greyed button. At the end of a Train run its summary starts a screen below the
-charts, where a student did not know to look. On Draw a stroke's verdict may lie under the screen's
+come under them, out of sight, and the tap would seem to do nothing. On a laptop the Benchmark page's
+form fills the screen: its run's progress and results start about a screen below Run benchmark, where
+a student would see only a greyed button. At the end of a Train run its summary starts a screen below
+the charts, where a student would not know to look. On Draw a stroke's verdict may lie under the screen's
 edge (a phone, or a hint above the canvas). After a press on one of a page's trigger buttons (or a stroke in
 its trigger) this scrolls the page's target (a row or a container) into view, and puts it back there
 whenever the page changes height (a busy server draws seconds later; a message may appear above),

@@ -50,7 +50,7 @@ def format_bytes(count: int | None, locale: str = "en") -> str:
 def format_seconds(seconds: float, locale: str = "en") -> str:
     """Seconds as '0.4 ms', '850 ms', '12.3 s' or '4 min 05 s' (the units read the same in Spanish: '12,3 s').
 
-    Under 10 ms a tenth is kept: a Lesson snippet that ran in 0.4 ms said it ran 'in 0 ms'. Each unit
+    Under 10 ms a tenth is kept, so a Lesson snippet of 0.4 ms never reads 'in 0 ms'. Each unit
     ends where rounding would write the next one's first value ('1000 ms', '60.0 s')."""
     if seconds < 0.00995:
         return f"{_decimal(seconds * 1000, 1, locale)} ms"

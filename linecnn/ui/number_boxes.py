@@ -1,8 +1,8 @@
 """Boxes for numbers written and read the reader's way: '0,01' and '20.000' in Spanish.
 
-Streamlit's number box writes its value with printf (a decimal point in every language, so a
-Spanish page showed the learning rate as '0.0100') and the browser reads what is typed with a
-decimal point too, so '20.000' typed on a Spanish page, twenty thousand, arrived as 20. These boxes
+Streamlit's number box writes its value with printf (a decimal point in every language: a Spanish
+page would show the learning rate as '0.0100') and the browser reads what is typed with a decimal
+point too ('20.000' typed on a Spanish page, twenty thousand, would arrive as 20). These boxes
 are text boxes that write the number in the language's way and read it back the same way.
 
 - ``decimal_box``, for small numbers with decimals (the learning rate): never written with

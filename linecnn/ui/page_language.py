@@ -1,8 +1,8 @@
 """The page's own language tag (``<html lang>``) set to the language the page is written in.
 
 Streamlit's page says ``lang="en"`` whatever it shows. A screen reader picks its voice and its
-pronunciation from that tag, so a Spanish page was read aloud with English sounds, hard to follow
-for the student who relies on it. Hyphenation and the browser's spell check follow the tag too.
+pronunciation from that tag: a Spanish page tagged English is read aloud with English sounds, hard
+to follow for the student who relies on it. Hyphenation and the browser's spell check follow the tag too.
 """
 
 from __future__ import annotations

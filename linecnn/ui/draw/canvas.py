@@ -134,8 +134,8 @@ def keep_cells(grid: list[bool]) -> torch.Tensor:
 
 # The canvas's hover toolbar (undo, redo, reset) waits invisibly over the top-right corner of
 # the drawing area and slides up only after the pointer has hovered there a moment, so a
-# finger tap or a quick stroke starting in that corner hit the toolbar and drew nothing, and a
-# touch screen, which has no hover, never showed undo at all. This script parks it above the
+# finger tap or a quick stroke starting in that corner hits the toolbar and draws nothing, and a
+# touch screen, which has no hover, never shows undo at all. This script parks it above the
 # canvas for good, always visible; only its card takes clicks.
 _TOOLBAR_JS = asset("canvas-toolbar.js")
 _toolbar_fix = st.components.v2.component("linecnn_canvas_toolbar_fix", js=_TOOLBAR_JS)

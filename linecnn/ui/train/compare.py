@@ -51,7 +51,7 @@ def ema(values: Sequence[float], weight: float) -> list[float]:
 def overlay_hover(metric: str, x_axis: str) -> str:
     """The compare chart's hover template: the run's name, then its x and its ``metric``, each named.
 
-    Plotly's own was a bare '(30, 1,49×10⁻⁴)', whose decimal comma read as the pair's comma on a Spanish
+    Plotly's own is a bare '(30, 1,49×10⁻⁴)', whose decimal comma reads as the pair's comma on a Spanish
     page; seconds are given to the hundredth ('0,14', not '0,140501'). The metric's value is the one
     the chart wrote out for each point (``customdata``): a loss to 4 digits, an accuracy as a percentage."""
     x_field = "%{x}" if x_axis == "epoch" else "%{x:.2f}"

@@ -1,6 +1,7 @@
 """Plotly figure of a benchmark sweep: log-log time per epoch, one line per device, the crossover marked.
 
-Pure: a results frame in, a figure out, no Streamlit.
+A results frame in, a figure out, no Streamlit calls; its words and number format come from ``t()``
+and ``linecnn.ui.i18n``, which read the session's language.
 """
 
 from __future__ import annotations
@@ -171,7 +172,7 @@ def fit_figure(points: pd.DataFrame, fits: dict[str, CostFit], factor: str) -> g
 def _fit_hover(factor: str) -> str:
     """The hover of every line of the fit chart: the line's name, then its x and its milliseconds, named.
 
-    Plotly's own was a bare '(3.600, 25,6)', whose decimal comma read as the pair's comma in Spanish."""
+    Plotly's own is a bare '(3.600, 25,6)', whose decimal comma reads as the pair's comma in Spanish."""
     return (
         f"%{{fullData.name}}<br>{factor_words(factor, 'hover')} %{{x:,.0f}}<br>%{{y:.3g}} ms<extra></extra>"
     )

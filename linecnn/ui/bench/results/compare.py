@@ -1,6 +1,7 @@
 """Which cells of the shown runs can be compared with the baseline CPU series: speed-ups, crossovers.
 
-Pure pandas, no Streamlit. Two cells are compared only when they share their whole shape.
+No Streamlit calls, but not free of the session: its words come from ``t()``, which reads the
+session's language. Two cells are compared only when they share their whole shape.
 """
 
 from __future__ import annotations

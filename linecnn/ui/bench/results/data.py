@@ -1,4 +1,6 @@
-"""Benchmark documents turned into the tables the page shows. Pure pandas, no Streamlit.
+"""Benchmark documents turned into the tables the page shows, with pandas.
+
+No Streamlit calls, but its column words come from ``t()``, which reads the session's language.
 
 A *series* is one line on the sweep chart: one device of one run with one set of faster paths.
 """

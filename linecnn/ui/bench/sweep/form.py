@@ -48,8 +48,8 @@ def render_form(caps: Caps) -> SweepRequest | None:
     )
     factor = FACTORS[name]
     checks: list = []  # (label, value, bounds) of every number box in use
-    # Enter in a box only takes its number, as on the Train page: it started a benchmark (minutes of the
-    # session's hourly share) when a student pressed it to confirm a warm-up count.
+    # Enter in a box only takes its number, as on the Train page: a student who presses it to confirm a
+    # warm-up count must not start a benchmark (minutes of the session's hourly share).
     with st.form(running.FORM, border=True, enter_to_submit=False):
         devices, up_to, runs = _sweep_settings(factor, caps, checks)
         held = _held_settings(factor, caps, checks)

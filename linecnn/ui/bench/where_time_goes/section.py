@@ -25,8 +25,7 @@ ROUGH_FIT = 0.25  # a line more than 25 % from some measured point is called rou
 # Above 50 % the line misses some measured epoch by half its time or more. Its two parts are fitted to
 # the same points, so each can then be off by as much as the smaller part weighs: a split such as
 # "100 % fixed, 0.00 µs per image" would be the noise speaking. The page then gives no shares at all.
-# Measured: a 2-core VM at a load average of 40 still fitted the default sweep within 31 % (shown as
-# rough); the runs in issue 20 missed by 88 % and by 16x, which this bound refuses to split.
+# A loaded machine's default sweep still fits within it, rough (docs/measurements.md has the figures).
 NOISY_FIT = 0.5
 EXACT_FIT = 0.005  # two sizes and a line of two costs through both: the fit's closeness proves nothing
 REFERENCES = "bench.references"  # session key of the toggle that shows the bundled reference GPU series
