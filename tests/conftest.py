@@ -85,6 +85,20 @@ def server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
 
 
 @pytest.fixture(scope="session")
+def one_slot_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
+    """A server that trains one CPU run at a time and whose benchmark cells own every core (training
+    waits while one is timed), whatever this machine's size: the queue and the cores browser tests
+    share it, one after the other, instead of starting a server each."""
+    from linecnn.serve.cores import BENCH_CORES_ENV, usable_cores
+    from linecnn.serve.sharing import SLOTS_ENV
+
+    every_core = str(len(usable_cores()))
+    instance = StreamlitServer({**server_env, SLOTS_ENV: "1", BENCH_CORES_ENV: every_core}).start()
+    yield instance
+    instance.stop()
+
+
+@pytest.fixture(scope="session")
 def chromium() -> str:
     """Chromium's path; skips locally without it, fails under CI."""
     path = find_chromium()
