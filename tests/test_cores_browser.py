@@ -4,19 +4,28 @@ both pages say so."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
 
-from linecnn.serve.cores import usable_cores
-from tests.helpers import wait_for_app
+from linecnn.serve.cores import BENCH_CORES_ENV, usable_cores
+from tests.helpers import StreamlitServer, wait_for_app
 
 pytestmark = pytest.mark.browser
 WAIT_MS = 90_000  # a 2-core machine loaded many times over took over 30 s to redraw a page
 CORES = len(usable_cores())
 
 
-def test_a_run_waits_while_a_cpu_cell_is_timed_and_both_pages_say_so(browser, one_slot_server):
+@pytest.fixture(scope="module")
+def alone_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
+    """A server whose benchmark cells own every core (training waits), whatever this machine's size."""
+    instance = StreamlitServer({**server_env, BENCH_CORES_ENV: str(CORES)}).start()
+    yield instance
+    instance.stop()
+
+
+def test_a_run_waits_while_a_cpu_cell_is_timed_and_both_pages_say_so(browser, alone_server):
     """Start a long run, time one CPU cell in another session: its card names the cores it had and the
     page says one training run waited; stopped, the run's summary says how long it waited."""
     viewport = {"width": 1400, "height": 1000}
@@ -24,7 +33,7 @@ def test_a_run_waits_while_a_cpu_cell_is_timed_and_both_pages_say_so(browser, on
     try:
         for tab in (train, bench):
             tab.set_default_timeout(WAIT_MS)
-        train.goto(f"{one_slot_server.url}/Train")
+        train.goto(f"{alone_server.url}/Train")
         wait_for_app(train)
         # The longest run the server allows (epochs x images within its budget): it outlasts the cell.
         for label, value in (("Epochs", "5000"), ("Images per class", "600")):
@@ -35,7 +44,7 @@ def test_a_run_waits_while_a_cpu_cell_is_timed_and_both_pages_say_so(browser, on
         train.get_by_role("button", name="Start").click()
         train.get_by_text(re.compile(r"Epoch [\d,]+ / 5,?000")).wait_for()
 
-        bench.goto(f"{one_slot_server.url}/Benchmark")
+        bench.goto(f"{alone_server.url}/Benchmark")
         wait_for_app(bench)
         bench.get_by_role("radio", name="Single cell").click()
         wait_for_app(bench)

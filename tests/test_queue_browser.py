@@ -3,15 +3,25 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
 
+from linecnn.serve.sharing import SLOTS_ENV
 from tests.helpers import StreamlitServer, wait_for_app
 
 pytestmark = pytest.mark.browser
 WAIT_MS = 90_000  # a 2-core machine loaded many times over took over 30 s to redraw a page
 QUEUED = re.compile(r"^Place 1 of 1 in the queue ")  # the progress bar's line while the run waits
+
+
+@pytest.fixture(scope="module")
+def one_slot_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
+    """A server that trains one CPU run at a time, whatever this machine's core count."""
+    instance = StreamlitServer({**server_env, SLOTS_ENV: "1"}).start()
+    yield instance
+    instance.stop()
 
 
 def train_tab(browser, server: StreamlitServer, epochs: int):
