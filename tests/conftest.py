@@ -22,6 +22,26 @@ def is_browser_file(nodeid: str) -> bool:
     return Path(nodeid.split("::")[0]).stem.endswith("browser")
 
 
+# Browser test files whose servers are all their own and that check nothing against the clock: each is
+# a work unit of its own, queued last, for whichever worker runs out of work first. The other files'
+# tests (clock-sensitive ones among them) run together in one worker, started first.
+FLOATING_BROWSER_FILES = frozenset(
+    {"test_hostile_browser", "test_hosting_browser", "test_login_browser", "test_roles_browser"}
+)
+
+
+def is_floating(nodeid: str) -> bool:
+    """True for a test in one of FLOATING_BROWSER_FILES."""
+    return Path(nodeid.split("::")[0]).stem in FLOATING_BROWSER_FILES
+
+
+def queue_rank(nodeid: str) -> int:
+    """0: the browser group, run first in one worker; 1: every other test; 2: the floating browser files."""
+    if is_floating(nodeid):
+        return 2
+    return 0 if is_browser_file(nodeid) else 1
+
+
 def pytest_itemcollected(item: pytest.Item) -> None:
     """A test that uses Chromium is a browser test, and every browser test is slow: the fast tier
     (-m "not slow") never starts a browser, even for a test whose file forgot its marker. A browser
@@ -36,20 +56,25 @@ def pytest_itemcollected(item: pytest.Item) -> None:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The browser tests first, so one worker starts on them at once while the other takes the rest."""
-    items.sort(key=lambda item: not is_browser_file(item.nodeid))  # stable: files keep their order
+    """The browser group first, so one worker starts on it at once while the other takes the rest; the
+    floating browser files last, taken by the worker that is free first."""
+    items.sort(key=lambda item: queue_rank(item.nodeid))  # stable: files keep their order
 
 
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook, known only where it is installed
 def pytest_xdist_make_scheduler(config: pytest.Config, log):  # noqa: ANN201 - xdist's scheduler
-    """Every browser test in one work unit, run in one worker one after another (two browsers and
-    servers at once on 2 cores make them flaky); every other test on its own, to either worker."""
+    """The browser group in one work unit, run in one worker one after another (two clock-sensitive
+    browser tests at once make them flaky on 2 cores); each floating browser file a unit of its own;
+    every other test on its own. Units go out in collection order (xdist would put the biggest first)."""
     from xdist.scheduler import LoadScopeScheduling
 
     class BrowserTestsTogether(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
+            if is_floating(nodeid):
+                return nodeid.split("::")[0]
             return "browser tests" if is_browser_file(nodeid) else nodeid
 
+    config.option.loadscopereorder = False
     return BrowserTestsTogether(config, log)
 
 
@@ -57,16 +82,17 @@ _first_test_seen = False
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """In a worker whose first test is not a browser test, run at a lower CPU priority.
+    """In a worker whose first test is not in the browser group, run at a lower CPU priority.
 
-    The browser tests wait on pages, servers and timers in real time; the others only need CPU.
-    Given the cores first, the browser worker's run (the longest) is not slowed by the other's,
-    which takes whatever the browser leaves."""
+    The browser group waits on pages, servers and timers in real time; the others only need CPU, or
+    (the floating browser files) have no clock to beat. Given the cores first, the browser group's
+    worker (the longest run) is not slowed by the other's, which takes whatever the browser leaves,
+    for its own Chromium and servers too (they inherit the niceness)."""
     global _first_test_seen
     if _first_test_seen:
         return
     _first_test_seen = True
-    if os.environ.get("PYTEST_XDIST_WORKER") and not item.get_closest_marker("browser"):
+    if os.environ.get("PYTEST_XDIST_WORKER") and queue_rank(item.nodeid) != 0:
         os.nice(BACKGROUND_NICENESS)
 
 

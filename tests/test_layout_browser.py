@@ -309,29 +309,6 @@ def train_a_short_run(tab, base_url: str, lang: str = "en") -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_the_draw_verdict_comes_into_view_after_a_stroke_under_a_lesson_hint(server, browser, lang):
-    """At 1366x768, with a run on the lesson's data as Draw's model, the hint about such a run pushes the
-    prediction panel down (Spanish's longer hint the most): after a stroke the verdict and its bars are
-    on the screen."""
-    tab = browser.new_context(viewport=LAPTOP).new_page()
-    tab.set_default_timeout(60_000)
-    train_a_short_run(tab, server.url, lang)
-    tab.locator(SIDEBAR).get_by_role("link", name="Dibujar" if lang == "es" else "Draw").click()
-    tab.locator(CANVAS).wait_for(timeout=120_000)
-    wait_for_page(tab)
-    hint = "líneas exactas de la lección" if lang == "es" else "learned from the lesson's exact lines"
-    expect(tab.get_by_text(hint).first).to_be_visible()
-    tab.locator(CANVAS).scroll_into_view_if_needed()
-    draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
-    read_prediction(tab, 60_000)
-    wait_in_view(tab, BARS)
-    found = below_the_fold(tab, {"verdict": tab.locator(PREDICTION), "bars": tab.locator(BARS)})
-    tab.screenshot(path=str(ROOT / "artifacts" / f"draw-lesson-hint-1366-{lang}.png"))
-    tab.context.close()
-    assert found == []
-
-
-@pytest.mark.parametrize("lang", ["en", "es"])
 def test_the_draw_verdict_comes_into_view_after_a_stroke_on_a_phone(server, browser, lang):
     """On a 390x844 phone the verdict lies under the canvas's brush and Clear: after a stroke the verdict
     and its probability bars are on the screen, and some of the canvas still is."""
@@ -353,16 +330,31 @@ def test_the_draw_verdict_comes_into_view_after_a_stroke_on_a_phone(server, brow
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_the_summary_comes_into_view_when_a_run_ends_on_a_laptop(server, browser, lang):
+def test_a_runs_summary_then_the_draw_verdict_under_its_hint_are_in_view_on_a_laptop(server, browser, lang):
     """At 1366x768 a run's summary starts about a screen below its charts: when the run ends, the summary's
-    title and its first row of final metrics are on the screen."""
+    title and its first row of final metrics are on the screen. With that run (on the lesson's data) as
+    Draw's model, the hint about such a run pushes the prediction panel down (Spanish's longer hint the
+    most): after a stroke the verdict and its bars are on the screen. One run serves both checks."""
     tab = browser.new_context(viewport=LAPTOP).new_page()
     tab.set_default_timeout(60_000)
     train_a_short_run(tab, server.url, lang)
     first_metrics = "[data-testid='stMain'] [data-testid='stMetric']"  # the summary's first row
     wait_in_view(tab, first_metrics)
     title = tab.get_by_text(re.compile(r"^(Resumen|Summary) · ")).first
-    found = below_the_fold(tab, {"title": title, "final metrics": tab.locator(first_metrics).first})
+    summary = below_the_fold(tab, {"title": title, "final metrics": tab.locator(first_metrics).first})
     tab.screenshot(path=str(ROOT / "artifacts" / f"train-summary-1366-{lang}.png"))
+
+    tab.locator(SIDEBAR).get_by_role("link", name="Dibujar" if lang == "es" else "Draw").click()
+    tab.locator(CANVAS).wait_for(timeout=120_000)
+    wait_for_page(tab)
+    hint = "líneas exactas de la lección" if lang == "es" else "learned from the lesson's exact lines"
+    expect(tab.get_by_text(hint).first).to_be_visible()
+    tab.locator(CANVAS).scroll_into_view_if_needed()
+    draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
+    read_prediction(tab, 60_000)
+    wait_in_view(tab, BARS)
+    verdict = below_the_fold(tab, {"verdict": tab.locator(PREDICTION), "bars": tab.locator(BARS)})
+    tab.screenshot(path=str(ROOT / "artifacts" / f"draw-lesson-hint-1366-{lang}.png"))
     tab.context.close()
-    assert found == []
+    assert summary == []
+    assert verdict == []

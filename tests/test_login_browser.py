@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers import ROOT, StreamlitServer, in_ci, wait_for_app
+from tests.helpers import ROOT, StreamlitServer, in_ci, stop_processes, wait_for_app
 from tests.oidc_provider import ACCOUNT, OidcProvider, node_missing_reason
 
 pytestmark = pytest.mark.browser
@@ -46,30 +46,33 @@ def allow_list_app(server_env, tmp_path_factory) -> StreamlitServer:
 
 @pytest.fixture(scope="session")
 def oidc_provider(node: None, login_app, allow_list_app) -> Iterator[OidcProvider]:
-    """The test OIDC provider, with one client that may return to either app."""
-    provider = OidcProvider([login_app.url, allow_list_app.url]).start()
-    yield provider
-    provider.stop()
+    """The test OIDC provider, with one client that may return to either app. The apps' secrets need
+    only the provider's address, so both apps start side by side with it; each test waits for its own."""
+    provider = OidcProvider([login_app.url, allow_list_app.url])
+    _launch(login_app, provider.secrets_toml(login_app.url))
+    _launch(allow_list_app, provider.secrets_toml(allow_list_app.url, ["school.edu"]))
+    try:
+        yield provider.start()
+    finally:
+        stop_processes([provider.process, login_app.process, allow_list_app.process])
 
 
-def _start(app: StreamlitServer, secrets_toml: str) -> StreamlitServer:
+def _launch(app: StreamlitServer, secrets_toml: str) -> None:
     with open(app.env["STREAMLIT_SECRETS_FILES"], "w") as secrets:
         secrets.write(secrets_toml)
-    return app.start()
+    app.launch()
 
 
 @pytest.fixture(scope="session")
-def login_server(login_app, oidc_provider) -> Iterator[StreamlitServer]:
+def login_server(login_app, oidc_provider) -> StreamlitServer:
     """The app with an [auth] section pointing at the provider."""
-    yield _start(login_app, oidc_provider.secrets_toml(login_app.url))
-    login_app.stop()
+    return login_app.wait_until_healthy()
 
 
 @pytest.fixture(scope="session")
-def allow_list_server(allow_list_app, oidc_provider) -> Iterator[StreamlitServer]:
+def allow_list_server(allow_list_app, oidc_provider) -> StreamlitServer:
     """The app with [auth] and an allow-list that the test account is not on."""
-    yield _start(allow_list_app, oidc_provider.secrets_toml(allow_list_app.url, ["school.edu"]))
-    allow_list_app.stop()
+    return allow_list_app.wait_until_healthy()
 
 
 def _sign_in(page, app: StreamlitServer, provider: OidcProvider, shot_prefix: str) -> None:

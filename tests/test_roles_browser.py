@@ -11,7 +11,7 @@ from playwright.sync_api import expect
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.store import History
 from tests.bench_fixture import fake_gpu_document
-from tests.helpers import ROOT, StreamlitServer, in_ci, wait_for_app
+from tests.helpers import ROOT, StreamlitServer, in_ci, stop_processes, wait_for_app
 from tests.oidc_provider import ACCOUNT, STUDENT, OidcProvider, node_missing_reason
 
 pytestmark = pytest.mark.browser
@@ -19,7 +19,7 @@ pytestmark = pytest.mark.browser
 
 @pytest.fixture(scope="module")
 def class_app(tmp_path_factory) -> Iterator[StreamlitServer]:
-    """The app with Ada as the class's teacher and one GPU run in its history; not started yet."""
+    """The app with Ada as the class's teacher and one GPU run in its history, and its OIDC provider."""
     reason = node_missing_reason()
     if reason is not None:
         if in_ci():
@@ -33,11 +33,14 @@ def class_app(tmp_path_factory) -> Iterator[StreamlitServer]:
         "STREAMLIT_SECRETS_FILES": str(folder / "secrets.toml"),
     }
     app = StreamlitServer(env)
-    provider = OidcProvider([app.url]).start()
-    (folder / "secrets.toml").write_text(provider.secrets_toml(app.url))
-    yield app.start()
-    app.stop()
-    provider.stop()
+    provider = OidcProvider([app.url])
+    (folder / "secrets.toml").write_text(provider.secrets_toml(app.url))  # needs only the provider's address
+    app.launch()  # side by side with the provider
+    try:
+        provider.start()
+        yield app.wait_until_healthy()
+    finally:
+        stop_processes([app.process, provider.process])
 
 
 def sign_in(tab, app: StreamlitServer, login: str) -> None:
