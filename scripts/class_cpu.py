@@ -64,8 +64,9 @@ def describe(priority: str, cores: tuple[int, ...]) -> str:
     return f"Chromium and Playwright's driver stand in for the students' laptops: {where}, {how}"
 
 
-def processes() -> dict[int, tuple[int, float]]:
-    """Every process now: its parent's pid and the CPU seconds (user and system) it has used so far."""
+def processes() -> dict[int, tuple[int, float, str]]:
+    """Every process now: its parent's pid, the CPU seconds (user and system) it has used so far and its
+    state ('R': running or waiting for a core)."""
     table = {}
     for name in os.listdir("/proc"):
         if not name.isdigit():
@@ -75,15 +76,15 @@ def processes() -> dict[int, tuple[int, float]]:
         except OSError:  # a process that ended meanwhile
             continue
         # After the name: state, ppid, ... utime and stime are the 12th and 13th fields.
-        table[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK)
+        table[int(name)] = (int(fields[1]), (int(fields[11]) + int(fields[12])) / TICK, fields[0])
     return table
 
 
-def descendants(pid: int, table: dict[int, tuple[int, float]] | None = None) -> list[int]:
+def descendants(pid: int, table: dict[int, tuple[int, float, str]] | None = None) -> list[int]:
     """Every process under ``pid`` (children, grandchildren, ...) in ``table`` (default: now)."""
     table = processes() if table is None else table
     below: dict[int, list[int]] = {}
-    for child, (parent, _) in table.items():
+    for child, (parent, *_) in table.items():
         below.setdefault(parent, []).append(child)
     found, todo = [], list(below.get(pid, []))
     while todo:
@@ -146,7 +147,8 @@ class Usage:
 class CpuWatch:
     """The load average and the CPU the server, its worker and the browsers used, every SAMPLE_SECONDS.
 
-    ``computing`` sums the samples in which the worker computed a cell (used COMPUTING cores or more):
+    ``computing`` sums the samples in which the worker computed a cell (it was running at the sample's
+    end, or used COMPUTING cores or more):
     what the server and the browsers took then is what competed with the cell (in split mode the
     server's share includes training, which runs on its own cores)."""
 
@@ -169,12 +171,14 @@ class CpuWatch:
         self._stop.set()
         self._thread.join()
 
-    def _reading(self) -> tuple[float, list[dict[int, float]]]:
+    def _reading(self) -> tuple[float, list[dict[int, float]], bool]:
         table = processes()
         worker = descendants(self.server, table) if self.server else []
-        browsers = [p for p in descendants(self.browsers, table) if p != self.server and p not in worker]
+        under = descendants(self.browsers, table) if self.browsers else []
+        browsers = [p for p in under if p != self.server and p not in worker]
         groups = ([self.server] if self.server else [], worker, browsers)
-        return time.monotonic(), [{p: table[p][1] for p in pids if p in table} for pids in groups]
+        running = any(table[p][2] == "R" for p in worker if p in table)
+        return time.monotonic(), [{p: table[p][1] for p in pids if p in table} for pids in groups], running
 
     def _run(self) -> None:
         with contextlib.suppress(OSError):  # the watch itself takes little from a timed cell
@@ -186,7 +190,8 @@ class CpuWatch:
             used = [used_between(a, b) for a, b in zip(before[1], after[1], strict=True)]
             step = Usage(after[0] - before[0], *used)
             self.total.add(step)
-            if step.wall > 0 and step.worker / step.wall >= COMPUTING:
+            # A worker that computes shows as running (on a core or waiting for one) or used cores.
+            if after[2] or (step.wall > 0 and step.worker / step.wall >= COMPUTING):
                 self.computing.add(step)
             before = after
 
