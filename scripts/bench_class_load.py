@@ -14,7 +14,8 @@ run gives the reference metrics.
 
 The browsers stand in for the students' laptops, so they must not take the server's cores from a
 timed cell: Chromium (and Playwright's driver) run under SCHED_IDLE by default (``--browsers idle``:
-a core only when the server leaves one free), and where the server splits the cores
+a core only when the server leaves one free; Chromium's session's autogroup at nice 19 too, as the
+kernel shares the CPU between sessions before it looks at policies), and where the server splits the cores
 (``linecnn.serve.cores``: a core is left over) on the cores left to the class too. ``--browsers
 nice`` runs them at nice 19, ``--browsers shared`` as ordinary processes (as a class never would:
 for comparison). Everything the server does (Streamlit's threads, the sessions' reruns and chart

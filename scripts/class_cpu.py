@@ -3,7 +3,8 @@
 The class-load scripts run a class on one machine: the server, and Chromium tabs standing in for the
 students' laptops. In a class the browsers take none of the server's cores, so here they run at a
 priority that gives way to everything else (``idle``: SCHED_IDLE, they get a core only when nothing
-else wants it; ``nice``: nice 19) or, for comparison, as ordinary processes (``shared``). The same goes
+else wants it; ``nice``: nice 19; either way their autogroup at nice 19, as the kernel shares the
+CPU between sessions first) or, for comparison, as ordinary processes (``shared``). The same goes
 for Playwright's driver, which stands in for nobody. Everything the server does (Streamlit's threads,
 the sessions' reruns and chart deltas, training) keeps its ordinary priority and still counts.
 
@@ -29,13 +30,36 @@ COMPUTING = 1.0  # a worker busy on at least this many cores computes a cell (no
 TICK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def give_way(priority: str) -> str:
-    """Python lines that make the calling process give way to the server (``priority``), or none."""
+def give_way_here(priority: str) -> None:
+    """Make this process (and all it starts) give way to the server (``idle``, ``nice``; ``shared``: as is).
+
+    With the kernel's autogroups every session is one group that gets as much CPU as any other, and a
+    policy only ranks threads inside their group: Chromium runs in a session of its own (Playwright
+    starts it so), so its group gives way too (nice 19), set here once this process leads a session
+    of its own (never the caller's group)."""
+    if priority == "shared":
+        return
     if priority == "idle":
-        return "os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))"
-    if priority == "nice":
-        return "os.nice(19)"
-    return "pass"
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    else:
+        os.nice(19)
+    with contextlib.suppress(OSError):  # a process group leader cannot start a session: it keeps its group
+        if os.getsid(0) != os.getpid():
+            os.setsid()
+    if os.getsid(0) == os.getpid():
+        group_nice(19)
+
+
+def group_nice(nice: int, tries: int = 20) -> None:
+    """Set this process's autogroup nice value; nothing where the kernel has no autogroups."""
+    for _ in range(tries):
+        try:
+            Path("/proc/self/autogroup").write_text(str(nice))
+            return
+        except FileNotFoundError:
+            return
+        except OSError:  # EAGAIN: the kernel allows one change per 100 ms, machine-wide
+            time.sleep(0.1)
 
 
 def browser_launcher(chromium: str, cores: tuple[int, ...], priority: str, folder: Path) -> str:
@@ -45,8 +69,10 @@ def browser_launcher(chromium: str, cores: tuple[int, ...], priority: str, folde
         return chromium
     launcher = folder / "chromium-for-the-class"
     pin = f"os.sched_setaffinity(0, {set(cores)!r})" if cores else "pass"
+    root = str(Path(__file__).resolve().parent.parent)
     launcher.write_text(
-        f"#!{sys.executable}\nimport os, sys\n{pin}\n{give_way(priority)}\n"
+        f"#!{sys.executable}\nimport os, sys\nsys.path.insert(0, {root!r})\n"
+        f"from scripts.class_cpu import give_way_here\n{pin}\ngive_way_here({priority!r})\n"
         f"os.execv({chromium!r}, [{chromium!r}, *sys.argv[1:]])\n"
     )
     launcher.chmod(0o755)
@@ -57,8 +83,8 @@ def describe(priority: str, cores: tuple[int, ...]) -> str:
     """How the browsers ran, in words, for the printed header."""
     where = f"on cores {list(cores)}" if cores else "on every core"
     how = {
-        "idle": "under SCHED_IDLE (a core only when the server leaves one free)",
-        "nice": "at nice 19",
+        "idle": "under SCHED_IDLE, their autogroup at nice 19 (a core only when the server leaves one free)",
+        "nice": "at nice 19, their autogroup too",
         "shared": "as ordinary processes (they compete with the server's threads)",
     }[priority]
     return f"Chromium and Playwright's driver stand in for the students' laptops: {where}, {how}"
