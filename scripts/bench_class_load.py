@@ -19,7 +19,9 @@ kernel shares the CPU between sessions before it looks at policies), and where t
 (``linecnn.serve.cores``: a core is left over) on the cores left to the class too. ``--browsers
 nice`` runs them at nice 19, ``--browsers shared`` as ordinary processes (as a class never would:
 for comparison). Everything the server does (Streamlit's threads, the sessions' reruns and chart
-deltas, training, the benchmark worker) keeps its ordinary priority and counts.
+deltas, training, the benchmark worker) keeps its ordinary priority and counts. Run it on a machine
+with no other work: there the browsers get the cores the class leaves free; on a machine kept busy
+by others they get next to nothing and every stage crawls (the figures would say little anyway).
 
 It prints per cell: page ms, CLI ms, page/CLI, the threads and cores the page's cell had, the
 training runs that waited for it and for how long, and the share of time its threads waited for a
