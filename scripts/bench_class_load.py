@@ -1,7 +1,7 @@
 """A class on one server: sessions train while another times the Benchmark page's CPU sweep; then the
 CLI times the same cells quiet, at the same thread count, side by side.
 
-    python scripts/bench_class_load.py [--sessions 3] [--epochs 5000] [--up-to 36000]
+    python scripts/bench_class_load.py [--sessions 3] [--epochs 5000] [--up-to 36000] [--browsers idle]
 
 Starts one `streamlit run app.py` on a free loopback port (its own data directory) and one Chromium.
 N sessions open the Train page, set the epochs and press Start (the server's training queue decides
@@ -12,15 +12,24 @@ With the trainers gone (and the server stopped) the CLI times the same cells on 
 page's cells used (``--threads``, pinned to that many cores). A quiet in-process ``fit`` of the same
 run gives the reference metrics.
 
-Where the server splits the cores (``linecnn.classroom.cores``: a core is left over), Chromium runs on
-the cores left to the class, as a class's browsers run on the students' laptops, not the server.
-Where it does not (this 2-core VM by default), Chromium shares every core: the script says so.
+The browsers stand in for the students' laptops, so they must not take the server's cores from a
+timed cell: Chromium (and Playwright's driver) run under SCHED_IDLE by default (``--browsers idle``:
+a core only when the server leaves one free; Chromium's session's autogroup at nice 19 too, as the
+kernel shares the CPU between sessions before it looks at policies), and where the server splits the cores
+(``linecnn.classroom.cores``: a core is left over) on the cores left to the class too. ``--browsers
+nice`` runs them at nice 19, ``--browsers shared`` as ordinary processes (as a class never would:
+for comparison). Everything the server does (Streamlit's threads, the sessions' reruns and chart
+deltas, training, the benchmark worker) keeps its ordinary priority and counts. Run it on a machine
+with no other work: there the browsers get the cores the class leaves free; on a machine kept busy
+by others they get next to nothing and every stage crawls (the figures would say little anyway).
 
 It prints per cell: page ms, CLI ms, page/CLI, the threads and cores the page's cell had, the
 training runs that waited for it and for how long, and the share of time its threads waited for a
-core; the median page/CLI with the criterion (±25 %); the load average during the page's sweep;
-and whether each training run ended with the same metrics as the quiet run. Exits 1 when a run's
-metrics differ or the median is outside the criterion.
+core; the median page/CLI with the criterion (±25 %); the waits imposed on training, per sweep and
+per run; the load average during the page's sweep and the CLI's; the CPU the server, its worker and
+the browsers used during the sweep and while the worker computed a cell; and whether each training
+run ended with the same metrics as the quiet run. Exits 1 when a run's metrics differ or the median
+is outside the criterion.
 """
 
 from __future__ import annotations
@@ -34,7 +43,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -56,6 +64,7 @@ from linecnn.device import cpu_threads, environment  # noqa: E402
 from linecnn.train.config import RunConfig  # noqa: E402
 from linecnn.train.limits import cpu_threads_for  # noqa: E402
 from linecnn.train.trainer import fit  # noqa: E402
+from scripts.class_cpu import PRIORITIES, CpuWatch, browser_launcher, descendants, describe, give_way_now  # noqa: E402
 from scripts.load_test import BROWSER_ARGS, SHOWN, open_train, press_start, shown_metrics  # noqa: E402
 from tests.helpers import StreamlitServer, find_chromium, wait_for_app  # noqa: E402
 
@@ -64,43 +73,9 @@ CRITERION = 0.25  # the page's median over cells within ±25 % of the quiet CLI'
 BENCH_TIMEOUT_MS = 600_000
 
 
-class LoadWatch:
-    """The 1-minute load average, sampled every second while a stage runs."""
-
-    def __init__(self) -> None:
-        self.samples: list[float] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def __enter__(self) -> LoadWatch:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self.samples.append(os.getloadavg()[0])
-            self._stop.wait(1.0)
-
-    def text(self) -> str:
-        """'2.31 to 4.02 (mean 3.10)'."""
-        s = self.samples or [os.getloadavg()[0]]
-        return f"{min(s):.2f} to {max(s):.2f} (mean {statistics.mean(s):.2f})"
-
-
-def chromium_on(chromium: str, cores: tuple[int, ...], folder: Path) -> str:
-    """A launcher that starts Chromium confined to ``cores`` (every process it starts inherits them)."""
-    if not cores:
-        return chromium
-    launcher = folder / "chromium-pinned"
-    launcher.write_text(
-        f'#!/bin/sh\nexec taskset -c {",".join(map(str, cores))} {shlex.quote(chromium)} "$@"\n'
-    )
-    launcher.chmod(0o755)
-    return str(launcher)
+def browser_cores(split) -> tuple[int, ...]:  # noqa: ANN001 - a CoreSplit
+    """The cores left to the class where the server splits them (the browsers run there), else none."""
+    return split.rest if split.mode == "split" else ()
 
 
 def run_page_sweep(context, url: str, up_to: int) -> None:
@@ -160,6 +135,12 @@ def main() -> int:
     parser.add_argument("--sessions", type=int, default=3, help="sessions training (3)")
     parser.add_argument("--epochs", type=int, default=5000, help="epochs of each training run (5000)")
     parser.add_argument("--up-to", type=int, default=36_000, help="largest data size of the sweep (36000)")
+    parser.add_argument(
+        "--browsers",
+        choices=PRIORITIES,
+        default="idle",
+        help="how the test's browsers share the machine (idle)",
+    )
     args = parser.parse_args()
     chromium = find_chromium()
     if chromium is None:
@@ -182,8 +163,11 @@ def main() -> int:
     rows, errors = [], []
     try:
         with sync_playwright() as playwright:
+            # Playwright's driver runs already: it gives way as the browsers it starts will.
+            server_side = {server.process.pid, *descendants(server.process.pid)}
+            give_way_now([p for p in descendants(os.getpid()) if p not in server_side], args.browsers)
             browser = playwright.chromium.launch(
-                executable_path=chromium_on(chromium, split.rest if split.mode == "split" else (), folder),
+                executable_path=browser_launcher(chromium, browser_cores(split), args.browsers, folder),
                 args=BROWSER_ARGS,
             )
             viewport = {"width": 1280, "height": 900}
@@ -196,11 +180,13 @@ def main() -> int:
             tabs[0].get_by_text(re.compile(r"^Epoch [\d,]+ / ")).first.wait_for()  # a run trains now
             print(f"{len(tabs)} sessions pressed Start; running the Benchmark page's sweep", flush=True)
             bench_started = time.monotonic()
-            with LoadWatch() as load:
+            with CpuWatch(server.process.pid, os.getpid()) as watch:
                 run_page_sweep(browser.new_context(viewport=viewport), server.url, args.up_to)
             bench_seconds = time.monotonic() - bench_started
             print(
-                f"the page's sweep is done in {bench_seconds:.1f} s; waiting for the runs to end", flush=True
+                f"the page's sweep is done in {bench_seconds:.1f} s (CPU while the worker computed a cell: "
+                f"{watch.computing.text()}); waiting for the runs to end",
+                flush=True,
             )
             for number, tab in enumerate(tabs, start=1):
                 title = tab.get_by_text(re.compile(r"^Summary · Run 1")).first
@@ -221,29 +207,67 @@ def main() -> int:
     page_cells = [r for r in page_doc.results if r.ok and r.device == "cpu"]
     threads = page_cells[0].threads or os.cpu_count()
     print(f"the server is stopped; the CLI times the same cells on {threads} threads", flush=True)
-    with LoadWatch() as cli_load:
+    with CpuWatch(0, 0) as cli_watch:
         cli_doc = cli_sweep(args.up_to, threads, folder)
-    loads = (load.text(), cli_load.text())
-    return report(args, split, page_cells, cli_doc, rows, errors, loads, bench_seconds)
+    return report(args, split, page_cells, cli_doc, rows, errors, (watch, cli_watch), bench_seconds)
 
 
-def report(args, split, page_cells, cli_doc, rows, errors, loads: tuple, bench_seconds: float) -> int:  # noqa: ANN001
+def report(args, split, page_cells, cli_doc, rows, errors, watches: tuple, bench_seconds: float) -> int:  # noqa: ANN001
     """The table and the verdicts."""
-    env = environment()
+    env, (watch, cli_watch) = environment(), watches
     slots = training_queue("cpu").slots
     print(f"\n{env.cpu_model}, {len(split.cores)} cores, torch {env.torch_version}")
     mode = (
-        f"split: a cell owns cores {list(split.bench)}, the class (server and Chromium) {list(split.rest)}"
+        f"split: a cell owns cores {list(split.bench)}, the class (server and browsers) {list(split.rest)}"
         if split.mode == "split"
-        else f"alone: a cell owns all {len(split.cores)} cores, training waits between epochs while it is "
-        "timed; Chromium shares every core (no core is left to pin it to)"
+        else f"alone: a cell owns all {len(split.cores)} cores, training waits between epochs meanwhile"
     )
     print(f"core reservation: {mode}")
+    print(describe(args.browsers, browser_cores(split)))
     print(
         f"{args.sessions} sessions of {args.epochs} epochs, {slots} training slot(s) at once; page's sweep "
-        f"{bench_seconds:.1f} s; load average during it {loads[0]}, during the CLI's {loads[1]}"
+        f"{bench_seconds:.1f} s; load average during it {watch.load_text()}, during the CLI's "
+        f"{cli_watch.load_text()}"
     )
     cli = {r.config.images: r for r in cli_doc.results if r.ok and r.device == "cpu"}
+    ratios = cell_table(page_cells, cli)
+    median = statistics.median(ratios) if ratios else float("nan")
+    within = abs(median - 1) <= CRITERION
+    print(
+        f"median page/CLI over {len(ratios)} cells: {median:.2f} ({'within' if within else 'OUTSIDE'} "
+        f"±{CRITERION:.0%})"
+    )
+    waited = sum(r.waited_seconds or 0.0 for r in page_cells)
+    print(
+        f"training waited for the sweep: {waited:.1f} s in all over {len(page_cells)} cells "
+        f"(at most {max((r.waited_runs or 0 for r in page_cells), default=0)} run(s) at once)"
+    )
+    print(f"CPU during the page's sweep: {watch.total.text()}")
+    print(f"CPU while the worker computed a cell: {watch.computing.text()}")
+    print(f"{'session':>7} {'val acc':>8} {'val loss':>9}  same as quiet  waited for the benchmark  ended")
+    for number, acc, loss, same, wait, ended in rows:
+        print(f"{number:>7} {acc!s:>8} {loss!s:>9}  {'yes' if same else 'NO':>13}  {wait:>24}  {ended}")
+    mismatches = sum(not row[3] for row in rows)
+    print(f"runs with other metrics than the quiet run: {mismatches}; page errors: {len(errors)}")
+    for error in errors:
+        print(f"  {error}")
+    summary = {
+        "median_ratio": round(median, 3),
+        "ratios": [round(x, 3) for x in ratios],
+        "run_queue": [None if r.run_queue is None else round(r.run_queue, 3) for r in page_cells],
+        "cli_run_queue": [None if r.run_queue is None else round(r.run_queue, 3) for r in cli.values()],
+        "training_waited_s": round(waited, 2),
+        "runs_waited": [row[4] for row in rows],
+        "same_metrics": [row[3] for row in rows],
+        "load": [watch.load_text(), cli_watch.load_text()],
+        "browsers": args.browsers,
+    }
+    print(json.dumps(summary))
+    return 0 if within and not mismatches and not errors else 1
+
+
+def cell_table(page_cells, cli: dict) -> list[float]:  # noqa: ANN001
+    """Print one line per cell (page against CLI, what the cell had); the page/CLI ratios."""
     print(
         f"{'images':>8} {'page ms':>9} {'cli ms':>9} {'page/cli':>9} {'threads/cores':>14} "
         f"{'runs waited':>12} {'run queue':>10}  disturbed"
@@ -268,25 +292,10 @@ def report(args, split, page_cells, cli_doc, rows, errors, loads: tuple, bench_s
     if any(wait > LIMIT for wait in waits):
         print(
             f"NOTE: some cells' threads waited over {LIMIT:.0%} of the time for a core (page or CLI): "
-            "something outside this test used the machine, so the ratios say little; rerun it quiet"
+            "if the CPU lines below show little besides the worker, something outside this test used "
+            "the machine, and the ratios say little; rerun it quiet"
         )
-    median = statistics.median(ratios) if ratios else float("nan")
-    within = abs(median - 1) <= CRITERION
-    print(
-        f"median page/CLI over {len(ratios)} cells: {median:.2f} ({'within' if within else 'OUTSIDE'} "
-        f"±{CRITERION:.0%})"
-    )
-    print(f"{'session':>7} {'val acc':>8} {'val loss':>9}  same as quiet  waited for the benchmark  ended")
-    for number, acc, loss, same, waited, ended in rows:
-        print(f"{number:>7} {acc!s:>8} {loss!s:>9}  {'yes' if same else 'NO':>13}  {waited:>24}  {ended}")
-    mismatches = sum(not row[3] for row in rows)
-    print(f"runs with other metrics than the quiet run: {mismatches}; page errors: {len(errors)}")
-    for error in errors:
-        print(f"  {error}")
-    print(
-        json.dumps({"median_ratio": round(median, 3), "ratios": [round(x, 3) for x in ratios], "load": loads})
-    )
-    return 0 if within and not mismatches and not errors else 1
+    return ratios
 
 
 if __name__ == "__main__":

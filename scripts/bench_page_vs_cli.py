@@ -7,10 +7,11 @@ fed the plan, read by a thread), here without Streamlit. The CLI's path is the c
 CUDA card suggests (``linecnn.bench.command.cli_line``, CPU only, ``--no-save``) run as a user runs
 it. Both time the page's default data sweep (or ``--up-to`` a smaller one) with the same warm-up and
 repeats. Rounds alternate the order (page first, then the CLI first, ...); a cell's figure is the
-median over rounds of page median / CLI median. ``--busy N`` keeps N pure-Python threads spinning
-in this process meanwhile, as N sessions' script runs do in a web server; ``--thread`` adds the
-path the page avoids (``run_sweep`` in a thread of this process) for comparison. Prints a table and
-the load average; exits 1 when a cell's ratio is off by more than the tolerance (±20 %).
+median over rounds of page median / CLI median; the page's figure is the median over its cells.
+``--busy N`` keeps N pure-Python threads spinning in this process meanwhile, as N sessions' script
+runs do in a web server; ``--thread`` adds the path the page avoids (``run_sweep`` in a thread of this
+process) for comparison. Prints a table, the median over cells and the load average; exits 1 when
+a cell's ratio is off by more than the tolerance (±20 %).
 """
 
 from __future__ import annotations
@@ -141,10 +142,19 @@ def report(times: dict[str, list[dict[int, float]]], loads: list[float], args: a
             if name == "page":
                 worst = max(worst, abs(ratio - 1))
         print(row)
+    overall = {name: statistics.median(summary.get(name, {}).values() or [float("nan")]) for name in others}
+    for name, median in overall.items():
+        print(f"median {name}/CLI over {len(summary.get(name, {}))} cells: {median:.2f}")
     cores = os.cpu_count()
     print(f"load average during the runs: {min(loads):.2f} to {max(loads):.2f} on {cores} cores; ", end="")
     print(f"{args.busy} busy Python threads in this process; {args.rounds} rounds")
-    figures = {"ratios": summary, "load": [min(loads), max(loads)], "cores": cores, "busy": args.busy}
+    figures = {
+        "ratios": summary,
+        "median": {name: round(median, 3) for name, median in overall.items()},
+        "load": [min(loads), max(loads)],
+        "cores": cores,
+        "busy": args.busy,
+    }
     print(json.dumps(figures))
     for name, rounds in times.items():
         errors = [fit_error(round_) for round_ in rounds]

@@ -212,3 +212,26 @@ def test_a_run_waiting_for_a_cell_keeps_its_training_slot():
         thread.start()
         assert beats.wait(JOIN)  # within BEAT_SECONDS of waiting
     thread.join(JOIN)
+
+
+def test_a_cell_waits_for_the_run_to_finish_with_its_epoch_before_taking_the_clock(monkeypatch):
+    """What the page does with an epoch (its chart redraw) is part of the run's turn: a cell asking for
+    the clock meanwhile gets it only once the run asks for its next epoch, never while it draws."""
+    lock = SharedExclusive(FakeClock())
+    monkeypatch.setattr(sharing, "CPU_CLOCK", lock)
+    events: list[str] = []
+
+    def cell() -> None:
+        with lock.exclusive():
+            events.append("cell timed")
+
+    epochs = sharing.sharing_machine(iter([1, 2]), "cpu", "run-a")
+    assert next(epochs) == 1  # the run has its first epoch and draws it
+    timed = threading.Thread(target=cell, daemon=True)
+    timed.start()
+    wait_until(lambda: lock._writers_waiting == 1, "the cell to wait for the run's turn")
+    events.append("epoch 1 drawn")
+    assert next(epochs) == 2
+    timed.join(JOIN)
+    assert events == ["epoch 1 drawn", "cell timed"]
+    assert list(epochs) == [] and lock._sharing == 0

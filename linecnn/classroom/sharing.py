@@ -167,16 +167,20 @@ def sharing_machine(
     """Yield from ``records`` with each step taken in ``machine_turn(device, who, beat)``;
     ``waited(seconds)`` hears of each step that had to wait.
 
-    Per step, not per run: a benchmark cell then waits at most one epoch, never a whole run.
+    Per step, not per run: a benchmark cell then waits at most one epoch, never a whole run. The
+    turn lasts until the consumer asks for the next record, so what it does with a record (a page
+    redraws its charts) is done before a cell takes the clock, not on the cell's cores while it is
+    timed. A consumer that stops early ends the turn when it closes this generator (CPython does on
+    leaving the loop).
     """
     while True:
         with machine_turn(device, who, beat) as turn:
+            if turn.waited and waited is not None:
+                waited(turn.waited)
             record = next(records, None)
-        if turn.waited and waited is not None:
-            waited(turn.waited)
-        if record is None:
-            return
-        yield record
+            if record is None:
+                return
+            yield record
 
 
 _QUEUES: dict[str, SlotQueue] = {}
