@@ -84,7 +84,7 @@ def _job_fragment() -> None:
 
 def _progress_text(job: RanksJob) -> str:
     """Where the job is: queued for the lock, training the reference, starting a run, or its epoch."""
-    if not job.locked:
+    if not job.in_turn:
         return t("ddp.waiting")
     launch = job.step
     if launch is None:
