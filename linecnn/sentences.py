@@ -143,12 +143,12 @@ ENGLISH: dict[str, str] = {
         "{count} processes are more than this machine's {limit} CPU cores: the extra ones would only take "
         "turns on the same cores. Choose at most {limit}."
     ),
-    # classroom/queue.py: a run that held a training slot without progress past the host's bound
+    # classroom/line.py: a run that held a training slot without progress past the host's bound
     "slot_lost": (
         "This run made no progress for {seconds} s while it held a training slot, so the slot went to the "
         "next run in line and this run was stopped; its finished epochs are kept."
     ),
-    # bench/lock.py: a benchmark that held the lock without progress past the host's bound
+    # classroom/bench_turns.py: a benchmark that held its turn without progress past the host's bound
     "bench_stalled": (
         "This benchmark made no progress for {seconds} s, so the next benchmark in line took its turn and "
         "this one was stopped."

@@ -15,11 +15,11 @@ from linecnn.bench.crossover import crossover
 from linecnn.bench.document import BenchEnv
 from linecnn.bench.factors import FACTORS, factor
 from linecnn.bench.jsonfields import Fields
-from linecnn.bench.lock import BenchLock
 from linecnn.bench.plan import Caps, SweepPlan, plan_sweep, step_bytes
 from linecnn.bench.results import CellStatus
 from linecnn.bench.sweep import run_sweep
 from linecnn.bench.timing import Watch, summarize, time_epochs
+from linecnn.classroom.bench_turns import bench_turns
 from linecnn.stop import Stopped, StopReason
 from tests.precision import full_fp32
 
@@ -205,23 +205,23 @@ def test_crossover_is_interpolated_on_log_axes():
 def test_the_lock_serialises_benchmarks_and_reports_the_queue():
     """Two benchmarks asked for at once run one after the other; the second one is told it waits.
 
-    The first holds the lock until the second has reported that it waits: events order the
-    threads, not sleeps. A lock that let both in would never report a wait: the first gives up
+    The first holds the turn until the second has reported that it waits: events order the
+    threads, not sleeps. A line that let both in would never report a wait: the first gives up
     waiting for that after 10 s, with the two spans overlapping.
     """
-    lock, spans, waits = BenchLock(), {}, []
+    turns, spans, waits = bench_turns(), {}, []
     first_in, second_waits = threading.Event(), threading.Event()
 
     def on_wait(name: str):
-        def report(holder, waited) -> None:
-            waits.append((name, holder))
+        def report(wait) -> None:
+            waits.append((name, *wait.holders))
             if name == "second":
                 second_waits.set()
 
         return report
 
     def job(name: str) -> None:
-        with lock.hold(name, on_wait=on_wait(name), poll=0.01):
+        with turns.hold(name, on_wait=on_wait(name), poll=0.01):
             start = time.monotonic()
             if name == "first":
                 first_in.set()
@@ -238,7 +238,7 @@ def test_the_lock_serialises_benchmarks_and_reports_the_queue():
     second.join(JOIN)
     assert spans["first"][1] <= spans["second"][0]  # no overlap
     assert ("second", "first") in waits  # the second one saw who it waited for
-    assert not lock.busy
+    assert not turns.busy
 
 
 def test_cancel_ends_the_cell():

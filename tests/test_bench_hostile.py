@@ -11,10 +11,10 @@ import pytest
 
 import linecnn.bench.store
 import linecnn.jobs.sweep
-from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.results import CellResult
 from linecnn.bench.store import History
 from linecnn.bench.sweep import CellProgress
+from linecnn.classroom.bench_turns import BENCH_TURNS
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui.format import escape_markdown
 from tests.bench_fixture import HOSTILE, hostile_document, hostile_imports
@@ -203,11 +203,11 @@ def test_touching_widgets_during_a_benchmark_does_not_stop_it(gated):
     at.switch_page("pages/1_Train.py").run()
     at.switch_page(PAGE).run()
     assert not at.exception
-    assert not job.done.is_set() and not job.cancel.is_set() and BENCH_LOCK.busy
+    assert not job.done.is_set() and not job.cancel.is_set() and BENCH_TURNS.busy
     assert any(p.proto.text.startswith("Cell 2 of 2") for p in at.get("progress"))
     gated.open.set()
     finish(at)
-    assert not BENCH_LOCK.busy
+    assert not BENCH_TURNS.busy
     assert any("Benchmark done" in text for text in texts(at))
     assert list(shown(at.dataframe[0])["Images"]) == ["360", "1,200"]
     beneath = at.dataframe[0].value  # numbers, so that a click on a header sorts them by size, not as text

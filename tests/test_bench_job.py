@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from linecnn.bench.lock import BENCH_LOCK
+from linecnn.classroom.bench_turns import BENCH_TURNS
 from linecnn.jobs.job import Job
 from linecnn.stop import Stopped, StopReason
 
@@ -14,7 +14,7 @@ def test_a_job_keeps_its_result_and_reports_its_progress():
 
     def work(job: Job) -> str:
         job.report(0.5, "half way")
-        assert job.locked and job.waited is None
+        assert job.in_turn and job.waited is None
         return "measured"
 
     job = Job("test", work)
@@ -44,7 +44,7 @@ def test_cancel_while_queued_leaves_the_queue_without_running_the_work():
     """Queued behind another benchmark, Cancel ends the job there: its work never starts."""
     ran: list[bool] = []
     job = Job("second", lambda job: ran.append(True))
-    with BENCH_LOCK.hold("first"):
+    with BENCH_TURNS.hold("first"):
         thread = threading.Thread(target=job.run)
         thread.start()
         while job.waited is None:
@@ -52,4 +52,4 @@ def test_cancel_while_queued_leaves_the_queue_without_running_the_work():
         job.cancel.set()
         assert job.done.wait(10)
     thread.join(10)
-    assert job.cancelled and ran == [] and not BENCH_LOCK.busy
+    assert job.cancelled and ran == [] and not BENCH_TURNS.busy

@@ -13,12 +13,12 @@ from linecnn.bench.command import cli_line
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.document import BenchDocument
 from linecnn.bench.factors import FACTORS
-from linecnn.bench.lock import BenchLock
 from linecnn.bench.noise import add_reason, mark
 from linecnn.bench.plan import Caps, SweepRequest
 from linecnn.bench.results import CellResult
 from linecnn.bench.sweep import retimed
 from linecnn.classroom.allowance import Allowance, Ledger
+from linecnn.classroom.bench_turns import bench_turns
 from linecnn.cli.bench import plan_from
 from linecnn.cli.main import build_parser
 from tests.bench_fixture import fake_gpu_document
@@ -125,26 +125,27 @@ def test_the_share_follows_the_host_settings(monkeypatch):
 
 
 def test_the_benchmark_queue_is_first_come_first_served_and_shows_who_waits():
-    """Three sessions queue behind a holder: they get the lock in arrival order, and queue() lists them."""
-    lock, order, holding = BenchLock(), [], threading.Event()
+    """Three sessions queue behind a holder: they get turns in arrival order; waiters() lists them."""
+    turns, order, holding = bench_turns(), [], threading.Event()
     release = threading.Event()
 
     def take(who: str) -> None:
-        with lock.hold(who, poll=0.01):
+        with turns.hold(who, poll=0.01):
             order.append(who)
 
-    with lock.hold("holder", poll=0.01):
+    with turns.hold("holder", poll=0.01):
         threads = []
         for who in ("first", "second", "third"):
             thread = threading.Thread(target=take, args=(who,))
             thread.start()
             threads.append(thread)
-            while who not in [w.who for w in lock.queue()[1]]:
+            while who not in [w.who for w in turns.waiters()]:
                 holding.wait(0.01)
-        holder, waiting = lock.queue()
+        [holder], waiting = turns.holders(), turns.waiters()
         assert holder.who == "holder" and [w.who for w in waiting] == ["first", "second", "third"]
         assert waiting[0].seconds >= waiting[-1].seconds >= 0
         release.set()
     for thread in threads:
         thread.join(10)
-    assert order == ["first", "second", "third"] and not lock.busy and lock.queue() == (None, [])
+    assert order == ["first", "second", "third"] and not turns.busy
+    assert turns.holders() == turns.waiters() == []

@@ -8,9 +8,9 @@ import re
 import pytest
 
 from linecnn.bench.document import BenchDocument
-from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.store import History
 from linecnn.classroom.allowance import LEDGER
+from linecnn.classroom.bench_turns import BENCH_TURNS
 from tests.bench_fixture import fake_gpu_document
 from tests.helpers import app_test, shown
 from tests.test_bench_hostile import texts, upload
@@ -162,7 +162,7 @@ def test_a_queued_session_sees_who_runs_and_who_waits():
     """Behind another session's benchmark, the queue names it with its time, and this session as 'you'."""
     at = app_test(PAGE)
     at.selectbox(key="bench.up_to.data").set_value(360)
-    with BENCH_LOCK.hold("other1"):
+    with BENCH_TURNS.hold("other1"):
         run_button(at).click().run()
         job = at.session_state["bench.running"]
         while job.waited is None:

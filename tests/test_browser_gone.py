@@ -8,7 +8,7 @@ import threading
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from linecnn.classroom.queue import SlotQueue
+from linecnn.classroom.line import WaitingLine
 from linecnn.ui.train import away
 
 JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fails instead of blocking
@@ -17,7 +17,7 @@ JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fa
 def test_a_script_run_stopped_for_a_gone_browser_gives_its_training_slot_to_the_next_run():
     """Streamlit's stop lands inside the run's slot as StopException; leaving the slot on it lets the
     run waiting behind take the slot at once."""
-    queue = SlotQueue(slots=1)
+    queue = WaitingLine(slots=1)
     holding, leave, started = threading.Event(), threading.Event(), threading.Event()
 
     def first() -> None:
@@ -42,7 +42,7 @@ def test_a_script_run_stopped_for_a_gone_browser_gives_its_training_slot_to_the_
     assert started.wait(JOIN)
     for thread in threads:
         thread.join(JOIN)
-    assert queue.training == 0
+    assert queue.held == 0
 
 
 def test_a_gone_browser_is_told_apart_from_a_click_by_asking_the_server_for_a_moment():
@@ -65,7 +65,7 @@ def test_the_train_page_pauses_a_run_whose_browser_left_and_says_why_on_its_retu
     def streamlit_stops_the_run() -> None:
         st.stop()  # as a dropped connection does: every later st.* call, session_state writes too, raises
 
-    queue = SlotQueue(slots=1)
+    queue = WaitingLine(slots=1)
     monkeypatch.setattr(page_sharing, "training_queue", lambda device: queue)
     monkeypatch.setattr(away, "browser_gone", lambda: True)
     monkeypatch.setattr(live_view, "answer_clicks", streamlit_stops_the_run)
@@ -74,7 +74,7 @@ def test_the_train_page_pauses_a_run_whose_browser_left_and_says_why_on_its_retu
     at.run()
     click(at, "Start")
     trainer = at.session_state["train.live"]
-    assert trainer.paused and trainer.epoch == 1 and queue.training == 0
+    assert trainer.paused and trainer.epoch == 1 and queue.held == 0
     for _return in range(2):  # a returning browser's page may rerun more than once: the sentence stays
         at.run()
         assert not at.exception

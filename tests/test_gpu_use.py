@@ -30,7 +30,7 @@ def test_gpu_work_is_seen_while_it_runs_and_once_after():
 @pytest.mark.skipif(cuda_available(), reason="reaches the mark through calls that fail without CUDA")
 def test_draw_and_lesson_gpu_work_mark_a_gpu_cell_disturbed(monkeypatch):
     """A drawing classified or a lesson snippet run on CUDA marks a benchmark's GPU cell disturbed."""
-    monkeypatch.setattr(in_worker, "training_queue", lambda key: type("Q", (), {"training": 0})())
+    monkeypatch.setattr(in_worker, "training_queue", lambda key: type("Q", (), {"busy": False})())
     GPU_USE.since_last_look()
     assert not in_worker.training_busy("cuda:0")
     with pytest.raises((RuntimeError, AssertionError)):

@@ -248,8 +248,8 @@ def test_a_teacher_imports_the_classs_files_at_once_and_each_bad_one_is_named():
 def test_a_students_second_tab_shares_the_first_ones_benchmark_share_and_the_queue_shows_names():
     """Signed in, a student is one person in every tab: a fresh tab brings no fresh share, and the queue
     names the person (never by e-mail or a random code) who runs the benchmark now."""
-    from linecnn.bench.lock import BENCH_LOCK
     from linecnn.classroom.allowance import LEDGER
+    from linecnn.classroom.bench_turns import BENCH_TURNS
 
     linus = {**GRACE, "name": "Linus Tabs", "email": "linus.tabs@school.edu"}
     first = bench_as(linus)
@@ -262,7 +262,7 @@ def test_a_students_second_tab_shares_the_first_ones_benchmark_share_and_the_que
     assert any("You have used your share of the benchmark" in e.value for e in second.error)
     assert "bench.running" not in second.session_state or second.session_state["bench.running"] is None
 
-    with BENCH_LOCK.hold("linus.tabs@school.edu"):
+    with BENCH_TURNS.hold("linus.tabs@school.edu"):
         teacher = bench_as(ADA)
         queue = [c.value for c in teacher.caption if "Benchmark now:" in c.value]
     assert queue and "Benchmark now: Linus Tabs (" in queue[0], queue
@@ -271,12 +271,12 @@ def test_a_students_second_tab_shares_the_first_ones_benchmark_share_and_the_que
 def test_a_reservation_takes_students_queued_runs_out_of_line_but_not_the_teachers():
     """Grace and Ada wait behind another benchmark; Ada reserves: Grace's run leaves the line saying why
     (it would start in the middle of Ada's demonstration), Ada's keeps its place."""
-    from linecnn.bench.lock import BENCH_LOCK
+    from linecnn.classroom.bench_turns import BENCH_TURNS
 
     student, teacher = bench_as(GRACE), bench_as(ADA)
     for at in (student, teacher):
         at.segmented_control(key="bench.factor").set_value("none").run()
-    with BENCH_LOCK.hold("other1"):
+    with BENCH_TURNS.hold("other1"):
         jobs = []
         for at in (student, teacher):
             next(b for b in at.button if b.label == "Run benchmark").click().run()
@@ -294,7 +294,7 @@ def test_a_reservation_takes_students_queued_runs_out_of_line_but_not_the_teache
     why = f"Ada Lovelace reserved the benchmark while it waited, until {until}; nothing was timed"
     left = "Your run left the line before its turn: "
     assert any(line.startswith(left) and why in line for line in said), said
-    assert not jobs[0].locked and not jobs[0].result.results, "nothing was timed"
+    assert not jobs[0].in_turn and not jobs[0].result.results, "nothing was timed"
 
 
 def test_a_reservation_ends_at_the_time_on_the_classrooms_clock(monkeypatch):

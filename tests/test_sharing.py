@@ -6,9 +6,8 @@ import threading
 
 import pytest
 
-from linecnn.classroom import queue as slot_queue
 from linecnn.classroom import sharing
-from linecnn.classroom.queue import SlotQueue, Wait
+from linecnn.classroom.line import Wait, WaitingLine
 from linecnn.classroom.sharing import SharedExclusive
 from linecnn.stop import Stopped, StopReason
 
@@ -18,7 +17,7 @@ JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fa
 class Waiter(threading.Thread):
     """Holds a slot of ``queue`` under ``ticket`` until ``release`` is set; records what it saw."""
 
-    def __init__(self, queue: SlotQueue, ticket: str, on_wait=None) -> None:
+    def __init__(self, queue: WaitingLine, ticket: str, on_wait=None) -> None:
         super().__init__(daemon=True)
         self.queue, self.ticket, self.on_wait = queue, ticket, on_wait
         self.waits: list[Wait] = []
@@ -52,7 +51,7 @@ def wait_until(condition, what: str) -> None:
 
 def test_at_most_k_runs_train_and_the_rest_wait_in_arrival_order():
     """With two slots, the third and fourth runs wait and start in the order they came."""
-    queue = SlotQueue(slots=2)
+    queue = WaitingLine(slots=2)
     first, second = Waiter(queue, "a"), Waiter(queue, "b")
     first.start(), second.start()
     assert first.started_training.wait(JOIN) and second.started_training.wait(JOIN)
@@ -62,10 +61,10 @@ def test_at_most_k_runs_train_and_the_rest_wait_in_arrival_order():
     fourth = Waiter(queue, "d")
     fourth.start()
     wait_until(lambda: queue.status("d") is not None, "d to queue")
-    assert queue.training == 2
+    assert queue.held == 2
     assert queue.status("c").place == 1 and queue.status("d").place == 2
     d = queue.status("d")
-    assert (d.place, d.waiting, d.training, d.slots) == (2, 2, 2, 2) and d.seconds >= 0
+    assert (d.place, d.waiting, d.held, d.slots) == (2, 2, 2, 2) and d.seconds >= 0
 
     first.release.set()
     assert third.started_training.wait(JOIN)
@@ -76,12 +75,12 @@ def test_at_most_k_runs_train_and_the_rest_wait_in_arrival_order():
     for waiter in (first, second, third, fourth):
         waiter.join(JOIN)
         assert waiter.error is None
-    assert queue.training == 0
+    assert queue.held == 0
 
 
 def test_a_waiting_run_sees_its_place_and_can_cancel():
     """on_wait reports the place; cancel takes the run out (Stopped, cancelled); the next one moves up."""
-    queue = SlotQueue(slots=1)
+    queue = WaitingLine(slots=1)
     holder = Waiter(queue, "holder")
     holder.start()
     assert holder.started_training.wait(JOIN)
@@ -106,7 +105,7 @@ def test_a_waiting_run_sees_its_place_and_can_cancel():
 
 def test_a_run_that_must_wait_is_told_its_place_before_the_first_pause():
     """on_wait reports at once, not only after a poll interval: a page says "waiting" from the start."""
-    queue = SlotQueue(slots=1)
+    queue = WaitingLine(slots=1)
     holder = Waiter(queue, "holder")
     holder.start()
     assert holder.started_training.wait(JOIN)
@@ -120,7 +119,7 @@ def test_a_run_that_must_wait_is_told_its_place_before_the_first_pause():
         thread.join(JOIN)
 
 
-def _hold_once(queue: SlotQueue, ticket: str, reported: threading.Event) -> None:
+def _hold_once(queue: WaitingLine, ticket: str, reported: threading.Event) -> None:
     """Wait for a slot with a poll as long as JOIN, noting the first report; end quietly when cancelled."""
     try:
         with queue.hold(ticket, on_wait=lambda wait: reported.set(), poll=JOIN):
@@ -131,7 +130,7 @@ def _hold_once(queue: SlotQueue, ticket: str, reported: threading.Event) -> None
 
 def test_an_interrupted_waiter_keeps_its_place_when_its_page_reruns():
     """A click reruns the page, which leaves hold() by an exception and comes back: its place is kept."""
-    queue = SlotQueue(slots=1)
+    queue = WaitingLine(slots=1)
     holder = Waiter(queue, "holder")
     holder.start()
     assert holder.started_training.wait(JOIN)
@@ -165,7 +164,7 @@ def test_an_interrupted_waiter_keeps_its_place_when_its_page_reruns():
 
 def test_a_waiter_that_is_away_does_not_block_those_behind_it(monkeypatch):
     """A ticket whose page went away never holds up the queue, and is forgotten after a while."""
-    queue = SlotQueue(slots=1)
+    queue = WaitingLine(slots=1)
     holder = Waiter(queue, "holder")
     holder.start()
     assert holder.started_training.wait(JOIN)
@@ -182,7 +181,7 @@ def test_a_waiter_that_is_away_does_not_block_those_behind_it(monkeypatch):
     holder.release.set()
     assert behind.started_training.wait(JOIN)
 
-    monkeypatch.setattr(slot_queue, "REJOIN_SECONDS", 0.0)
+    monkeypatch.setattr(queue, "rejoin_seconds", 0.0)
     behind.release.set()
     behind.join(JOIN)
     with queue.hold("next"):  # entering expires away tickets
@@ -260,14 +259,14 @@ def test_slots_and_thread_share_follow_the_cores_and_the_host(monkeypatch):
 def test_a_queue_needs_a_slot():
     """Zero slots would make every run wait forever: refused with a sentence."""
     with pytest.raises(ValueError, match="at least one slot"):
-        SlotQueue(0)
+        WaitingLine(0)
 
 
 def test_a_cuda_benchmark_cell_keeps_training_off_the_gpu(monkeypatch):
-    """bench.lock.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
+    """bench_turns.gpu_alone takes the GPUs exclusively for CUDA cells and nothing for CPU cells."""
     import torch
 
-    from linecnn.bench import lock as bench
+    from linecnn.classroom import bench_turns as bench
 
     state = SharedExclusive()
     monkeypatch.setattr(bench, "GPU_STATE", state)
@@ -298,7 +297,7 @@ def test_a_remote_browser_gets_the_hosts_share_of_cores_and_a_local_one_a_single
     from linecnn.ui.train import sharing as page_sharing
 
     monkeypatch.delenv(page_sharing.TRAIN_THREADS_ENV, raising=False)
-    monkeypatch.setattr(page_sharing, "training_queue", lambda device: SlotQueue(slots=1))
+    monkeypatch.setattr(page_sharing, "training_queue", lambda device: WaitingLine(slots=1))
     monkeypatch.setattr(sharing.os, "cpu_count", lambda: 8)
     monkeypatch.setattr(page_sharing, "client_address", lambda: None)
     assert page_sharing.training_threads(RunConfig(), "cpu") == 1
@@ -330,11 +329,11 @@ def test_the_train_page_says_a_queued_run_waits_for_its_turn_not_that_it_trains(
     from tests.helpers import app_test
     from tests.test_pages import TRAIN, click
 
-    class StopsTheScriptWhileWaiting(SlotQueue):
+    class StopsTheScriptWhileWaiting(WaitingLine):
         """The page's script ends at its first report of the wait, as a click's new run would end it."""
 
         @contextlib.contextmanager
-        def hold(self, ticket, on_wait=None, poll=0.25):  # noqa: ANN001, ANN202 - SlotQueue.hold's
+        def hold(self, ticket, on_wait=None, poll=0.25):  # noqa: ANN001, ANN202 - WaitingLine.hold's
             def report_then_stop(wait: Wait) -> None:
                 on_wait(wait)
                 st.stop()
@@ -357,7 +356,7 @@ def test_the_train_page_says_a_queued_run_waits_for_its_turn_not_that_it_trains(
         left = "You left the line before your turn: nothing was trained"
         assert any(s.startswith(left) for s in said), said
         assert not [s for s in said if s.startswith("Stopped before the first epoch")]
-        assert queue.status("other-session") is None and not queue._waiters()
+        assert queue.status("other-session") is None and not queue.waiters()
     finally:
         other_session.release.set()
         other_session.join(JOIN)
@@ -378,6 +377,6 @@ def test_the_waiting_text_says_place_slots_and_how_to_leave():
     """What a queued run shows instead of its progress bar."""
     from linecnn.ui.train.sharing import wait_text
 
-    text = wait_text(Wait(place=2, waiting=3, training=1, slots=1, seconds=4.2))
+    text = wait_text(Wait(place=2, waiting=3, holders=("run-1",), slots=1, seconds=4.2))
     assert "Place 2 of 3" in text and "1 of 1 training slot in use" in text and "4.2 s" in text
     assert "Stop leaves the queue" in text

@@ -1,4 +1,4 @@
-"""Bounded waits: a silent holder of a training slot or of the benchmark lock loses it, a silent rank ends
+"""Bounded waits: a silent holder of a training slot or of the benchmark turn loses it, a silent rank ends
 its run, each with a sentence; fake clocks make the bounds exact and the tests fast."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import threading
 
 import pytest
 
-from linecnn.bench.lock import BenchLock
-from linecnn.classroom.queue import Lease, SlotQueue
+from linecnn.classroom.bench_turns import bench_turns
+from linecnn.classroom.line import Lease, WaitingLine
 from linecnn.errors import Message, UserError
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.memory import check_memory, process_bytes
@@ -25,7 +25,7 @@ JOIN = 10.0  # seconds a test waits for a thread it expects to finish; a hang fa
 
 
 class Holder(threading.Thread):
-    """Takes ``enter()`` (a slot or the lock), keeps its lease, and leaves when ``release`` is set."""
+    """Takes ``enter()`` (a slot or a benchmark turn), keeps its lease, and leaves when ``release`` is set."""
 
     def __init__(self, enter) -> None:  # noqa: ANN001 - a callable returning a context manager
         super().__init__(daemon=True)
@@ -50,7 +50,7 @@ def test_a_slot_holder_silent_past_the_bound_loses_its_slot_to_the_next_run():
     """A holder that has not beaten for stall_seconds loses the slot once a run waits; it learns why at its
     next check, and its leaving does not free a second slot."""
     clock = ManualClock()
-    queue = SlotQueue(slots=1, stall_seconds=30, clock=clock)
+    queue = WaitingLine(slots=1, stall_seconds=30, clock=clock)
     frozen = Holder(lambda: queue.hold("frozen", poll=0.01))
     frozen.start()
     assert frozen.holding.wait(JOIN)
@@ -59,28 +59,28 @@ def test_a_slot_holder_silent_past_the_bound_loses_its_slot_to_the_next_run():
     waiting = Holder(lambda: queue.hold("next", poll=0.01))
     waiting.start()
     clock.now += 29
-    assert not waiting.holding.wait(0.2) and queue.training == 1
+    assert not waiting.holding.wait(0.2) and queue.held == 1
     clock.now += 2  # 31 s since the last beat
     assert waiting.holding.wait(JOIN)
-    assert queue.training == 1
+    assert queue.held == 1
     frozen.release.set()
     frozen.join(JOIN)
     assert isinstance(frozen.error, Stopped) and frozen.error.reason is StopReason.NO_PROGRESS
     assert str(frozen.error).startswith("This run made no progress for 30 s while it held a training slot")
     assert "no avanzó en 30 s" in say(frozen.error, "es")
-    assert queue.training == 1  # the frozen run's exit gave nothing back twice
+    assert queue.held == 1  # the frozen run's exit gave nothing back twice
     waiting.release.set()
     waiting.join(JOIN)
-    assert waiting.error is None and queue.training == 0
+    assert waiting.error is None and queue.held == 0
 
 
 def test_a_silent_holder_keeps_its_slot_while_nobody_waits():
     """Nothing is taken from a run while no other run wants the slot."""
     clock = ManualClock()
-    queue = SlotQueue(slots=1, stall_seconds=5, clock=clock)
+    queue = WaitingLine(slots=1, stall_seconds=5, clock=clock)
     with queue.hold("alone") as lease:
         clock.now += 60
-        assert queue.status("alone") is None and queue.training == 1
+        assert queue.status("alone") is None and queue.held == 1
         lease.check()
 
 
@@ -95,22 +95,22 @@ def test_every_optimizer_step_of_a_trainer_runs_its_after_step():
 
 
 def test_the_benchmark_lock_goes_to_the_next_benchmark_when_its_holder_falls_silent():
-    """A benchmark silent for stall_seconds loses the lock to a queued one; its next check says why."""
+    """A benchmark silent for stall_seconds loses its turn to a queued one; its next check says why."""
     clock = ManualClock()
-    lock = BenchLock(stall_seconds=120, clock=clock)
-    stuck = Holder(lambda: lock.hold("stuck", poll=0.01))
+    turns = bench_turns(stall_seconds=120, clock=clock)
+    stuck = Holder(lambda: turns.hold("stuck", poll=0.01))
     stuck.start()
     assert stuck.holding.wait(JOIN)
     waits: list[tuple[str | None, float]] = []
     queued = Holder(
-        lambda: lock.hold("queued", on_wait=lambda holder, s: waits.append((holder, s)), poll=0.01)
+        lambda: turns.hold("queued", on_wait=lambda w: waits.append((*w.holders, w.seconds)), poll=0.01)
     )
     queued.start()
     while not waits:
         threading.Event().wait(0.01)
     assert waits[0][0] == "stuck" and not queued.holding.is_set()
     clock.now += 121
-    assert queued.holding.wait(JOIN) and lock.holder == "queued" and lock.busy
+    assert queued.holding.wait(JOIN) and [h.who for h in turns.holders()] == ["queued"] and turns.busy
     stuck.release.set()
     stuck.join(JOIN)
     assert isinstance(stuck.error, Stopped) and stuck.error.reason is StopReason.NO_PROGRESS
@@ -118,10 +118,10 @@ def test_the_benchmark_lock_goes_to_the_next_benchmark_when_its_holder_falls_sil
         "This benchmark made no progress for 120 s, so the next benchmark in line took its turn and this one "
         "was stopped."
     )
-    assert lock.holder == "queued"  # the stuck one's exit left the new holder alone
+    assert [h.who for h in turns.holders()] == ["queued"]  # the stuck one's exit left the new holder alone
     queued.release.set()
     queued.join(JOIN)
-    assert queued.error is None and not lock.busy
+    assert queued.error is None and not turns.busy
 
 
 def test_the_watchdog_names_the_rank_silent_past_its_bound():
@@ -204,11 +204,11 @@ def test_a_run_whose_slot_was_taken_back_is_filed_and_the_page_says_why(monkeypa
     from tests.helpers import app_test
     from tests.test_pages import TRAIN, click
 
-    class TakenBack(SlotQueue):
+    class TakenBack(WaitingLine):
         """A queue that has already given each new holder's slot away."""
 
         @contextlib.contextmanager
-        def hold(self, ticket, on_wait=None, poll=0.25):  # noqa: ANN001, ANN202 - SlotQueue.hold's
+        def hold(self, ticket, on_wait=None, poll=0.25):  # noqa: ANN001, ANN202 - WaitingLine.hold's
             with super().hold(ticket, on_wait, poll) as lease:
                 lease.lost = Message("slot_lost", seconds=30)
                 yield lease
@@ -223,4 +223,4 @@ def test_a_run_whose_slot_was_taken_back_is_filed_and_the_page_says_why(monkeypa
     [run] = at.session_state["train.runs"]
     assert len(run.history) == 1 and "train.live" not in at.session_state
     assert any(error.value.startswith("This run made no progress for 30 s") for error in at.error)
-    assert queue.training == 0
+    assert queue.held == 0

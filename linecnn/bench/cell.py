@@ -18,7 +18,6 @@ import torch
 
 from linecnn.bench import runqueue
 from linecnn.bench.config import BenchConfig
-from linecnn.bench.lock import gpu_alone
 from linecnn.bench.results import CellResult, CellStatus
 from linecnn.bench.timing import (
     Watch,
@@ -29,6 +28,7 @@ from linecnn.bench.timing import (
     summarize,
     time_epochs,
 )
+from linecnn.classroom.bench_turns import gpu_alone
 from linecnn.device import cpu_threads, describe
 from linecnn.device_ops import (
     empty_cache,

@@ -35,12 +35,12 @@ import linecnn
 from linecnn.bench.document import BenchEnv
 from linecnn.bench.heartbeat import BEAT, Silence, worker_timeout
 from linecnn.bench.jsonfields import Fields
-from linecnn.bench.lock import gpu_alone
 from linecnn.bench.noise import add_reason
 from linecnn.bench.plan import Caps, SweepPlan
 from linecnn.bench.results import TIME_CAP, CellResult, CellStatus
 from linecnn.bench.sweep import CellProgress, not_run
 from linecnn.bench.worker import request
+from linecnn.classroom.bench_turns import gpu_alone
 from linecnn.classroom.cores import OS_AFFINITY, Affinity, CoreHold, CoreSplit, core_split, hold_cores
 from linecnn.classroom.gpu_use import GPU_USE
 from linecnn.classroom.sharing import CPU_CLOCK, training_queue
@@ -60,7 +60,7 @@ def training_busy(device: str) -> bool:
     cell, when other GPU work of this server (Draw, Lesson) ran since the last look."""
     keys = dict.fromkeys(["cpu", str(torch.device(device))])
     gpu_work = torch.device(device).type == "cuda" and GPU_USE.since_last_look()
-    return any(training_queue(key).training > 0 for key in keys) or gpu_work
+    return any(training_queue(key).busy for key in keys) or gpu_work
 
 
 def run_in_worker(

@@ -28,10 +28,10 @@ import torch
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
 from linecnn.bench.heartbeat import BEAT, Replies, Silence, open_replies, worker_timeout
 from linecnn.bench.in_worker import end_worker, start_worker
-from linecnn.bench.lock import gpu_alone
 from linecnn.bench.profile import profile_step
 from linecnn.bench.step_profile import StepProfile
 from linecnn.bench.timing import Watch
+from linecnn.classroom.bench_turns import gpu_alone
 from linecnn.classroom.cores import OS_AFFINITY, Affinity, CoreSplit, confine_all, core_split, hold_cores
 from linecnn.classroom.sharing import CPU_CLOCK
 from linecnn.stop import Stopped

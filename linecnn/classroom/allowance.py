@@ -1,6 +1,6 @@
 """A fair share of the benchmark for each session: seconds it may hold the benchmark within a sliding window.
 
-Benchmarks run one at a time per server (``linecnn.bench.lock``), so a long sweep makes everyone
+Benchmarks run one at a time per server (``linecnn.classroom.bench_turns``), so a long sweep makes everyone
 else wait. With a per-session allowance, one student's sweeps cannot hold a class for long: past
 its share, a session waits until its earlier runs leave the window. Nothing here imports Streamlit.
 """

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from linecnn.classroom.queue import SlotQueue
+from linecnn.classroom.line import WaitingLine
 from linecnn.classroom.settings import env_number, env_whole
 from linecnn.device import core_share
 
@@ -183,11 +183,11 @@ def sharing_machine(
             yield record
 
 
-_QUEUES: dict[str, SlotQueue] = {}
+_QUEUES: dict[str, WaitingLine] = {}
 _QUEUES_LOCK = threading.Lock()
 
 
-def training_queue(device: torch.device | str) -> SlotQueue:
+def training_queue(device: torch.device | str) -> WaitingLine:
     """The server-wide queue of one device ('cpu', 'cuda:0', ...), made on first use."""
     key = str(torch.device(device))
     key = "cuda:0" if key == "cuda" else key
@@ -196,7 +196,7 @@ def training_queue(device: torch.device | str) -> SlotQueue:
             cpu = key == "cpu"
             default = default_cpu_slots() if cpu else min(GPU_SLOTS, os.cpu_count() or 1)
             slots = slots_from_env(SLOTS_ENV if cpu else GPU_SLOTS_ENV, default)
-            _QUEUES[key] = SlotQueue(slots, env_number(STALL_ENV, STALL_SECONDS, MIN_STALL_SECONDS))
+            _QUEUES[key] = WaitingLine(slots, env_number(STALL_ENV, STALL_SECONDS, MIN_STALL_SECONDS))
         return _QUEUES[key]
 
 

@@ -1,6 +1,6 @@
 """ "Inside one step" as the Benchmark page's background work: profile each cell on each device.
 
-``job.Job`` runs it in its thread under the server-wide benchmark lock, like a sweep, and the steps
+``job.Job`` runs it in its thread in the server-wide benchmark turn, like a sweep, and the steps
 are profiled in a worker process (``profile_worker``); a cancel or the time cap ends that process.
 Each cell's trace is kept as bytes for download.
 """

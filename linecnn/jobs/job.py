@@ -1,7 +1,7 @@
 """The Benchmark page's background job: one run at a time per server, its progress, Cancel and end.
 
 A sweep (``jobs.sweep``) and a data-parallel series (``jobs.ranks``) are both a ``Job``: a thread that
-queues for the server-wide benchmark lock, runs its work function and keeps what it returns. The
+waits for the server-wide benchmark turn, runs its work function and keeps what it returns. The
 thread never calls Streamlit (this module does not import it), so touching a widget or leaving the
 page does not stop it; a fragment polls the job for the progress bar.
 """
@@ -15,10 +15,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from linecnn.bench.lock import BENCH_LOCK
 from linecnn.classroom import reservation
 from linecnn.classroom.allowance import LEDGER
-from linecnn.classroom.queue import Lease
+from linecnn.classroom.bench_turns import BENCH_TURNS
+from linecnn.classroom.line import Lease, Wait
 from linecnn.classroom.reservation import Reservation
 from linecnn.stop import Stopped, StopReason
 
@@ -34,15 +34,15 @@ Step = TypeVar("Step")  # where the work is, for the progress bar's label: a cel
 class Job(Generic[Result, Step]):
     """A run in a background thread; the thread writes it, the page only reads it (and sets ``cancel``).
 
-    ``work(job)`` runs under the benchmark lock. It reports through ``report`` and ``check`` (where a
+    ``work(job)`` runs in the benchmark's turn. It reports through ``report`` and ``check`` (where a
     cancel lands as Stopped), keeps what it has so far with ``keep`` and returns its result.
     """
 
-    who: str  # the session's short name, for the lock
+    who: str  # the session's short name, shown in the benchmark line
     work: Callable[[Job[Result, Step]], Result]  # the run type's work
     result: Result | None = None  # what the work has kept or returned
     waited: float | None = None  # seconds queued behind another session's benchmark, while queued
-    locked: bool = False  # holds the benchmark lock: the work is under way
+    in_turn: bool = False  # holds the benchmark turn: the work is under way
     fraction: float = 0.0  # share of the work done, for the progress bar
     step: Step | None = None  # where the work is; None before its first report
     cancel: threading.Event = field(default_factory=threading.Event)  # set by the Cancel button
@@ -51,7 +51,7 @@ class Job(Generic[Result, Step]):
     error: str | None = None  # what ended it unexpectedly (a killed rank, a bug), if anything did
     started: float = field(default_factory=time.monotonic)  # time.monotonic() at Run
     seconds: float = 0.0  # how long it ran, once done
-    lease: Lease | None = None  # its hold on the benchmark lock, beaten at every check
+    lease: Lease | None = None  # its hold on the benchmark turn, beaten at every check
     student: bool = False  # started by a student: a teacher's reservation made while it waits ends it
     reserved: Reservation | None = None  # the reservation that ended it before its turn, if one did
 
@@ -60,8 +60,8 @@ class Job(Generic[Result, Step]):
         threading.Thread(target=self.run, name=name, daemon=True).start()
 
     def check(self) -> None:
-        """Raise Stopped (cancelled) once the Cancel button was pressed, or (no progress) once the lock was
-        taken back; the work calls it between steps, which also tells the lock that the job advances."""
+        """Raise Stopped (cancelled) once the Cancel button was pressed, or (no progress) once the turn was
+        taken back; the work calls it between steps, which also tells the line that the job advances."""
         if self.cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
         if self.lease is not None:
@@ -77,9 +77,9 @@ class Job(Generic[Result, Step]):
         """Keep what the work has measured so far, whatever ends it later."""
         self.result = result
 
-    def queued(self, _holder: str | None, waited: float) -> None:
-        """BENCH_LOCK's wait callback: note the wait; a cancel, or a teacher's reservation, lands here too."""
-        self.waited = waited
+    def queued(self, wait: Wait) -> None:
+        """The wait callback in BENCH_TURNS: note the wait; a cancel or a teacher's reservation lands here."""
+        self.waited = wait.seconds
         self.check()
         self._check_reserved()
 
@@ -92,11 +92,12 @@ class Job(Generic[Result, Step]):
             raise Stopped(StopReason.CANCELLED)
 
     def run(self) -> None:
-        """The thread's body: the work under the server-wide lock, then how it ended."""
+        """The thread's body: the work in the server-wide benchmark turn, then how it ended."""
         try:
-            with BENCH_LOCK.hold(self.who, on_wait=self.queued, poll=POLL_SECONDS) as self.lease:
+            ticket = f"job-{id(self):x}"  # one place per job, even for two jobs of one session
+            with BENCH_TURNS.hold(ticket, self.queued, POLL_SECONDS, who=self.who) as self.lease:
                 self._check_reserved()  # reserved between its last wait and its turn
-                self.waited, self.locked = None, True
+                self.waited, self.in_turn = None, True
                 taken = time.monotonic()
                 try:
                     self.keep(self.work(self))

@@ -1,6 +1,6 @@
 """A data-parallel series as the Benchmark page's background work: torchrun runs of 1, 2, 4 ... processes.
 
-``job.Job`` runs it in its thread under the benchmark lock; this module adds the GPUs alone (for
+``job.Job`` runs it in its thread in the benchmark turn; this module adds the GPUs alone (for
 NCCL), the progress of the run in flight and the rows kept after each run.
 """
 
@@ -10,8 +10,8 @@ from collections.abc import Callable
 
 import torch
 
-from linecnn.bench.lock import gpu_alone
 from linecnn.bench.plan import Caps
+from linecnn.classroom.bench_turns import gpu_alone
 from linecnn.jobs.job import Job
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.launch import Launch

@@ -11,9 +11,9 @@ from dataclasses import replace
 
 import streamlit as st
 
-from linecnn.bench.lock import BENCH_LOCK
 from linecnn.bench.plan import Caps
 from linecnn.classroom.allowance import LEDGER, MIN_RUN_SECONDS, Allowance
+from linecnn.classroom.bench_turns import BENCH_TURNS
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import duration, number, t
 from linecnn.ui.roles import reserved_refusal, session_rights
@@ -85,14 +85,14 @@ def _window(seconds: float) -> str:
 
 def queue_text() -> str | None:
     """Who runs the benchmark now and who waits, each with their time; None when nobody does."""
-    holder, waiting = BENCH_LOCK.queue()
-    if holder is None and not waiting:
+    holders, waiting = BENCH_TURNS.holders(), BENCH_TURNS.waiters()
+    if not holders and not waiting:
         return None
     me = session_name()
 
     def name(who: str) -> str:
         return t("bench.fair.you") if who == me else escape_markdown(_SHOWN_AS.get(who, who))
 
-    running = t("bench.fair.nobody") if holder is None else f"{name(holder.who)} ({duration(holder.seconds)})"
+    running = ", ".join(f"{name(h.who)} ({duration(h.seconds)})" for h in holders) or t("bench.fair.nobody")
     queued = ", ".join(f"{name(w.who)} ({duration(w.seconds)})" for w in waiting) or t("bench.fair.nobody")
     return t("bench.fair.queue", running=running, waiting=queued)

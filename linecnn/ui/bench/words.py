@@ -140,7 +140,7 @@ def verdict(found: Crossover, factor: str, name: str) -> str:
 def progress_label(cell: CellProgress | None) -> str:
     """The progress bar's label: which cell, which device, which phase; waiting before the first."""
     if cell is None:
-        return t("bench.job.waiting_lock")
+        return t("bench.job.waiting_turn")
     c = cell.config
     phase = (
         t("bench.job.setup")

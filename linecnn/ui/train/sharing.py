@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping
 import streamlit as st
 import torch
 
-from linecnn.classroom.queue import Lease, Wait
+from linecnn.classroom.line import Lease, Wait
 from linecnn.classroom.settings import env_whole
 from linecnn.classroom.sharing import cpu_share, is_local_client, training_queue
 from linecnn.device import cpu_threads
@@ -60,7 +60,7 @@ def wait_text(wait: Wait) -> str:
         "sharing.queued_one_slot" if wait.slots == 1 else "sharing.queued",
         place=number(wait.place),
         waiting=number(wait.waiting),
-        training=number(wait.training),
+        training=number(wait.held),
         slots=number(wait.slots),
         wait=duration(wait.seconds),
     )

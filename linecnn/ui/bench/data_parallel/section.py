@@ -1,7 +1,7 @@
 """The Benchmark page's "Processes / GPUs" factor: data-parallel runs through torchrun, progress, cancel.
 
 The runs are a ``job.Job`` of ``linecnn.jobs.ranks``' work, in a background thread that never calls Streamlit,
-under the server-wide benchmark lock, polled by a fragment as the sweep is. The settings form is in
+in the server-wide benchmark turn, polled by a fragment as the sweep is. The settings form is in
 ``data_parallel.form`` and the results in ``data_parallel.results``.
 """
 
@@ -83,8 +83,8 @@ def _job_fragment() -> None:
 
 
 def _progress_text(job: RanksJob) -> str:
-    """Where the job is: queued for the lock, training the reference, starting a run, or its epoch."""
-    if not job.locked:
+    """Where the job is: queued for its turn, training the reference, starting a run, or its epoch."""
+    if not job.in_turn:
         return t("ddp.waiting")
     launch = job.step
     if launch is None:

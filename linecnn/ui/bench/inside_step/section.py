@@ -1,7 +1,7 @@
 """The Benchmark page's "Inside one step": torch.profiler's view of a training step on each device.
 
-It profiles the lesson's cell and the largest cell of the sweep chosen above, as a ``job.Job`` under
-the server-wide benchmark lock (``linecnn.jobs.inside``), polled by a fragment like the sweep; the figures,
+It profiles the lesson's cell and the largest cell of the sweep chosen above, as a ``job.Job`` in
+the server-wide benchmark turn (``linecnn.jobs.inside``), polled by a fragment like the sweep; the figures,
 chart, operator tables and trace downloads are drawn by ``inside_step.view``.
 """
 

@@ -25,7 +25,7 @@ def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
     if job.reserved is not None:  # a teacher reserved the benchmark while it waited
         return "info", reserved_stop_text(job.reserved)
     if job.cancelled:
-        if not job.locked:  # cancelled in the queue, behind another session's benchmark
+        if not job.in_turn:  # cancelled in the queue, behind another session's benchmark
             return "info", t("bench.done.cancelled_queued")
         if not results:
             return "info", t("bench.done.cancelled_early")

@@ -70,7 +70,7 @@ def _job_fragment() -> None:
         return
     # On its end the whole page reruns, where finish_job shows the run: the history's multiselect
     # takes its new value only in a run that sets it before drawing it, which a fragment run cannot.
-    label = t("bench.job.starting") if job.locked and job.step is None else progress_label(job.step)
+    label = t("bench.job.starting") if job.in_turn and job.step is None else progress_label(job.step)
     job_view.job_controls(job, "bench.job", CANCEL, label, cancel_help=t("bench.job.cancel_help"))
     run = job.result
     assert run is not None  # the job holds its SweepRun from the start (start_benchmark)
