@@ -17,7 +17,7 @@ st.caption(t("train.intro"))
 
 trainer = state.live_trainer()
 problems = controls.config_controls(locked=trainer is not None)
-status_line = buttons.run_buttons(device, refused=bool(problems))
+button_row = buttons.run_buttons(device, refused=bool(problems))
 buttons.show_flash()
 
 trainer, latest = state.live_trainer(), state.latest_run()
@@ -48,7 +48,7 @@ follow_runs(  # after Start only: a Step or a Stop is pressed by a reader who is
 )
 
 if trainer is not None and not trainer.paused and not trainer.ended:
-    live.train_live(trainer, live_charts, summary_slot, epochs, status_line)  # draws only between epochs
+    live.train_live(trainer, live_charts, summary_slot, epochs, button_row)  # draws only between epochs
 
 if trainer is None and latest is not None:
     with summary_slot.container():

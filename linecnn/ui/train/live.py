@@ -20,7 +20,7 @@ from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.streamlit_private import StopException, yield_point
 from linecnn.ui.train import away, charts, sharing
-from linecnn.ui.train.buttons import file_ended_run, stop_on_error, stop_slot_lost
+from linecnn.ui.train.buttons import RunRow, file_ended_run, stop_on_error, stop_slot_lost
 from linecnn.ui.train.summary import summary
 
 
@@ -120,16 +120,16 @@ def seconds_left(history: Sequence[EpochRecord], epochs: int) -> float:
     return history[-1].elapsed_seconds / len(history) * max(epochs - len(history), 0)
 
 
-def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int, caption) -> None:  # noqa: ANN001
+def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int, row: RunRow) -> None:  # noqa: ANN001
     """Train the live run to its end, drawing between epochs, then show its summary and rerun.
 
     It first waits its turn in the server's training queue (its place shown in the progress bar, and
-    in ``caption``, the line beside the buttons, which says it trains once it does).
+    ``row``, the button row, says it waits, with Pause disabled, until it trains).
     The loop ends early when a click pauses, stops or takes over the run, or when the browser went
     away (``away``: the run is paused and says why on return).
     """
     try:
-        with sharing.training_turn(live, live_charts.progress, caption) as lease:
+        with sharing.training_turn(live, live_charts.progress, row.turn) as lease:
             for _ in sharing_machine(live.run(), live.device, sharing.ticket(live), live.waited, lease.beat):
                 lease.check()
                 answer_clicks()
