@@ -61,7 +61,7 @@ class LiveCharts:
 
         ``out_of_time``: the finished run was ended by the server's time cap."""
         self._progress(history, epochs, live, out_of_time)
-        self._charts(history, epochs, None)
+        self._charts(history, epochs, None, None if live is not None else ended_name(history))
 
     def update(self, history: Sequence[EpochRecord], epochs: int, live: Trainer) -> None:
         """Redraw what is due during a run; call it after every epoch."""
@@ -81,13 +81,27 @@ class LiveCharts:
         fraction = min(done / max(epochs, 1), 1.0)
         self.progress.progress(fraction, text=progress_text(history, epochs, live, out_of_time))
 
-    def _charts(self, history: Sequence[EpochRecord], epochs: int, points: int | None) -> None:
+    def _charts(
+        self, history: Sequence[EpochRecord], epochs: int, points: int | None, name: str | None = None
+    ) -> None:
+        """Redraw both charts; ``name``, a key that stays the same from one script run to the next.
+
+        A chart whose element ID changes is remounted, and stays blank until Plotly has drawn it again
+        (a second or more on a busy phone). An ended run's charts have the same key (``ended_name``)
+        when the live run draws them last and when the rerun that follows draws them: the same figure
+        with the same key is the same element, which the browser keeps as it is."""
         self.charts_at = self.clock()
         self.draws += 1
+        name = name or str(self.draws)
         loss = charts.loss_figure(history, epochs, self.style, points)
-        show_chart(loss, f"train.loss.{self.draws}", t("chart.loss"), self.loss_slot)
+        show_chart(loss, f"train.loss.{name}", t("chart.loss"), self.loss_slot)
         accuracy = charts.accuracy_figure(history, epochs, self.style, points)
-        show_chart(accuracy, f"train.acc.{self.draws}", t("chart.accuracy"), self.accuracy_slot)
+        show_chart(accuracy, f"train.acc.{name}", t("chart.accuracy"), self.accuracy_slot)
+
+
+def ended_name(history: Sequence[EpochRecord]) -> str:
+    """The charts' key for an ended run (or none): the same in every script run that shows that run."""
+    return f"final-{len(history)}-{history[-1].elapsed_seconds!r}" if history else "final"
 
 
 def progress_text(
