@@ -3,6 +3,7 @@
 import streamlit as st
 
 from linecnn.ui import restore, state
+from linecnn.ui.chart import keep_charts_drawn
 from linecnn.ui.follow import follow_runs
 from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_page
@@ -17,7 +18,7 @@ st.caption(t("train.intro"))
 
 trainer = state.live_trainer()
 problems = controls.config_controls(locked=trainer is not None)
-status_line = buttons.run_buttons(device, refused=bool(problems))
+button_row = buttons.run_buttons(device, refused=bool(problems))
 buttons.show_flash()
 
 trainer, latest = state.live_trainer(), state.latest_run()
@@ -31,6 +32,7 @@ style, aside = history.chart_options()
 with aside:
     controls.limits_note(state.server_limits())
 live_charts = live.LiveCharts(progress, loss_slot, acc_slot, style)
+keep_charts_drawn("train", [t("chart.loss"), t("chart.accuracy")])  # no blank chart between two draws
 live_charts.show(
     shown, epochs, trainer, out_of_time=trainer is None and latest is not None and latest.out_of_time
 )
@@ -48,7 +50,7 @@ follow_runs(  # after Start only: a Step or a Stop is pressed by a reader who is
 )
 
 if trainer is not None and not trainer.paused and not trainer.ended:
-    live.train_live(trainer, live_charts, summary_slot, epochs, status_line)  # draws only between epochs
+    live.train_live(trainer, live_charts, summary_slot, epochs, button_row)  # draws only between epochs
 
 if trainer is None and latest is not None:
     with summary_slot.container():

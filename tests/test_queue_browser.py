@@ -74,3 +74,43 @@ def test_a_waiting_run_shows_its_place_can_leave_the_line_and_trains_when_the_sl
     finally:
         first.context.close()
         second.context.close()
+
+
+def pause_button(tab):
+    """The Pause button of the Train page's button row."""
+    return tab.locator(".st-key-train-buttons").get_by_role("button", name="Pause")
+
+
+def test_pause_is_disabled_while_a_run_waits_even_across_a_rerun_and_enabled_once_it_trains(
+    browser, one_slot_server
+):
+    """A run waiting in line has nothing to pause: its Pause is disabled, and its tooltip says why. A
+    rerun of the waiting page (a chart option) keeps its place in line and Pause disabled; once the slot
+    frees, the run trains and Pause turns enabled, without a click; Stop works throughout."""
+    first = train_tab(browser, one_slot_server, 4_000)
+    second = train_tab(browser, one_slot_server, 4_000)
+    try:
+        queue_behind(first, second)
+        expect(pause_button(second)).to_be_disabled(timeout=WAIT_MS)
+        expect(second.get_by_role("button", name="Stop")).to_be_enabled()
+        pause_button(second).hover()
+        expect(second.get_by_text("Nothing to pause yet")).to_be_visible(timeout=WAIT_MS)
+        second.get_by_text("Log scale (loss)").click()  # a rerun while it waits
+        wait_for_app(second)
+        expect(second.get_by_text(QUEUED)).to_be_visible(timeout=WAIT_MS)
+        expect(pause_button(second)).to_be_disabled()
+        expect(pause_button(first)).to_be_enabled()  # the run that trains can be paused
+
+        first.get_by_role("button", name="Stop").click()
+        first.get_by_text("Summary · Run 1").wait_for()
+        second.get_by_text(re.compile(r"Epoch [\d,]+ / 4,?000")).wait_for(timeout=WAIT_MS)
+        expect(pause_button(second)).to_be_enabled(timeout=WAIT_MS)
+        expect(second.get_by_text(re.compile(r"^Training on"))).to_be_visible()
+        pause_button(second).click()
+        expect(second.get_by_role("button", name="Resume")).to_be_enabled(timeout=WAIT_MS)
+        second.get_by_role("button", name="Stop").click()
+        second.get_by_text("Summary · Run 1").wait_for(timeout=WAIT_MS)
+        assert second.locator('[data-testid="stException"]').count() == 0
+    finally:
+        first.context.close()
+        second.context.close()

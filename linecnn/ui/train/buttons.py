@@ -6,6 +6,7 @@ import streamlit as st
 import torch
 
 from linecnn.bench.cell import is_out_of_memory
+from linecnn.classroom.line import Wait
 from linecnn.classroom.sharing import machine_turn
 from linecnn.train.limits import check_limits
 from linecnn.train.trainer import Trainer
@@ -135,11 +136,12 @@ def stop_slot_lost(trainer: Trainer, stop: Exception) -> None:
     _flash("error", say(stop))
 
 
-def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
-    """Start, Pause/Resume, Step and Stop, enabled according to the live run; gives the line beside them.
+def run_buttons(device: torch.device, refused: bool = False) -> RunRow:
+    """Start, Pause/Resume, Step and Stop, enabled according to the live run; gives the parts that follow it.
 
     ``refused``: a setting holds a number the page does not accept, so nothing may start. The line
-    says whether the live run trains or waits for its turn; ``training_turn`` rewrites it as that changes."""
+    beside the buttons says whether the live run trains or waits for its turn, and Pause is disabled
+    while it waits; ``RunRow.turn`` redraws both as that changes."""
     live, paused = state.live_trainer(), state.is_paused()
     row = key_selector(BUTTONS_KEY)
     follow_runs("train", row, row, FOLLOW_SECONDS, phone_only=True)
@@ -154,7 +156,9 @@ def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
         disabled=live is not None or refused,
         width="stretch",
     )
-    _pause_button(columns[1], live, paused)
+    pause = columns[1].empty()
+    waiting = live is not None and not paused and sharing.waiting(live)  # a rerun keeps the run's place
+    _pause_button(pause, live, paused, waiting)
     columns[2].button(
         t("train.buttons.step"),
         icon=":material/skip_next:",
@@ -173,21 +177,51 @@ def run_buttons(device: torch.device, refused: bool = False) -> DeltaGenerator:
         help=t("train.buttons.stop_help"),
     )
     caption = columns[4].empty()
-    if live is not None and paused:
-        caption.caption(t("train.buttons.paused", device=device_short(live.device)))
-    elif live is not None:
-        caption.caption(sharing.live_caption(live))
-    return caption
+    if live is not None:
+        device = device_short(live.device)
+        caption.caption(t("train.buttons.paused", device=device) if paused else _turn_text(waiting, device))
+    return RunRow(caption, pause, live, waiting)
 
 
-def _pause_button(column, live: Trainer | None, paused: bool) -> None:
-    """Resume for a paused run; otherwise Pause, disabled when nothing is live."""
+class RunRow:
+    """The parts of the button row that follow the live run into the training queue and out of it."""
+
+    def __init__(
+        self, caption: DeltaGenerator, pause: DeltaGenerator, live: Trainer | None, waiting: bool
+    ) -> None:
+        self.caption, self.pause, self.live = caption, pause, live
+        self.waiting = waiting  # as Pause was last drawn: disabled while the run waits for its turn
+        self.redraws = 0  # Pause redrawn in one script run needs a key of its own each time
+
+    def turn(self, wait: Wait | None) -> None:
+        """Say beside the buttons and on Pause that the live run waits (``wait``: its place) or trains (None).
+
+        Redrawn only when that changes: the place itself is the progress bar's to say."""
+        waiting = wait is not None
+        if self.live is None or waiting == self.waiting:
+            return
+        self.waiting, self.redraws = waiting, self.redraws + 1
+        self.caption.caption(_turn_text(waiting, device_short(self.live.device)))
+        _pause_button(self.pause, self.live, False, waiting, key=f"train-pause-{self.redraws}")
+
+
+def _turn_text(waiting: bool, device: str) -> str:
+    """The line beside the buttons for a live run that waits for its turn or trains."""
+    return t("sharing.waiting" if waiting else "train.buttons.training", device=device)
+
+
+def _pause_button(
+    column, live: Trainer | None, paused: bool, waiting: bool = False, key: str | None = None
+) -> None:
+    """Resume for a paused run; otherwise Pause, disabled when nothing is live or while the run waits."""
     resume = live is not None and paused
     column.button(
         t("train.buttons.resume" if resume else "train.buttons.pause"),
+        key=key,
         icon=":material/resume:" if resume else ":material/pause:",
         on_click=state.set_paused,
         args=(not resume,),
-        disabled=live is None,
+        disabled=live is None or waiting,
         width="stretch",
+        help=t("train.buttons.pause_waiting_help") if waiting else None,
     )

@@ -20,7 +20,7 @@ from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.streamlit_private import StopException, yield_point
 from linecnn.ui.train import away, charts, sharing
-from linecnn.ui.train.buttons import file_ended_run, stop_on_error, stop_slot_lost
+from linecnn.ui.train.buttons import RunRow, file_ended_run, stop_on_error, stop_slot_lost
 from linecnn.ui.train.summary import summary
 
 
@@ -61,7 +61,7 @@ class LiveCharts:
 
         ``out_of_time``: the finished run was ended by the server's time cap."""
         self._progress(history, epochs, live, out_of_time)
-        self._charts(history, epochs, None)
+        self._charts(history, epochs, None, None if live is not None else ended_name(history))
 
     def update(self, history: Sequence[EpochRecord], epochs: int, live: Trainer) -> None:
         """Redraw what is due during a run; call it after every epoch."""
@@ -81,13 +81,27 @@ class LiveCharts:
         fraction = min(done / max(epochs, 1), 1.0)
         self.progress.progress(fraction, text=progress_text(history, epochs, live, out_of_time))
 
-    def _charts(self, history: Sequence[EpochRecord], epochs: int, points: int | None) -> None:
+    def _charts(
+        self, history: Sequence[EpochRecord], epochs: int, points: int | None, name: str | None = None
+    ) -> None:
+        """Redraw both charts; ``name``, a key that stays the same from one script run to the next.
+
+        A chart whose element ID changes is remounted, and stays blank until Plotly has drawn it again
+        (a second or more on a busy phone). An ended run's charts have the same key (``ended_name``)
+        when the live run draws them last and when the rerun that follows draws them: the same figure
+        with the same key is the same element, which the browser keeps as it is."""
         self.charts_at = self.clock()
         self.draws += 1
+        name = name or str(self.draws)
         loss = charts.loss_figure(history, epochs, self.style, points)
-        show_chart(loss, f"train.loss.{self.draws}", t("chart.loss"), self.loss_slot)
+        show_chart(loss, f"train.loss.{name}", t("chart.loss"), self.loss_slot)
         accuracy = charts.accuracy_figure(history, epochs, self.style, points)
-        show_chart(accuracy, f"train.acc.{self.draws}", t("chart.accuracy"), self.accuracy_slot)
+        show_chart(accuracy, f"train.acc.{name}", t("chart.accuracy"), self.accuracy_slot)
+
+
+def ended_name(history: Sequence[EpochRecord]) -> str:
+    """The charts' key for an ended run (or none): the same in every script run that shows that run."""
+    return f"final-{len(history)}-{history[-1].elapsed_seconds!r}" if history else "final"
 
 
 def progress_text(
@@ -120,16 +134,16 @@ def seconds_left(history: Sequence[EpochRecord], epochs: int) -> float:
     return history[-1].elapsed_seconds / len(history) * max(epochs - len(history), 0)
 
 
-def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int, caption) -> None:  # noqa: ANN001
+def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int, row: RunRow) -> None:  # noqa: ANN001
     """Train the live run to its end, drawing between epochs, then show its summary and rerun.
 
     It first waits its turn in the server's training queue (its place shown in the progress bar, and
-    in ``caption``, the line beside the buttons, which says it trains once it does).
+    ``row``, the button row, says it waits, with Pause disabled, until it trains).
     The loop ends early when a click pauses, stops or takes over the run, or when the browser went
     away (``away``: the run is paused and says why on return).
     """
     try:
-        with sharing.training_turn(live, live_charts.progress, caption) as lease:
+        with sharing.training_turn(live, live_charts.progress, row.turn) as lease:
             for _ in sharing_machine(live.run(), live.device, sharing.ticket(live), live.waited, lease.beat):
                 lease.check()
                 answer_clicks()

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 
 import streamlit as st
 import torch
@@ -15,7 +15,6 @@ from linecnn.device import cpu_threads
 from linecnn.train.config import RunConfig
 from linecnn.train.limits import cpu_threads_for
 from linecnn.train.trainer import Trainer
-from linecnn.ui.format import device_short
 from linecnn.ui.i18n import duration, number, t
 
 # A host who knows better than the policy below can fix the CPU threads of every Train-page run.
@@ -66,50 +65,39 @@ def wait_text(wait: Wait) -> str:
     )
 
 
-def live_caption(trainer: Trainer, wait: Wait | None = None) -> str:
-    """The line beside the buttons: the live run waits for its turn (``wait``, else its queue's) or trains.
-
-    Its place in the queue is the progress bar's to say (``wait_text``); said here too, it read twice.
-    """
-    if wait is None:
-        wait = training_queue(trainer.device).status(ticket(trainer))
-    device = device_short(trainer.device)  # the whole name is in the sidebar: this line stays short
-    return t("train.buttons.training" if wait is None else "sharing.waiting", device=device)
-
-
 def ticket(trainer: Trainer) -> str:
     """The run's name in the training queue: one per live run, never shared between sessions."""
     return f"run-{id(trainer):x}"
 
 
 @contextlib.contextmanager
-def training_turn(trainer: Trainer, progress=None, caption=None) -> Iterator[Lease]:  # noqa: ANN001
+def training_turn(
+    trainer: Trainer,
+    progress=None,  # noqa: ANN001
+    on_turn: Callable[[Wait | None], None] | None = None,
+) -> Iterator[Lease]:
     """Train ``trainer`` in the block: in one of its device's slots, on this session's CPU threads.
 
     While the run waits, its place is shown in ``progress`` (the page's progress-bar ``st.empty``)
-    and ``caption`` (the ``st.empty`` beside the buttons) says it waits, until it trains; without
-    them it waits silently (a single Step). Each epoch also waits for any benchmark cell
+    and given to ``on_turn``, which hears None once the run trains (the button row says which);
+    without them it waits silently (a single Step). Each epoch also waits for any benchmark cell
     that needs the machine alone (the CPU clock, process-wide CUDA settings): wrap the epochs in
     ``linecnn.classroom.sharing.sharing_machine``.
     Every optimizer step beats the slot's lease; check it between epochs (``Lease.check``).
     """
-    said = None  # the caption's last text: rewritten only when the place changes
 
     def show(wait: Wait) -> None:
-        nonlocal said
         progress.progress(0.0, text=wait_text(wait))
-        text = live_caption(trainer, wait)
-        if caption is not None and text != said:
-            caption.caption(text)
-            said = text
+        if on_turn is not None:
+            on_turn(wait)
 
     queue = training_queue(trainer.device)
     with (
         queue.hold(ticket(trainer), on_wait=None if progress is None else show, poll=0.25) as lease,
         cpu_threads(trainer.device, training_threads(trainer.config, trainer.device)),
     ):
-        if caption is not None:  # it may have said (here or when the page was drawn) that the run waits
-            caption.caption(t("train.buttons.training", device=device_short(trainer.device)))
+        if on_turn is not None:
+            on_turn(None)
         trainer.after_step = lease.beat
         try:
             yield lease

@@ -1,0 +1,89 @@
+"""In Chromium on a 390x844 phone: Train's charts stay on screen from a run's last live epoch into
+its finished view; no frame shows the chart area empty while the charts are drawn again."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers import StreamlitServer, wait_for_app
+
+pytestmark = pytest.mark.browser
+
+WAIT_MS = 240_000  # a first page load or a run on a busy 2-core machine can take minutes
+LABELS = {  # each chart's alt text (its aria-label), as it starts
+    "loss": "Line chart: training and validation loss",
+    "accuracy": "Line chart: training and validation accuracy",
+}
+# Every animation frame, whether each chart shows a drawn picture: a Plotly chart with its lines, or
+# the picture the page keeps on screen while it draws the chart again (chart-keeper.js).
+WATCH_JS = """(labels) => {
+    window.chartFrames = [];
+    const shown = (label) => [
+        ...document.querySelectorAll('[data-testid="stPlotlyChart"]'),
+        ...document.querySelectorAll('.linecnn-chart-ghost'),
+    ].some((element) => {
+        const name = element.getAttribute('aria-label') || element.dataset.ghostOf || '';
+        const plot = element.querySelector('.main-svg')?.parentElement;
+        if (!name.startsWith(label) || !plot || !element.querySelector('.scatterlayer .trace')) return false;
+        const box = plot.getBoundingClientRect();
+        return box.height > 50 && getComputedStyle(plot).visibility === 'visible';
+    });
+    const frame = () => {
+        const bar = document.querySelector('[data-testid="stProgress"]');
+        window.chartFrames.push({
+            at: Math.round(performance.now()),
+            bar: bar ? bar.innerText.slice(0, 40) : '',
+            missing: Object.entries(labels).filter(([, label]) => !shown(label)).map(([name]) => name),
+        });
+        requestAnimationFrame(frame);
+    };
+    requestAnimationFrame(frame);
+}"""
+
+
+@pytest.fixture(scope="module")
+def own_server(server_env: dict[str, str]):
+    """A server of this module's own: no other session's run shares its CPU or its training queue."""
+    instance = StreamlitServer(server_env).start()
+    yield instance
+    instance.stop()
+
+
+def test_the_charts_stay_on_screen_from_the_last_live_epoch_into_the_finished_view_on_a_phone(
+    browser, own_server
+):
+    """Every frame from the last live epoch until the finished page is idle shows both charts drawn:
+    the run's last draw and the rerun after it never leave the chart area blank."""
+    tab = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    tab.set_default_timeout(WAIT_MS)
+    try:
+        tab.goto(f"{own_server.url}/Train")
+        wait_for_app(tab, WAIT_MS)
+        field = tab.get_by_label("Epochs")
+        field.fill("150")
+        field.press("Enter")
+        wait_for_app(tab, WAIT_MS)
+        tab.get_by_role("button", name="Start").click()
+        tab.get_by_text(re.compile(r"^Epoch \d+ / 150")).wait_for()
+        tab.evaluate(WATCH_JS, LABELS)
+        expect(tab.get_by_text(re.compile(r"^Finished 150 epochs"))).to_be_visible(timeout=WAIT_MS)
+        tab.get_by_text(re.compile(r"^Summary · Run 1")).wait_for()
+        wait_for_app(tab, WAIT_MS)
+        count = tab.evaluate("window.chartFrames.length")
+        tab.wait_for_function(f"() => window.chartFrames.length > {count + 30}")  # idle a while
+        frames = tab.evaluate("window.chartFrames")
+        live = [index for index, frame in enumerate(frames) if frame["bar"].startswith("Epoch")]
+        assert live, "no frame saw the run live"
+        after = frames[live[-1] :]
+        assert any(frame["bar"].startswith("Finished") for frame in after)
+        blank = [frame for frame in after if frame["missing"]]
+        assert not blank, (
+            f"{len(blank)} of {len(after)} frames after the last live epoch showed no "
+            f"{', '.join(sorted({name for frame in blank for name in frame['missing']}))} chart, for "
+            f"{blank[-1]['at'] - blank[0]['at']} ms from the first to the last: {blank[:3]}"
+        )
+    finally:
+        tab.context.close()
