@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import platform
 import time
+from typing import TypeVar
 
 import torch
 
@@ -45,6 +46,17 @@ class RunStream:
 def preferred_memory_format(device: torch.device | str) -> torch.memory_format:
     """channels_last where it helps this tiny CNN (CPU max-pool runs much faster in it), else contiguous."""
     return torch.channels_last if torch.device(device).type in ("cpu", "cuda") else torch.contiguous_format
+
+
+ModuleT = TypeVar("ModuleT", bound=torch.nn.Module)
+
+
+def place_module(model: ModuleT, device: torch.device, memory_format: torch.memory_format) -> ModuleT:
+    """``model`` itself, moved to ``device`` with its 4-D weights laid out in ``memory_format``."""
+    # Module.to moves the module in place and takes memory_format, as torch documents; torch's type
+    # overloads of it leave that keyword out.
+    model.to(device, memory_format=memory_format)  # type: ignore[call-overload]
+    return model
 
 
 _USED: set[str] = set()  # devices this process has already allocated on

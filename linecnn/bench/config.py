@@ -7,6 +7,7 @@ options. The flat dict of ``to_flat`` is the ``config`` of a result in a benchma
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import TypedDict, cast
 
 import torch
 
@@ -19,6 +20,17 @@ MAX_FULL_BATCH = 4_096  # a "full batch" bigger than this is cut into steps this
 FASTER_PATHS = ("channels_last", "compile", "cuda_graphs")  # the switches a variant names
 TIMING_KEYS = ("warmup", "repeats", "amp", *FASTER_PATHS)
 RUN_KEYS = ("per_class", "batch_size", "width", "extra_convs", "lr", "seed", "data_mode")  # what a cell uses
+
+
+class TimingOptions(TypedDict, total=False):
+    """BenchConfig's own fields (``TIMING_KEYS``) as keyword arguments, each one optional."""
+
+    warmup: int
+    repeats: int
+    amp: str
+    channels_last: bool
+    compile: bool
+    cuda_graphs: bool
 
 
 @dataclass(frozen=True)
@@ -53,7 +65,10 @@ class BenchConfig:
         if unknown:
             raise TypeError(f"from_flat() got unexpected keys: {', '.join(unknown)}")
         run = RunConfig.from_flat(**{key: flat[key] for key in RUN_KEYS if key in flat})
-        return cls(run, **{key: flat[key] for key in TIMING_KEYS if key in flat})
+        # The flat values come from JSON, the CLI and the page's widgets, unchecked: __post_init__ checks
+        # each one's type and range, so they are typed here as what they must be.
+        timing = cast(TimingOptions, {key: flat[key] for key in TIMING_KEYS if key in flat})
+        return cls(run, **timing)
 
     def with_run(self, **flat: object) -> BenchConfig:
         """The same cell with some of its problem's flat keys changed, e.g. ``with_run(per_class=400)``."""
@@ -98,17 +113,21 @@ class BenchConfig:
     def for_device(self, device: torch.device | str) -> tuple[BenchConfig, tuple[str, ...]]:
         """The options that apply on ``device``, and a sentence (a Message) for each one dropped."""
         kind = torch.device(device).type
-        dropped = {}
+        dropped: TimingOptions = {}
+        notes: list[Message] = []
         if self.amp != "off" and kind != "cuda":
-            dropped["amp"] = ("off", Message("note_amp_cuda_only"))
+            dropped["amp"] = "off"
+            notes.append(Message("note_amp_cuda_only"))
         elif self.amp == "bf16" and kind == "cuda" and not bf16_supported(device):
-            dropped["amp"] = ("off", Message("note_no_bf16"))
+            dropped["amp"] = "off"
+            notes.append(Message("note_no_bf16"))
         if self.channels_last and kind not in ("cpu", "cuda"):
-            dropped["channels_last"] = (False, Message("note_channels_last"))
+            dropped["channels_last"] = False
+            notes.append(Message("note_channels_last"))
         if self.cuda_graphs and kind != "cuda":
-            dropped["cuda_graphs"] = (False, Message("note_cuda_graphs"))
-        config = replace(self, **{name: value for name, (value, _) in dropped.items()})
-        return config, tuple(note for _, note in dropped.values())
+            dropped["cuda_graphs"] = False
+            notes.append(Message("note_cuda_graphs"))
+        return replace(self, **dropped), tuple(notes)
 
     def to_flat(self) -> dict:
         """The flat JSON view: the keys ``from_flat`` reads, then the derived sizes other readers use."""

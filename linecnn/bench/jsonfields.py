@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Iterator
-from typing import TypeGuard
+from typing import Literal, TypeGuard, overload
 
 from linecnn.errors import Figure, Message, UserError
 from linecnn.untrusted import json_echo, value_bound
@@ -135,6 +135,10 @@ class Fields:
             raise UserError("json.lacks", where=place(self.path), name=key)
         return self.values.get(key)
 
+    @overload
+    def text(self, key: str, required: Literal[True]) -> str: ...
+    @overload
+    def text(self, key: str, required: bool = False) -> str | None: ...
     def text(self, key: str, required: bool = False) -> str | None:
         """A string of at most MAX_TEXT characters (None when optional and missing or null)."""
         value = self._raw(key, required)
@@ -142,6 +146,10 @@ class Fields:
             return None
         return check_text(value, (*self.path, key), empty=not required)
 
+    @overload
+    def number(self, key: str, required: Literal[True], low: float = 0.0) -> float: ...
+    @overload
+    def number(self, key: str, required: bool = False, low: float = 0.0) -> float | None: ...
     def number(self, key: str, required: bool = False, low: float = 0.0) -> float | None:
         """A finite number of at least ``low`` (None when optional and missing or null)."""
         value = self._raw(key, required)
@@ -149,6 +157,10 @@ class Fields:
             return None
         return check_number(value, (*self.path, key), low)
 
+    @overload
+    def whole(self, key: str, low: int = 0, *, required: Literal[True]) -> int: ...
+    @overload
+    def whole(self, key: str, low: int = 0, required: bool = False) -> int | None: ...
     def whole(self, key: str, low: int = 0, required: bool = False) -> int | None:
         """A whole number from ``low`` to MAX_NUMBER (None when optional and missing or null)."""
         value = self._raw(key, required)

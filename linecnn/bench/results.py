@@ -81,7 +81,8 @@ class CellResult:
     @property
     def wide_spread(self) -> bool:
         """True when the cell was timed and its p75 is above WIDE_SPREAD × its p25."""
-        return self.ok and self.p75_ms > WIDE_SPREAD * self.p25_ms
+        p25, p75 = self.p25_ms, self.p75_ms
+        return self.ok and p25 is not None and p75 is not None and p75 > WIDE_SPREAD * p25
 
     @property
     def kind(self) -> str:
@@ -125,11 +126,21 @@ class CellResult:
             status=status,
             reason=reason,
             times_ms=fields.numbers("times_ms"),
-            **{key: fields.number(key) for key in ("median_ms", "p25_ms", "p75_ms", "samples_per_s", *COSTS)},
+            median_ms=fields.number("median_ms"),
+            p25_ms=fields.number("p25_ms"),
+            p75_ms=fields.number("p75_ms"),
+            samples_per_s=fields.number("samples_per_s"),
+            first_epoch_ms=fields.number("first_epoch_ms"),
+            context_ms=fields.number("context_ms"),
+            setup_ms=fields.number("setup_ms"),
+            autotune_ms=fields.number("autotune_ms"),
+            compile_ms=fields.number("compile_ms"),
             peak_memory_bytes=fields.whole("peak_memory_bytes"),
             notes=fields.texts("notes"),
             load_average=fields.number("load_average"),
-            **{key: fields.whole(key, low=1) for key in ("threads", "cores", "machine_cores")},
+            threads=fields.whole("threads", low=1),
+            cores=fields.whole("cores", low=1),
+            machine_cores=fields.whole("machine_cores", low=1),
             mode=read_mode(fields),
             waited_runs=fields.whole("waited_runs"),
             waited_seconds=fields.number("waited_seconds"),
@@ -202,13 +213,13 @@ def read_config(fields: Fields) -> BenchConfig:
 
 def check_timings(result: CellResult, where: Message) -> None:
     """An OK result has a median above MIN_EPOCH_MS, with p25 <= median <= p75 under a day; others none."""
-    times = (result.median_ms, result.p25_ms, result.p75_ms, result.samples_per_s)
     if not result.ok:
         return
-    if None in times:
+    median, p25, p75 = result.median_ms, result.p25_ms, result.p75_ms
+    if median is None or p25 is None or p75 is None or result.samples_per_s is None:
         raise UserError("json.no_timings", where=where)
-    if result.median_ms < MIN_EPOCH_MS:
+    if median < MIN_EPOCH_MS:
         raise UserError("json.tiny_median", where=where, limit=Figure(MIN_EPOCH_MS))
-    if not result.p25_ms <= result.median_ms <= result.p75_ms <= MAX_EPOCH_MS:
-        quartiles = {name: Figure(getattr(result, f"{name}_ms")) for name in ("p25", "median", "p75")}
+    if not p25 <= median <= p75 <= MAX_EPOCH_MS:
+        quartiles = {"p25": Figure(p25), "median": Figure(median), "p75": Figure(p75)}
         raise UserError("json.quartiles", where=where, **quartiles)

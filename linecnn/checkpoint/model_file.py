@@ -15,7 +15,6 @@ import torch
 from safetensors import SafetensorError
 from safetensors.torch import load as load_tensors
 from safetensors.torch import save as save_tensors
-from torch import nn
 
 from linecnn.checkpoint.checks import (
     FORMAT_VERSION,
@@ -171,7 +170,7 @@ def _entry(text: str, what: str) -> object:
     return parse_json(text, what, MAX_METADATA_VALUES)
 
 
-def load_model(data: bytes) -> tuple[RunConfig, nn.Module, ModelInfo]:
+def load_model(data: bytes) -> tuple[RunConfig, LineCNN, ModelInfo]:
     """Config, CPU model in eval mode and metadata of a model file, every part checked first."""
     check_size(data, MAX_MODEL_BYTES, "model_file")
     header = read_header(bytes(data))

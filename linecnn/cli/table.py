@@ -14,9 +14,9 @@ def print_results(document: BenchDocument, plan: SweepPlan) -> None:
     for line in disturbed_lines(document):
         print(line)
     timed = [result for result in document.results if result.ok]
-    cpu = {document.x(r): r.median_ms for r in timed if r.device == "cpu"}
+    cpu = {document.x(r): r.median_ms for r in timed if r.device == "cpu" and r.median_ms is not None}
     for device in dict.fromkeys(r.device for r in document.results if r.device != "cpu"):
-        other = {document.x(r): r.median_ms for r in timed if r.device == device}
+        other = {document.x(r): r.median_ms for r in timed if r.device == device and r.median_ms is not None}
         found = crossover(cpu, other, plan.factor, name=device)
         if found is not None:
             print(found.verdict)
@@ -68,7 +68,8 @@ def _reason(code: str, r: CellResult, cores: int | None) -> str:
     if code == "spread":
         return f"p75 over {WIDE_SPREAD}x p25"
     if code == "cores":
-        return f"its threads waited {100 * r.run_queue:.0f} % of the time for a core"
+        share = "?" if r.run_queue is None else f"{100 * r.run_queue:.0f}"
+        return f"its threads waited {share} % of the time for a core"
     return "a Train run shared its cores"
 
 

@@ -16,10 +16,9 @@ import sys
 from pathlib import Path
 
 import torch
-from torch import nn
 
 from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
-from linecnn.train.model import build_model
+from linecnn.train.model import LineCNN, build_model
 
 WEIGHTS_FILE = Path(__file__).with_name("default_model.pt")  # a state_dict, about 10 KB
 RECIPE_FILE = WEIGHTS_FILE.with_suffix(".json")  # DEFAULT_CONFIG.as_dict() when the weights were trained
@@ -27,7 +26,7 @@ RECIPE_FILE = WEIGHTS_FILE.with_suffix(".json")  # DEFAULT_CONFIG.as_dict() when
 _LOG = logging.getLogger(__name__)
 
 
-def load_default_model(path: Path = WEIGHTS_FILE) -> nn.Module | None:
+def load_default_model(path: Path = WEIGHTS_FILE) -> LineCNN | None:
     """The shipped default model on the CPU in eval mode; None (and a logged reason) if the file is
     missing or does not hold DEFAULT_CONFIG's weights, so the caller can train it instead."""
     try:

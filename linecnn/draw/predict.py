@@ -11,13 +11,13 @@ import time
 from dataclasses import dataclass
 
 import torch
-from torch import nn
 
 from linecnn.classroom.gpu_use import GPU_USE
 from linecnn.device import cpu_threads
 from linecnn.device_ops import synchronize
 from linecnn.train.config import RunConfig
 from linecnn.train.data import CLASS_NAMES
+from linecnn.train.model import LineCNN
 from linecnn.train.trainer import fit
 
 # The default model: the lesson's CNN trained on hand-drawn-like strokes. 4,000 images per
@@ -55,13 +55,13 @@ class Prediction:
         return self.probabilities[self.label]
 
 
-def train_default_model(device: torch.device | str = "cpu") -> nn.Module:
+def train_default_model(device: torch.device | str = "cpu") -> LineCNN:
     """Train the default model (a few seconds on a CPU) and return it on the CPU in eval mode."""
     with cpu_threads(device, 1):
         return fit(DEFAULT_CONFIG, device).model.to("cpu").eval()
 
 
-def predict(model: nn.Module, image: torch.Tensor, device: torch.device | str = "cpu") -> Prediction:
+def predict(model: LineCNN, image: torch.Tensor, device: torch.device | str = "cpu") -> Prediction:
     """Class probabilities and feature maps of ``image`` (1, 1, 8, 8), computed on ``device``."""
     if image.shape != (1, 1, 8, 8):
         raise ValueError(f"The model reads one 8x8 image shaped (1, 1, 8, 8); got {tuple(image.shape)}.")

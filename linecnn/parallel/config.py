@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TypedDict, cast
 
 from linecnn.bench.config import RUN_KEYS, BenchConfig
 from linecnn.device import core_share, list_devices
@@ -14,6 +15,13 @@ from linecnn.train.config import check_int
 MAX_RANKS = 64  # more processes than this on one machine is a mistake, not a measurement
 TIMING_KEYS = ("warmup", "repeats")  # BenchConfig's timing options a data-parallel run honours
 OWN_KEYS = ("device", "threads")  # what only a data-parallel run has
+
+
+class OwnOptions(TypedDict, total=False):
+    """RanksConfig's own fields (``OWN_KEYS``) as keyword arguments, each one optional."""
+
+    device: str
+    threads: int | None
 
 
 @dataclass(frozen=True)
@@ -43,7 +51,9 @@ class RanksConfig:
         if unknown:
             raise TypeError(f"from_flat() got unexpected keys: {', '.join(unknown)}")
         bench = BenchConfig.from_flat(**{key: value for key, value in flat.items() if key not in OWN_KEYS})
-        return cls(bench, **{key: flat[key] for key in OWN_KEYS if key in flat})
+        # Unchecked values (the CLI, the page, a rank's JSON): __post_init__ checks their types and ranges.
+        own = cast(OwnOptions, {key: flat[key] for key in OWN_KEYS if key in flat})
+        return cls(bench, **own)
 
     def as_dict(self) -> dict:
         """The flat, JSON-friendly view: the problem's keys, warm-up and repeats, device and threads."""

@@ -21,6 +21,7 @@ MAX_PER_CLASS = 2_000_000
 MAX_EPOCHS = 100_000
 MAX_WIDTH = 64
 MAX_EXTRA_CONVS = 16
+DEFAULT_MAX_SECONDS = 300.0  # a Train-page run's time cap unless the host sets another (TrainLimits)
 
 
 def check_int(key: str, value: object, low: int, high: int) -> None:
@@ -83,7 +84,7 @@ class TrainConfig:
 class TrainLimits:
     """What one training run may use on a shared server; the Train page refuses or stops a run past them."""
 
-    max_seconds: float | None = 300.0  # training seconds per run (pauses excluded); None = no cap
+    max_seconds: float | None = DEFAULT_MAX_SECONDS  # training seconds per run, pauses excluded; None: no cap
     max_image_epochs: int = 10_000_000  # epochs x training images: the run's work, known before it starts
     max_bytes: int = 512 << 20  # data set + model + one step's activations, as limits.run_memory_bytes counts
 

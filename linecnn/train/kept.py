@@ -14,7 +14,7 @@ from torch import nn
 from linecnn.device_ops import empty_cache
 from linecnn.train.config import RunConfig
 from linecnn.train.epoch import confusion_matrix
-from linecnn.train.model import build_model
+from linecnn.train.model import LineCNN, build_model
 
 
 class LastWholeEpoch:
@@ -61,7 +61,7 @@ def let_go(error: BaseException, device: torch.device) -> None:
         empty_cache(device)
 
 
-def cpu_copy(model: nn.Module, config: RunConfig) -> nn.Module:
+def cpu_copy(model: nn.Module, config: RunConfig) -> LineCNN:
     """A copy of ``model`` made on the CPU in eval mode: nothing new on a device that may be full."""
     copy = build_model(config.model, config.seed)
     copy.load_state_dict({key: value.to("cpu") for key, value in model.state_dict().items()})

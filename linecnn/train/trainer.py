@@ -12,14 +12,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
 import torch
-from torch import nn
 
-from linecnn.device_ops import RunStream, preferred_memory_format
+from linecnn.device_ops import RunStream, place_module, preferred_memory_format
 from linecnn.train.config import RunConfig
 from linecnn.train.data import Dataset, make_dataset
 from linecnn.train.epoch import confusion_matrix, evaluate, make_optimizer, train_epoch
 from linecnn.train.kept import LastWholeEpoch, confusion_safely, cpu_copy, let_go
-from linecnn.train.model import build_model
+from linecnn.train.model import LineCNN, build_model
 from linecnn.train.turns import Turns
 
 
@@ -49,7 +48,7 @@ class Snapshot:
     """A stopped run as it was at the end of its last whole epoch; training on never changes it."""
 
     history: tuple[EpochRecord, ...]  # every finished epoch, oldest first
-    model: nn.Module  # a CPU copy of the weights after the last of those epochs, in eval mode
+    model: LineCNN  # a CPU copy of the weights after the last of those epochs, in eval mode
     confusion: list[list[int]]  # validation [true][predicted] of those weights
     cpu_threads: int | None  # CPU threads the last epoch ran on; None on other devices
     out_of_time: bool  # True when the run ended at its time cap
@@ -100,7 +99,7 @@ class Trainer:
             val_x=data.val_x.contiguous(memory_format=memory_format),
             val_y=data.val_y,
         )
-        self.model = build_model(config.model, config.seed).to(self.device, memory_format=memory_format)
+        self.model = place_module(build_model(config.model, config.seed), self.device, memory_format)
         self.optimizer = make_optimizer(self.model, config.train.lr, self.device)
 
     @property

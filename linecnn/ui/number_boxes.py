@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import NamedTuple, TypedDict, Unpack
 
 import streamlit as st
 from babel.numbers import NumberFormatError, parse_decimal
@@ -59,22 +59,35 @@ def _finite(text: str) -> float | None:
     return value if math.isfinite(value) else None
 
 
+class BoxOptions(TypedDict, total=False):
+    """What a caller may pass on to a box's ``text_input``, besides its label, key and callback."""
+
+    disabled: bool
+    help: str | None
+
+
 def whole(value: float) -> int:
     """The nearest whole number, halves up: 2.5 -> 3, -0.5 -> 0."""
     return math.floor(value + 0.5)
 
 
-def decimal_box(column: DeltaGenerator, label: str, default: float, key: str, **kwargs: object) -> None:
+def decimal_box(
+    column: DeltaGenerator, label: str, default: float, key: str, **kwargs: Unpack[BoxOptions]
+) -> None:
     """A text box for the number with decimals in session key ``key`` (``default`` at first)."""
     _text_box(column, label, default, key, _Way(lambda v: decimal_text(v, current()), read_decimal), kwargs)
 
 
-def count_box(column: DeltaGenerator, label: str, default: int, key: str, **kwargs: object) -> None:
+def count_box(
+    column: DeltaGenerator, label: str, default: int, key: str, **kwargs: Unpack[BoxOptions]
+) -> None:
     """A text box for the whole number in session key ``key`` (``default`` at first)."""
     _text_box(column, label, default, key, _Way(number, _read_whole), kwargs)
 
 
-def count_field(column: DeltaGenerator, label: str, default: int, key: str, **kwargs: object) -> int | None:
+def count_field(
+    column: DeltaGenerator, label: str, default: int, key: str, **kwargs: Unpack[BoxOptions]
+) -> int | None:
     """``count_box`` for inside a form, where a box takes no callback: returns the whole number its text
     holds at this run (None when none), kept under ``key`` too. The text sent is written again the page's
     way before the box is drawn (after a language switch, or '1,5' sent: '2'); text being typed in the
@@ -105,7 +118,9 @@ class _Way(NamedTuple):
     read: Callable[[str | None], float | None]
 
 
-def _text_box(column: DeltaGenerator, label: str, default: float, key: str, way: _Way, kwargs: dict) -> None:
+def _text_box(
+    column: DeltaGenerator, label: str, default: float, key: str, way: _Way, kwargs: BoxOptions
+) -> None:
     """The text box for session key ``key``: written again from the number when the language changes,
     or when the number was set elsewhere; text the reader typed that is no number stays, to fix."""
     state = st.session_state

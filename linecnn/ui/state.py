@@ -8,10 +8,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import streamlit as st
-from torch import nn
 
 from linecnn.classroom.settings import env_number, env_uncapped
-from linecnn.train.config import RunConfig, TrainLimits
+from linecnn.train.config import DEFAULT_MAX_SECONDS, RunConfig, TrainLimits
+from linecnn.train.model import LineCNN
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui.format import device_short
 from linecnn.ui.i18n import t
@@ -40,7 +40,7 @@ class RunRecord:
     device: str  # where it trained, e.g. "cpu" or "cuda:0"
     history: tuple[EpochRecord, ...]
     confusion: list[list[int]]  # validation [true][predicted] at the end
-    model: nn.Module  # final weights, kept on the CPU; move a copy where you need it
+    model: LineCNN  # final weights, kept on the CPU; move a copy where you need it
     threads: int | None = None  # CPU threads it trained on; None for GPUs
     out_of_time: bool = False  # True when the server's time cap ended it
     waited_seconds: float = 0.0  # seconds it waited between epochs while a benchmark timed the machine
@@ -72,7 +72,7 @@ def server_limits() -> TrainLimits:
     """
     default = TrainLimits()
     capped = not env_uncapped(MAX_SECONDS_ENV)
-    seconds = env_number(MAX_SECONDS_ENV, default.max_seconds, 0.001, uncappable=True) if capped else None
+    seconds = env_number(MAX_SECONDS_ENV, DEFAULT_MAX_SECONDS, 0.001, uncappable=True) if capped else None
     return TrainLimits(
         max_seconds=seconds,
         max_image_epochs=int(env_number(MAX_IMAGE_EPOCHS_ENV, default.max_image_epochs, MIN_IMAGE_EPOCHS)),
@@ -131,11 +131,13 @@ def finish_run(trainer: Trainer | None = None) -> RunRecord | None:
     A run is filed once: when an older script thread and a newer one both try, the second gets
     None, as it does for a run that never finished an epoch.
     """
-    trainer = trainer or st.session_state.get(LIVE)
+    held: Trainer | None = st.session_state.get(LIVE)
+    trainer = trainer or held
     if trainer is None:
         return None
     snapshot = trainer.stop()
-    if st.session_state.get(LIVE) is trainer:
+    live: Trainer | None = st.session_state.get(LIVE)  # read again: stop() waited for the epoch in flight
+    if live is trainer:
         st.session_state.pop(LIVE, None)
     if snapshot is None:
         return None

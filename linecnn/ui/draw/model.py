@@ -6,11 +6,11 @@ import threading
 from dataclasses import dataclass
 
 import streamlit as st
-from torch import nn
 
 from linecnn.draw.default_weights import load_default_model
 from linecnn.draw.predict import DEFAULT_CONFIG, train_default_model
 from linecnn.train.lines import EXACT_LINE_MODES
+from linecnn.train.model import LineCNN
 from linecnn.ui import notice, state
 from linecnn.ui.draw import GONE, MODEL, SEEN
 from linecnn.ui.format import device_short, device_text, escape_markdown
@@ -22,7 +22,7 @@ from linecnn.ui.whole_name import PHONE_CHARS_UNCLEARABLE, show_whole_name
 class ModelChoice:
     """The model the page classifies with, and how to describe it."""
 
-    model: nn.Module
+    model: LineCNN
     title: str  # e.g. "Run 2 · cpu · 120 ep" or "Default model", in the session's language
     detail: str  # one sentence on how it was trained
     data_mode: str  # a key of DATA_MODES ("lesson", "varied", ...): what it learned from
@@ -41,16 +41,16 @@ _DEFAULT_READY = threading.Event()
 
 
 @st.cache_resource(show_spinner=False)
-def _shipped_default_model() -> nn.Module | None:
+def _shipped_default_model() -> LineCNN | None:
     return load_default_model()
 
 
 @st.cache_resource(show_spinner=False)
-def _trained_default_model() -> nn.Module:
+def _trained_default_model() -> LineCNN:
     return train_default_model("cpu")
 
 
-def default_model() -> nn.Module:
+def default_model() -> LineCNN:
     """The default model, read from the package (trained once per server only if its file cannot be
     read) and shared read-only by every session."""
     shipped = _shipped_default_model()

@@ -51,13 +51,18 @@ def _start(device: str, paused: bool = False) -> Trainer | None:
         return None
     try:
         config = config_from_widgets()
-        check_limits(config, limits, [size for size in BATCH_CHOICES if size != "full"])
+        check_limits(config, limits, [size for size in BATCH_CHOICES if isinstance(size, int)])  # not "full"
         return state.start_run(config, device, limits, paused=paused)
     except ValueError as error:
         _flash("error", say(error))
     except RuntimeError as error:  # e.g. the GPU ran out of memory while placing the data
         _flash("error", t("train.flash.could_not_start", device=device_text(device), error=say(error)))
     return None
+
+
+def _start_clicked(device: str) -> None:
+    """Callback of the Start button: ``_start``, its trainer left to the session state."""
+    _start(device)
 
 
 def _step(device: str) -> None:
@@ -151,7 +156,7 @@ def run_buttons(device: torch.device, refused: bool = False) -> RunRow:
         t("train.buttons.start"),
         type="primary",
         icon=":material/play_arrow:",
-        on_click=_start,
+        on_click=_start_clicked,
         args=(str(device),),
         disabled=live is not None or refused,
         width="stretch",
@@ -178,8 +183,8 @@ def run_buttons(device: torch.device, refused: bool = False) -> RunRow:
     )
     caption = columns[4].empty()
     if live is not None:
-        device = device_short(live.device)
-        caption.caption(t("train.buttons.paused", device=device) if paused else _turn_text(waiting, device))
+        short = device_short(live.device)
+        caption.caption(t("train.buttons.paused", device=short) if paused else _turn_text(waiting, short))
     return RunRow(caption, pause, live, waiting)
 
 

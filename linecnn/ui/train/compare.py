@@ -80,17 +80,22 @@ def differing(runs: Sequence[RunRecord], names: Sequence[str]) -> list[str]:
     return [name for name in names if len({repr(settings(run)[name]) for run in runs}) > 1]
 
 
-def setting_text(name: str, value: object) -> str:
-    """One setting as a legend shows it, e.g. 'lr 0.05', 'batch 32', 'seed 7'."""
+def setting_text(run: RunRecord, name: str) -> str:
+    """One setting of ``run`` as a legend shows it, e.g. 'lr 0.05', 'batch 32', 'seed 7'."""
+    config = run.config
     if name == "device":
-        return device_short(value)
+        return device_short(run.device)
     if name == "lr":
-        return t("train.legend.lr", value=significant(value, 4))
+        return t("train.legend.lr", value=significant(config.train.lr, 4))
     if name == "batch_size":
-        return t("train.legend.batch", value=i18n.number(value) if value else t("train.batch_full"))
+        batch = config.train.batch_size
+        return t("train.legend.batch", value=i18n.number(batch) if batch else t("train.batch_full"))
     if name == "data_mode":
-        return t(f"train.mode.{value}")
-    return t(f"train.legend.{name}", value=i18n.number(value) if name != "seed" else value)
+        return t(f"train.mode.{config.data.mode}")
+    if name == "seed":  # a name, not an amount: no thousands separator
+        return t("train.legend.seed", value=config.seed)
+    counts = {"width": config.model.width, "per_class": config.data.per_class, "epochs": config.train.epochs}
+    return t(f"train.legend.{name}", value=i18n.number(counts[name]))
 
 
 def legend_labels(runs: Sequence[RunRecord]) -> list[str]:
@@ -114,7 +119,7 @@ def run_setting_text(run: RunRecord, name: str) -> str:
     if name == "epochs" and run.stopped:
         done, planned = i18n.number(run.epochs_done), i18n.number(run.config.train.epochs)
         return t("train.legend.epochs_of", done=done, planned=planned)
-    return setting_text(name, settings(run)[name])
+    return setting_text(run, name)
 
 
 def wrapped(parts: Sequence[str], width: int = LEGEND_LINE_CHARS) -> str:

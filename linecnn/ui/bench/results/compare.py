@@ -146,4 +146,4 @@ def _setting(name: str) -> str:
 
 def _number(value: object) -> str:
     """A setting for a sentence: 4096 -> '4,096' (or '4.096')."""
-    return number(value) if isinstance(value, numbers.Number) and not pd.isna(value) else str(value)
+    return number(float(value)) if isinstance(value, numbers.Real) and not pd.isna(value) else str(value)
