@@ -65,6 +65,13 @@ def test_no_redraw_in_the_last_moments_of_a_run():
     assert (progress.draws, loss.draws) == (0, 0)
 
 
+def test_the_charts_rest_for_their_last_interval_while_the_progress_bar_goes_on():
+    """A chart redraw keeps the browser busy longest: none starts when the final draw is that close."""
+    charts, progress, loss = charts_due_now()
+    charts.update(history(80, 0.01), 120, live=None)  # 0.4 s to go: within CHART_SECONDS only
+    assert (progress.draws, loss.draws) == (1, 0)
+
+
 @pytest.mark.parametrize(("value", "expected"), [("3", 3), ("", 1), ("0", 1), ("two", 1), ("-2", 1)])
 def test_train_threads_come_from_the_host_when_valid(monkeypatch, value, expected):
     monkeypatch.setenv(TRAIN_THREADS_ENV, value)

@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-import plotly.graph_objects as go
-
 from linecnn.ui.i18n import percent
 
 WHOLE_TICKS_UP_TO = 10  # epochs: up to here an axis may get ticks between epochs, so they are set one apart
@@ -41,20 +39,21 @@ def _nice_ceiling(value: float) -> float:
     return next(step * power for step in (1, 2, 5, 10) if step * power >= value * (1 - 1e-12))
 
 
-def accuracy_axis(fig: go.Figure) -> None:
-    """``fig`` with an accuracy y axis from 0 to 100 %, its ticks written as the language writes a percentage
-    ('100%', '100 %'), which Plotly's own '%' format cannot do."""
-    fig.update_yaxes(
-        range=ACCURACY_RANGE, tickvals=ACCURACY_TICKS, ticktext=[percent(v) for v in ACCURACY_TICKS]
-    )
+def accuracy_axis() -> dict:
+    """An accuracy y axis (Plotly's layout dict) from 0 to 100 %, its ticks written as the language writes
+    a percentage ('100%', '100 %'), which Plotly's own '%' format cannot do."""
+    return {
+        "range": ACCURACY_RANGE,
+        "tickvals": ACCURACY_TICKS,
+        "ticktext": [percent(v) for v in ACCURACY_TICKS],
+    }
 
 
-def whole_epoch_ticks(fig: go.Figure, last: float) -> go.Figure:
-    """``fig`` with its epoch ticks one apart when its x axis ends (``last``) by WHOLE_TICKS_UP_TO.
+def whole_epoch_ticks(last: float) -> dict:
+    """An epoch axis's ticks (Plotly's layout dict), one apart when the axis ends (``last``) by
+    WHOLE_TICKS_UP_TO.
 
     On so short an axis Plotly's own ticks fall between epochs (a 1-epoch run read 0.5 and 1.5);
     on a longer one they are whole numbers already and adapt to zoom, so they are left alone.
     """
-    if last <= WHOLE_TICKS_UP_TO:
-        fig.update_xaxes(tick0=0, dtick=1)
-    return fig
+    return {"tick0": 0, "dtick": 1} if last <= WHOLE_TICKS_UP_TO else {}

@@ -74,31 +74,22 @@ def run_line(slot: int) -> dict[str, str]:
     return {"color": RUN_COLORS[slot % colors], "dash": RUN_DASHES[slot // colors % len(RUN_DASHES)]}
 
 
-def _add_curve(
-    fig: go.Figure, x: list, y: list[float], name: str, line: dict, style: ChartStyle, points: int | None
-) -> None:
-    """One curve: raw, or smoothed with the raw one faintly behind it (as TensorBoard draws them).
+def _curve(
+    x: list, y: list[float], name: str, line: dict, style: ChartStyle, points: int | None
+) -> list[dict]:
+    """One curve's traces: raw, or smoothed with the raw one faintly behind it (as TensorBoard draws them).
 
     ``line`` is Plotly's (its colour, and its dash on the compare chart). The smoothing sees every
     point; ``points`` then caps how many are plotted.
     """
     kept = thinned(range(len(x)), points)
     x_kept = [x[i] for i in kept]
+    raw = dict(type="scatter", x=x_kept, y=[y[i] for i in kept], name=name, line=line, legendgroup=name)
     if style.smoothing <= 0:
-        fig.add_scatter(x=x_kept, y=[y[i] for i in kept], name=name, line=line, legendgroup=name)
-        return
+        return [raw]
     smoothed = ema(y, style.smoothing)
-    fig.add_scatter(
-        x=x_kept,
-        y=[y[i] for i in kept],
-        name=name,
-        line=line,
-        opacity=RAW_OPACITY,
-        legendgroup=name,
-        showlegend=False,
-        hoverinfo="skip",
-    )
-    fig.add_scatter(x=x_kept, y=[smoothed[i] for i in kept], name=name, line=line, legendgroup=name)
+    behind = raw | {"opacity": RAW_OPACITY, "showlegend": False, "hoverinfo": "skip"}
+    return [behind, raw | {"y": [smoothed[i] for i in kept]}]
 
 
 @lru_cache(maxsize=8192)
@@ -110,80 +101,89 @@ def hover_value(value: float, kind: str, language: str) -> str:
     return percent(value, 1) if kind == "acc" else significant(value, LOSS_DIGITS)
 
 
-def _write_hover_values(fig: go.Figure, kind: str) -> None:
-    """Give each hoverable curve of ``fig`` its values written out (``customdata``) for its hover template.
+def _hover_values(traces: list[dict], kind: str, template: str) -> list[dict]:
+    """``traces`` with ``template`` as their hover text and, for those that answer a hover, their values
+    written out (``customdata``).
 
     Plotly's own number formats cannot write a Spanish percentage ('95,3 %') nor trim a loss's digits
     the way the page's text does, so the hover box shows the page's own words."""
     language = i18n.current()
-    for trace in fig.data:
-        if trace.hoverinfo != "skip":
-            trace.customdata = [hover_value(value, kind, language) for value in trace.y]
+    for trace in traces:
+        trace["hovertemplate"] = template
+        if trace.get("hoverinfo") != "skip":
+            trace["customdata"] = [hover_value(value, kind, language) for value in trace["y"]]
+    return traces
 
 
-def _layout(fig: go.Figure, title: str, y_title: str, x_title: str, height: int = 320) -> go.Figure:
-    """Apply the dashboard's calm, compact chart style."""
-    fig.update_layout(
-        title={"text": title, "x": 0.0, "xanchor": "left"},
-        height=height,
-        margin={"l": 10, "r": 10, "t": 48, "b": 10},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        hovermode="x unified",
-        xaxis_unifiedhovertitle_text=f"{x_title} %{{x}}",  # the shared hover headed 'Epoch 17', not '17'
-        separators=plotly_separators(),  # ticks and hover numbers with the language's marks
-        xaxis_separatethousands=True,  # '1.000' as the page's text writes a count, not Plotly's '1000'
-    )
-    return fig
-
-
-def _loss_axis(fig: go.Figure, values: Sequence[float], style: ChartStyle) -> str:
-    """Set the y axis of a loss chart; return its title."""
-    fig.update_yaxes(range=loss_range(values, style.log_loss))
-    if style.log_loss:
-        fig.update_yaxes(type="log", exponentformat="power")
-        if any(value == 0 for value in values):  # a float32 loss can reach 0: the curve breaks there
-            fig.add_annotation(ZERO_GAP_NOTE, text=t("train.chart.zero_gap"))
-        return t("train.chart.cross_entropy_log")
-    fig.update_yaxes(type="linear")
-    return t("train.chart.cross_entropy")
-
-
-def _epoch_figure(
-    history: Sequence[EpochRecord], epochs: int, style: ChartStyle, points: int | None, kind: str
+def _figure(
+    traces: list[dict], layout: dict, title: str, y_title: str, x_title: str, height: int
 ) -> go.Figure:
+    """The figure in the dashboard's calm, compact chart style, ``layout`` on top of it.
+
+    Built from one Plotly dict and validated once: Plotly's update_* calls cost tens of milliseconds
+    a figure, paid between two epochs on every live redraw."""
+    x_axis, y_axis = layout.pop("xaxis", {}), layout.pop("yaxis", {})
+    style = {
+        "title": {"text": title, "x": 0.0, "xanchor": "left"},
+        "height": height,
+        "margin": {"l": 10, "r": 10, "t": 48, "b": 10},
+        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1.0},
+        # the shared hover headed 'Epoch 17', not '17'; '1.000' as the page's text writes a count
+        "xaxis": {"title": {"text": x_title}, "unifiedhovertitle": {"text": f"{x_title} %{{x}}"}}
+        | {"separatethousands": True}
+        | x_axis,
+        "yaxis": {"title": {"text": y_title}} | y_axis,
+        "hovermode": "x unified",
+        "separators": plotly_separators(),  # ticks and hover numbers with the language's marks
+    }
+    return go.Figure({"data": traces, "layout": style | layout})
+
+
+def _loss_axis(layout: dict, values: Sequence[float], style: ChartStyle) -> str:
+    """Set the y axis of a loss chart in ``layout``; return its title."""
+    layout["yaxis"] = {
+        "range": loss_range(values, style.log_loss),
+        "type": "log" if style.log_loss else "linear",
+    }
+    if not style.log_loss:
+        return t("train.chart.cross_entropy")
+    layout["yaxis"]["exponentformat"] = "power"
+    if any(value == 0 for value in values):  # a float32 loss can reach 0: the curve breaks there
+        layout["annotations"] = [ZERO_GAP_NOTE | {"text": t("train.chart.zero_gap")}]
+    return t("train.chart.cross_entropy_log")
+
+
+def _epoch_traces(
+    history: Sequence[EpochRecord], style: ChartStyle, points: int | None, kind: str
+) -> list[dict]:
     """Train and validation curves of one run (``kind``: 'loss' or 'acc') against epoch."""
-    fig = go.Figure()
     x = [r.epoch for r in history]
+    traces = []
     for split, color in (("train", TRAIN_COLOR), ("val", VAL_COLOR)):
         y = [getattr(r, f"{split}_{kind}") for r in history]
-        _add_curve(fig, x, y, t(f"train.chart.{split}"), {"color": color}, style, points)
-    _write_hover_values(fig, kind)
+        traces += _curve(x, y, t(f"train.chart.{split}"), {"color": color}, style, points)
     # Each line of the shared hover box: the series' name, then its value ('train: 1.117').
-    fig.update_traces(hovertemplate="%{fullData.name}: %{customdata}<extra></extra>")
-    fig.update_xaxes(range=[0, epochs + 1])
-    return whole_epoch_ticks(fig, epochs + 1)
+    return _hover_values(traces, kind, "%{fullData.name}: %{customdata}<extra></extra>")
 
 
 def loss_figure(
     history: Sequence[EpochRecord], epochs: int, style: ChartStyle = DEFAULT_STYLE, points: int | None = None
 ) -> go.Figure:
     """Train and validation loss against epoch; ``points`` caps the points plotted per curve."""
-    fig = _epoch_figure(history, epochs, style, points, "loss")
-    values = [value for r in history for value in (r.train_loss, r.val_loss)]
-    y_title = _loss_axis(fig, values, style)
-    return _layout(fig, t("train.chart.loss"), y_title, t("train.x_axis.epoch"), height=EPOCH_CHART_PX)
+    layout: dict = {}
+    y_title = _loss_axis(layout, [value for r in history for value in (r.train_loss, r.val_loss)], style)
+    layout["xaxis"] = {"range": [0, epochs + 1]} | whole_epoch_ticks(epochs + 1)
+    traces = _epoch_traces(history, style, points, "loss")
+    return _figure(traces, layout, t("train.chart.loss"), y_title, t("train.x_axis.epoch"), EPOCH_CHART_PX)
 
 
 def accuracy_figure(
     history: Sequence[EpochRecord], epochs: int, style: ChartStyle = DEFAULT_STYLE, points: int | None = None
 ) -> go.Figure:
     """Train and validation accuracy against epoch; ``points`` caps the points plotted per curve."""
-    fig = _epoch_figure(history, epochs, style, points, "acc")
-    accuracy_axis(fig)
-    axis = t("train.chart.accuracy_axis")
-    return _layout(fig, t("train.chart.accuracy"), axis, t("train.x_axis.epoch"), height=EPOCH_CHART_PX)
+    layout = {"xaxis": {"range": [0, epochs + 1]} | whole_epoch_ticks(epochs + 1), "yaxis": accuracy_axis()}
+    traces, axis = _epoch_traces(history, style, points, "acc"), t("train.chart.accuracy_axis")
+    return _figure(traces, layout, t("train.chart.accuracy"), axis, t("train.x_axis.epoch"), EPOCH_CHART_PX)
 
 
 def overlay_figure(
@@ -201,28 +201,27 @@ def overlay_figure(
         raise ValueError(f"Unknown metric {metric!r}; choose one of {', '.join(METRICS)}.")
     if x_axis not in X_AXES:
         raise ValueError(f"Unknown x axis {x_axis!r}; choose epoch or seconds.")
-    fig = go.Figure()
     values: list[float] = []
+    traces: list[dict] = []
     for slot, (label, history) in zip(range(len(runs)) if slots is None else slots, runs, strict=True):
         x = [r.epoch if x_axis == "epoch" else r.elapsed_seconds for r in history]
         y = [getattr(r, metric) for r in history]
         values += y
-        _add_curve(fig, x, y, label, run_line(slot), style, None)
-    _write_hover_values(fig, "loss" if metric.endswith("loss") else "acc")
-    fig.update_traces(hovertemplate=overlay_hover(metric, x_axis))  # raw curves behind keep hoverinfo="skip"
+        traces += _curve(x, y, label, run_line(slot), style, None)
+    kind = "loss" if metric.endswith("loss") else "acc"
+    traces = _hover_values(traces, kind, overlay_hover(metric, x_axis))  # curves behind keep hoverinfo="skip"
+    # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
+    layout: dict = {"hovermode": "closest", "legend": OVERLAY_LEGEND}
     if x_axis == "epoch":
-        whole_epoch_ticks(fig, max((r.epoch for _, history in runs for r in history), default=0))
+        layout["xaxis"] = whole_epoch_ticks(max((r.epoch for _, history in runs for r in history), default=0))
     if metric.endswith("loss"):
-        y_title = _loss_axis(fig, values, style)
+        y_title = _loss_axis(layout, values, style)
     else:
-        accuracy_axis(fig)
+        layout["yaxis"] = accuracy_axis()
         y_title = t("train.chart.accuracy_axis")
     title, x_title = t("train.chart.by_run", metric=t(f"train.metric.{metric}")), t(f"train.x_axis.{x_axis}")
     rows = sum(label.count("<br>") + 1 for label, _ in runs)  # a name on two lines takes two rows
-    fig = _layout(fig, title, y_title, x_title, height=OVERLAY_PX + LEGEND_LINE_PX * max(rows - 2, 0))
-    # Under the plot: one name per run wraps to several lines on a phone, which above it covered the title.
-    fig.update_layout(hovermode="closest", legend=OVERLAY_LEGEND)
-    return fig
+    return _figure(traces, layout, title, y_title, x_title, OVERLAY_PX + LEGEND_LINE_PX * max(rows - 2, 0))
 
 
 def class_names() -> list[str]:
@@ -233,18 +232,12 @@ def class_names() -> list[str]:
 def confusion_figure(matrix: Sequence[Sequence[int]]) -> go.Figure:
     """Validation confusion matrix as an annotated heatmap (rows: true, columns: predicted)."""
     names = class_names()
-    fig = go.Figure(
-        go.Heatmap(
-            z=matrix,
-            x=names,
-            y=names,
-            colorscale="Blues",
-            showscale=False,
-            text=matrix,
-            texttemplate="%{text}",
-            hovertemplate=t("train.chart.confusion_hover") + "<extra></extra>",
-        )
+    heatmap = dict(
+        type="heatmap", z=matrix, x=names, y=names, colorscale="Blues", showscale=False, text=matrix
     )
-    fig.update_yaxes(autorange="reversed")
+    heatmap |= dict(
+        texttemplate="%{text}", hovertemplate=t("train.chart.confusion_hover") + "<extra></extra>"
+    )
+    layout = {"yaxis": {"autorange": "reversed"}, "hovermode": "closest"}
     title, y_title, x_title = (t(f"train.chart.{key}") for key in ("confusion", "true_class", "predicted"))
-    return _layout(fig, title, y_title, x_title, height=320).update_layout(hovermode="closest")
+    return _figure([heatmap], layout, title, y_title, x_title, height=320)

@@ -29,7 +29,7 @@ class LiveCharts:
 
     Each chart redraw remounts it in the browser, which then competes with training for
     the CPU; so the cheap progress bar updates every PROGRESS_SECONDS and the charts only
-    every CHART_SECONDS. Nothing is redrawn in the last PROGRESS_SECONDS of a run: the final
+    every CHART_SECONDS. Neither is redrawn within its own interval of a run's end: the final
     draw follows at once, and a browser still busy with a redraw would only show the final
     metrics later.
     """
@@ -65,12 +65,10 @@ class LiveCharts:
 
     def update(self, history: Sequence[EpochRecord], epochs: int, live: Trainer) -> None:
         """Redraw what is due during a run; call it after every epoch."""
-        if seconds_left(history, epochs) < self.PROGRESS_SECONDS:
-            return
-        now = self.clock()
-        if now - self.charts_at >= self.CHART_SECONDS:
+        now, left = self.clock(), seconds_left(history, epochs)
+        if now - self.charts_at >= self.CHART_SECONDS and left >= self.CHART_SECONDS:
             self._charts(history, epochs, self.LIVE_POINTS)
-        if now - self.progress_at >= self.PROGRESS_SECONDS:
+        if now - self.progress_at >= self.PROGRESS_SECONDS and left >= self.PROGRESS_SECONDS:
             self._progress(history, epochs, live)
 
     def _progress(
@@ -142,12 +140,16 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     The loop ends early when a click pauses, stops or takes over the run, or when the browser went
     away (``away``: the run is paused and says why on return).
     """
+    record = None
     try:
         with sharing.training_turn(live, live_charts.progress, row.turn) as lease:
             for _ in sharing_machine(live.run(), live.device, sharing.ticket(live), live.waited, lease.beat):
                 lease.check()
                 answer_clicks()
                 live_charts.update(live.history, epochs, live)
+            # Filed in the run's turn, on its CPU threads: filing computes a confusion matrix, which on
+            # more threads than the run had waits for cores the browser is drawing on.
+            record = file_ended_run(live) if live.ended else None
     except Stopped as stop:
         if stop.reason is StopReason.NO_PROGRESS:  # the queue took the slot back: file the run, say why
             stop_slot_lost(live, stop)
@@ -160,7 +162,6 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
         if away.browser_gone():
             away.pause_for_absence(live)  # the slot is already back in the queue
         raise
-    record = file_ended_run(live) if live.ended else None
     # None: a click paused, stopped or filed the run, and its newer script run draws the page. This
     # stale run just carries on to its next st.* call, which ends it: st.rerun here would restart
     # the newer run, and st.stop, ending a stale run as if finished, reset the settings' values.
