@@ -11,9 +11,7 @@ every second among them (``heartbeat``): a worker silent past the host's bound i
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,12 +19,14 @@ from pathlib import Path
 import torch
 
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
-from linecnn.bench.heartbeat import BEAT, Replies, Silence, open_replies, worker_timeout
-from linecnn.bench.in_worker import end_worker, start_worker
+from linecnn.bench.heartbeat import BEAT, Replies, open_replies, worker_timeout
+from linecnn.bench.in_worker import start_worker
 from linecnn.bench.lock import gpu_alone
 from linecnn.bench.profile import profile_step
 from linecnn.bench.step_profile import StepProfile
 from linecnn.bench.timing import Watch
+from linecnn.procs.beat import Silence
+from linecnn.procs.child import Lines
 from linecnn.stop import Stopped
 
 STARTUP_GRACE = 60.0  # past the time cap, how long the worker may still take before it is killed
@@ -61,18 +61,16 @@ def _profile_in_worker(
 ) -> Iterator[StepProfile]:
     """``profile_in_worker`` once the GPU is held."""
     # stderr holds torch.profiler's own log lines; an error ends the run with its status instead.
-    process = start_worker("linecnn.bench.profile_worker", stderr=subprocess.DEVNULL)
+    worker = start_worker("linecnn.bench.profile_worker", keep_errors=None)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds + STARTUP_GRACE
     request = {
         "cells": [[c.to_flat(), d] for c, d in targets],
         "folder": str(folder),
         "max_seconds": max_seconds,
     }
-    assert process.stdin is not None  # start_worker opens the worker's stdin as a pipe
     try:
-        process.stdin.write(json.dumps(request) + "\n")
-        process.stdin.flush()
-        for line in _lines(process, check, deadline, max_seconds):
+        worker.send(json.dumps(request))
+        for line in _lines(worker.lines, check, deadline, max_seconds):
             message = json.loads(line)
             if BEAT in message:
                 continue
@@ -84,40 +82,28 @@ def _profile_in_worker(
             if "error" in message:
                 raise ValueError(message["error"])
             yield StepProfile.from_dict(message["profile"])
-        raise RuntimeError(f"The profiling process ended early (exit status {process.wait()}).")
+        raise RuntimeError(f"The profiling process ended early (exit status {worker.process.wait()}).")
     finally:
-        end_worker(process)
+        worker.end()
 
 
 def _lines(
-    process: subprocess.Popen, check: Callable[[], None], deadline: float | None, cap: float | None
+    lines: Lines, check: Callable[[], None], deadline: float | None, cap: float | None
 ) -> Iterator[str]:
-    """The worker's reply lines, read in a thread so that a cancel, the deadline or the worker's silence
-    (past $LINECNN_WORKER_TIMEOUT) lands within 0.1 s."""
-    got: list[str] = []
-    done = threading.Event()
+    """The worker's reply lines as they come; a cancel (raised by ``check``), the deadline or the worker's
+    silence (past $LINECNN_WORKER_TIMEOUT) lands within 0.1 s."""
     silence = Silence(worker_timeout())
 
-    assert process.stdout is not None  # start_worker opens the worker's stdout as a pipe
-
-    def read() -> None:
-        assert process.stdout is not None  # (mypy does not carry the narrowing into the closure)
-        for line in process.stdout:
-            got.append(line)
-            silence.heard()
-        done.set()
-
-    threading.Thread(target=read, name="linecnn-profile-reader", daemon=True).start()
-    while got or not done.is_set():
+    def between() -> None:
         check()
         if deadline is not None and time.monotonic() > deadline:
             assert cap is not None  # a deadline exists only with a time cap
             raise Stopped.time_cap(cap)
-        if got:
-            yield got.pop(0)
-        else:
-            silence.check()
-            done.wait(0.1)
+        silence.check()
+
+    for line in lines.follow(between):
+        silence.heard()
+        yield line
 
 
 def main() -> int:
