@@ -70,7 +70,7 @@ def test_a_child_silent_past_its_bound_is_stopped_with_a_sentence():
 
 
 def test_ending_signals_the_whole_group_and_kills_what_ignores_sigterm():
-    """A child ignoring SIGTERM and the grandchild it started are gone after ``end``: SIGKILL after the grace."""
+    """A child ignoring SIGTERM and its own child are gone after ``end`` (SIGKILL after the grace)."""
     code = (
         "import signal, subprocess, sys, time\n"
         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
