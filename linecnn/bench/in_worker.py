@@ -180,6 +180,7 @@ def _next(lines: Lines, cancel: threading.Event, deadline: float | None, silence
 
 def _capped(cells: list, caps: Caps) -> Iterator[CellResult]:
     """The cells a killed worker never finished: the running one stopped, the rest skipped."""
+    assert caps.max_seconds is not None  # the worker is killed at a deadline only under a time cap
     for number, (config, device) in enumerate(cells):
         if number == 0:
             yield not_run(config, device, CellStatus.STOPPED, str(Stopped.time_cap(caps.max_seconds)))
