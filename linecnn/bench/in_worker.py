@@ -2,13 +2,13 @@
 
 ``run_in_worker`` has ``run_sweep``'s shape (a plan in, one CellResult per cell out, progress, a
 cancel event, the time cap) so the page's background job calls one or the other alike. The worker
-runs in a process group of its own: a cancel, a time cap, an error or the worker's silence past the
-host's bound (``heartbeat``) ends the whole group and reaps it, so no process is left behind. While
-a CUDA cell may run, this server's Train runs stay off the GPUs (``gpu_alone``). Each cell owns its
-cores while it runs (``linecnn.classroom.cores``): the worker says it is ready, this server reserves the
-cores (its own threads moved to the others, or training paused between epochs), then says go, and
-releases them when the cell's result comes (or on a cancel, an error, the time cap). Each result
-says what the cell had and what it cost the server's training runs.
+runs in a process group of its own (``linecnn.procs``): a cancel, a time cap, an error or the worker's
+silence past the host's bound (``heartbeat``) ends the whole group and reaps it, so no process is left
+behind. While a CUDA cell may run, this server's Train runs stay off the GPUs (``gpu_alone``). Each
+cell owns its cores while it runs (``linecnn.classroom.cores``): the worker says it is ready, this
+server reserves the cores (its own threads moved to the others, or training paused between epochs),
+then says go, and releases them when the cell's result comes (or on a cancel, an error, the time
+cap). Each result says what the cell had and what it cost the server's training runs.
 """
 
 from __future__ import annotations
