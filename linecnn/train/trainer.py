@@ -7,6 +7,7 @@ budget checks in ``train.limits``; pausing, stepping and stopping from other thr
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass
 
@@ -188,7 +189,7 @@ class Trainer:
         if self.device.type == "cpu":
             self.cpu_threads = torch.get_num_threads()
         # this run's own stream is waited for, never the whole device (other runs' kernels are not ours)
-        sums, seconds = synced_seconds(self._epoch_sums, self.stream.wait)
+        sums, seconds = synced_seconds(self._epoch_sums, self.stream.wait, time.perf_counter)
         train_loss, train_right, val_loss, val_right = sums
         record = EpochRecord(
             epoch=self.epoch + 1,
