@@ -9,9 +9,12 @@ from __future__ import annotations
 import contextlib
 import platform
 import time
+from collections.abc import Callable
 from typing import TypeVar
 
 import torch
+
+T = TypeVar("T")
 
 
 def synchronize(device: torch.device | str) -> None:
@@ -21,6 +24,20 @@ def synchronize(device: torch.device | str) -> None:
         torch.cuda.synchronize(device)
     elif device.type == "mps":
         torch.mps.synchronize()
+
+
+def synced_seconds(
+    work: Callable[[], T], wait: Callable[[], object], clock: Callable[[], float] = time.perf_counter
+) -> tuple[T, float]:
+    """``work()``'s value and the seconds it took with its device work: the synchronised clock.
+
+    ``wait`` (a device's or a stream's synchronisation) runs before the clock starts, so queued work
+    from before is not counted, and before it stops, since a GPU returns before it has finished."""
+    wait()
+    start = clock()
+    value = work()
+    wait()
+    return value, clock() - start
 
 
 class RunStream:

@@ -12,7 +12,7 @@ import pytest
 from linecnn.bench import in_worker
 from linecnn.bench.config import BenchConfig
 from linecnn.bench.factors import FACTORS, SINGLE
-from linecnn.bench.in_worker import end_worker, run_in_worker, start_worker
+from linecnn.bench.in_worker import run_in_worker, start_worker
 from linecnn.bench.plan import Caps, SweepPlan, SweepRequest
 from linecnn.bench.results import CellStatus
 from linecnn.bench.worker import read_request, request
@@ -121,18 +121,17 @@ def test_split_mode_moves_the_server_threads_aside_and_pins_the_worker_to_its_co
 def test_a_worker_waiting_for_its_go_exits_at_once_when_stdin_ends():
     """A cancel while the worker waits for its cores (stdin closed) ends it at once, beats kept till then."""
     plan = SweepPlan(SINGLE, (TINY,), ("cpu",), compare_eager=False)
-    process = start_worker("linecnn.bench.worker")
+    worker = start_worker("linecnn.bench.worker")
     try:
-        process.stdin.write(request(plan, None, (0,), 1, handshake=True) + "\n")
-        process.stdin.flush()
+        worker.send(request(plan, None, (0,), 1, handshake=True))
         keys = []
         while "ready" not in keys:
-            keys.extend(json.loads(process.stdout.readline()))
-        assert json.loads(process.stdout.readline()) == {"beat": True}  # alive while it waits
-        process.stdin.close()
-        assert process.wait(timeout=5) == 0
+            keys.extend(json.loads(worker.lines.get(timeout=60)))
+        assert json.loads(worker.lines.get(timeout=5)) == {"beat": True}  # alive while it waits
+        worker.process.stdin.close()
+        assert worker.process.wait(timeout=5) == 0
     finally:
-        end_worker(process)
+        worker.end()
 
 
 @pytest.mark.slow  # a worker process and a long cell

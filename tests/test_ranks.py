@@ -11,9 +11,9 @@ import pytest
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.launch import Launch, failure_message, run_ranks, torchrun_command
-from linecnn.parallel.procs import group_alive
 from linecnn.parallel.results import LOSS_TOLERANCE, compute_shrank, make_row, scaling
 from linecnn.parallel.series import run_series
+from linecnn.procs.groups import group_alive
 from linecnn.stop import Stopped, StopReason
 
 # 15 images in steps of 4: the last step has 3 images, which two ranks share unevenly (2 and 1).

@@ -56,7 +56,7 @@ def test_cancel_ends_the_page_job_and_every_process_of_its_run():
     from linecnn.jobs.job import Job
     from linecnn.jobs.ranks import ranks_work
     from linecnn.parallel.config import RanksConfig
-    from linecnn.parallel.procs import group_alive
+    from linecnn.procs.groups import group_alive
     from linecnn.ui.bench.state import server_caps
 
     config = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1, threads=1)

@@ -14,7 +14,8 @@ from linecnn.classroom.line import Lease, WaitingLine
 from linecnn.errors import Message, UserError
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.memory import check_memory, process_bytes
-from linecnn.parallel.watchdog import START_SECONDS, Watchdog
+from linecnn.parallel.watchdog import Watchdog
+from linecnn.procs.beat import START_SECONDS
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.config import RunConfig
 from linecnn.train.trainer import Trainer
@@ -156,7 +157,7 @@ def test_a_silent_rank_whose_process_ended_names_torchrun_as_the_frozen_one():
     import subprocess
     import time
 
-    from linecnn.parallel.procs import exited
+    from linecnn.procs.groups import exited
 
     clock = ManualClock()
     watchdog = Watchdog(ranks=2, seconds=20, clock=clock)

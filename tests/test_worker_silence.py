@@ -5,15 +5,15 @@ from __future__ import annotations
 
 import io
 import json
-import queue
 import threading
-import types
 
 import pytest
 
 from linecnn.bench import in_worker, profile_worker
-from linecnn.bench.heartbeat import BEAT, START_SECONDS, TIMEOUT_ENV, Replies, Silence, worker_timeout
+from linecnn.bench.heartbeat import BEAT, TIMEOUT_ENV, Replies, worker_timeout
 from linecnn.errors import Message
+from linecnn.procs.beat import START_SECONDS, Silence
+from linecnn.procs.child import Lines
 from linecnn.stop import Stopped, StopReason
 from linecnn.ui.i18n import say
 from tests.helpers import ManualClock
@@ -72,10 +72,10 @@ def test_replies_are_whole_lines_with_beats_among_them_until_closed():
 
 def test_the_sweep_reader_skips_beats_and_ends_on_silence():
     """Beats keep a worker alive without being results; a worker silent past the bound raises Stopped."""
-    clock, lines = ManualClock(500.0), queue.Queue()
+    clock, lines = ManualClock(500.0), Lines()
     silence = Silence(5.0, clock)
     for message in ({BEAT: True}, {BEAT: True}, {"progress": [1, "timed", 1, 3]}):
-        lines.put(message)
+        lines.put(json.dumps(message) + "\n")
     assert in_worker._next(lines, threading.Event(), None, silence) == {"progress": [1, "timed", 1, 3]}
     clock.now += 6
     with pytest.raises(Stopped) as stopped:
@@ -86,17 +86,9 @@ def test_the_sweep_reader_skips_beats_and_ends_on_silence():
 def test_the_profile_reader_ends_on_a_worker_that_beat_once_and_froze(monkeypatch):
     """A profile worker that fell silent after its first beat ends the wait with the silence's sentence."""
     monkeypatch.setattr(profile_worker, "worker_timeout", lambda: 0.3)
-    frozen = threading.Event()
-
-    def stdout():
-        yield json.dumps({BEAT: True}) + "\n"
-        frozen.wait(10)  # a stopped process: no line, no end of file
-
-    process = types.SimpleNamespace(stdout=stdout())
-    try:
-        with pytest.raises(Stopped) as stopped:
-            for line in profile_worker._lines(process, lambda: None, None, None):
-                assert BEAT in json.loads(line)
-    finally:
-        frozen.set()
+    stdout = Lines()  # a stopped process: one line, then no line and no end of file
+    stdout.put(json.dumps({BEAT: True}) + "\n")
+    with pytest.raises(Stopped) as stopped:
+        for line in profile_worker._lines(stdout, lambda: None, None, None):
+            assert BEAT in json.loads(line)
     assert stopped.value.args[0] == Message("worker_silent", seconds=0.3)

@@ -13,6 +13,7 @@ import gc
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 
 import torch
 
@@ -35,6 +36,7 @@ from linecnn.device_ops import (
     first_use_seconds,
     peak_memory_bytes,
     reset_peak_memory,
+    synced_seconds,
     synchronize,
 )
 from linecnn.stop import Stopped
@@ -96,11 +98,7 @@ def _measure(config: BenchConfig, device: torch.device, progress: Progress, watc
     watch.check()
     context = first_use_seconds(device)
     reset_peak_memory(device)
-    synchronize(device)
-    start = time.perf_counter()
-    work = prepare(config, device, watch.check)
-    synchronize(device)
-    setup = time.perf_counter() - start
+    work, setup = synced_seconds(lambda: prepare(config, device, watch.check), partial(synchronize, device))
     with cudnn_benchmark(device):
         autotune = work.first_steps(work.eager)
         compiled = None

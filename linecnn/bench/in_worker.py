@@ -2,13 +2,13 @@
 
 ``run_in_worker`` has ``run_sweep``'s shape (a plan in, one CellResult per cell out, progress, a
 cancel event, the time cap) so the page's background job calls one or the other alike. The worker
-runs in a process group of its own: a cancel, a time cap, an error or the worker's silence past the
-host's bound (``heartbeat``) ends the whole group and reaps it, so no process is left behind. While
-a CUDA cell may run, this server's Train runs stay off the GPUs (``gpu_alone``). Each cell owns its
-cores while it runs (``linecnn.classroom.cores``): the worker says it is ready, this server reserves the
-cores (its own threads moved to the others, or training paused between epochs), then says go, and
-releases them when the cell's result comes (or on a cancel, an error, the time cap). Each result
-says what the cell had and what it cost the server's training runs.
+runs in a process group of its own (``linecnn.procs``): a cancel, a time cap, an error or the worker's
+silence past the host's bound (``heartbeat``) ends the whole group and reaps it, so no process is left
+behind. While a CUDA cell may run, this server's Train runs stay off the GPUs (``gpu_alone``). Each
+cell owns its cores while it runs (``linecnn.classroom.cores``): the worker says it is ready, this
+server reserves the cores (its own threads moved to the others, or training paused between epochs),
+then says go, and releases them when the cell's result comes (or on a cancel, an error, the time
+cap). Each result says what the cell had and what it cost the server's training runs.
 """
 
 from __future__ import annotations
@@ -16,24 +16,18 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import os
 import queue
-import signal
 import subprocess
 import sys
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
-from typing import IO
 
 import torch
 
-import linecnn
 from linecnn.bench.document import BenchEnv
-from linecnn.bench.heartbeat import BEAT, Silence, worker_timeout
+from linecnn.bench.heartbeat import BEAT, worker_timeout
 from linecnn.bench.jsonfields import Fields
 from linecnn.bench.noise import add_reason
 from linecnn.bench.plan import Caps, SweepPlan
@@ -45,6 +39,8 @@ from linecnn.classroom.cores import OS_AFFINITY, Affinity, CoreHold, CoreSplit, 
 from linecnn.classroom.gpu_use import GPU_USE
 from linecnn.classroom.sharing import CPU_CLOCK, training_queue
 from linecnn.errors import UserError
+from linecnn.procs.beat import Silence
+from linecnn.procs.child import CannotStart, Child, Lines, python_env, start_child
 from linecnn.stop import Stopped, StopReason
 
 POLL_SECONDS = 0.1  # how often the reader checks for a cancel while no line comes
@@ -86,12 +82,12 @@ def run_in_worker(
     deadline = None if caps.max_seconds is None else time.monotonic() + caps.max_seconds + STARTUP_GRACE
     with (
         gpu_alone(torch.device("cuda" if cuda else "cpu")),
-        _worker(plan, caps, split) as (process, lines, errors),
+        _worker(plan, caps, split) as worker,
         contextlib.ExitStack() as reserved,
     ):
         done, disturbed, silence, hold = 0, False, Silence(worker_timeout()), None
         while True:
-            message = _next(lines, cancel, deadline, silence)
+            message = _next(worker.lines, cancel, deadline, silence)
             if message is None:  # past the time cap and its grace: the cells left are skipped
                 yield from _capped(cells[done:], caps)
                 return
@@ -100,7 +96,7 @@ def run_in_worker(
             if "env" in message and on_env is not None:
                 on_env(BenchEnv.from_dict(Fields(message["env"])))
             elif "ready" in message:  # the next cell waits for its cores: reserve them, then say go
-                hold = _say_go(process, reserved.enter_context(hold_cores(split, CPU_CLOCK, affinity)))
+                hold = _say_go(worker, reserved.enter_context(hold_cores(split, CPU_CLOCK, affinity)))
             elif "progress" in message:
                 index, phase, count, total = message["progress"]
                 config, device = cells[index - 1]
@@ -112,7 +108,7 @@ def run_in_worker(
                 yield _finished(CellResult.from_dict(Fields(message["result"])), hold, disturbed, busy)
                 done, disturbed, hold = done + 1, False, None
             elif message.get("eof"):
-                raise RuntimeError(_crash(process, errors))
+                raise RuntimeError(_crash(worker))
 
 
 def _finished(
@@ -125,53 +121,32 @@ def _finished(
     return add_reason(result, "training") if disturbed or busy(result.device) else result
 
 
-def _say_go(process: subprocess.Popen, hold: CoreHold) -> CoreHold:
-    """Tell the worker that its cell's cores are reserved (``hold``, returned); a worker gone meanwhile
-    is found by the reader."""
-    with contextlib.suppress(OSError):
-        process.stdin.write("go\n")
-        process.stdin.flush()
+def _say_go(worker: Child, hold: CoreHold) -> CoreHold:
+    """Tell the worker that its cell's cores are reserved (``hold``, returned)."""
+    worker.send("go")
     return hold
 
 
-def start_worker(module: str, stderr: int = subprocess.PIPE) -> subprocess.Popen:
-    """``python -m module`` on this very copy of linecnn, its pipes open, in a process group of its own
-    (one signal reaches it and anything it started)."""
-    env = dict(os.environ)
-    root = str(Path(linecnn.__file__).resolve().parents[1])
-    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
+def start_worker(module: str, keep_errors: int | None = STDERR_LINES) -> Child:
+    """``python -m module`` on this copy of linecnn, supervised (``linecnn.procs.child``): a process
+    group of its own, stdout read line by line, the last ``keep_errors`` lines of stderr kept (None: none)."""
+    command = [sys.executable, "-m", module]
     try:
-        return subprocess.Popen(
-            [sys.executable, "-m", module],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=stderr,
-            text=True,
-            env=env,
-            start_new_session=True,
-        )
-    except OSError as error:  # no interpreter, not executable, no process left: its path goes to the log only
+        return start_child(command, python_env(), keep_errors=keep_errors, grace=STOP_GRACE, name=module)
+    except CannotStart as error:  # its path goes to the log only, the page says it could not start
         _LOG.error("Could not start the worker process %s with %s: %s", module, sys.executable, error)
         raise UserError("worker_not_started") from None
 
 
 @contextlib.contextmanager
-def _worker(
-    plan: SweepPlan, caps: Caps, split: CoreSplit
-) -> Iterator[tuple[subprocess.Popen, queue.Queue, deque[str]]]:
+def _worker(plan: SweepPlan, caps: Caps, split: CoreSplit) -> Iterator[Child]:
     """The worker process with its request sent, its reply lines read by a thread; ended on the way out."""
-    process = start_worker("linecnn.bench.worker")
-    lines: queue.Queue = queue.Queue()
-    errors: deque[str] = deque(maxlen=STDERR_LINES)
+    worker = start_worker("linecnn.bench.worker")
     try:
-        line = request(plan, caps.max_seconds, split.bench, len(split.cores), handshake=True)
-        process.stdin.write(line + "\n")
-        process.stdin.flush()
-        _pump(process.stdout, lambda line: lines.put(_parse(line)), lambda: lines.put({"eof": True}))
-        _pump(process.stderr, errors.append)
-        yield process, lines, errors
+        worker.send(request(plan, caps.max_seconds, split.bench, len(split.cores), handshake=True))
+        yield worker
     finally:
-        end_worker(process)
+        worker.end()
 
 
 def _parse(line: str) -> dict:
@@ -183,31 +158,19 @@ def _parse(line: str) -> dict:
     return message if isinstance(message, dict) else {}
 
 
-def _pump(stream: IO[str], each: Callable[[str], object], at_end: Callable[[], object] = lambda: 0) -> None:
-    """Read ``stream`` line by line in a daemon thread (a pipe left unread would block the worker)."""
-
-    def read() -> None:
-        with stream:
-            for line in stream:
-                each(line)
-        at_end()
-
-    threading.Thread(target=read, name="linecnn-worker-reader", daemon=True).start()
-
-
-def _next(
-    lines: queue.Queue, cancel: threading.Event, deadline: float | None, silence: Silence
-) -> dict | None:
-    """The next reply (beats only count as signs of life); Stopped (cancelled) on a cancel, (no progress)
-    once the worker fell silent; None once the deadline has passed."""
+def _next(lines: Lines, cancel: threading.Event, deadline: float | None, silence: Silence) -> dict | None:
+    """The next reply (beats only count as signs of life), ``{"eof": True}`` once stdout ended; Stopped
+    (cancelled) on a cancel, (no progress) once the worker fell silent; None once the deadline has passed."""
     while True:
         if cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
         if deadline is not None and time.monotonic() > deadline:
             return None
         try:
-            message = lines.get(timeout=POLL_SECONDS)
+            message = _parse(lines.get(timeout=POLL_SECONDS))
         except queue.Empty:
+            if lines.drained():
+                return {"eof": True}
             silence.check()
             continue
         silence.heard()
@@ -217,6 +180,7 @@ def _next(
 
 def _capped(cells: list, caps: Caps) -> Iterator[CellResult]:
     """The cells a killed worker never finished: the running one stopped, the rest skipped."""
+    assert caps.max_seconds is not None  # the worker is killed at a deadline only under a time cap
     for number, (config, device) in enumerate(cells):
         if number == 0:
             yield not_run(config, device, CellStatus.STOPPED, str(Stopped.time_cap(caps.max_seconds)))
@@ -224,27 +188,10 @@ def _capped(cells: list, caps: Caps) -> Iterator[CellResult]:
             yield not_run(config, device, CellStatus.SKIPPED, TIME_CAP)
 
 
-def _crash(process: subprocess.Popen, errors: deque[str]) -> str:
+def _crash(worker: Child) -> str:
     """Why the worker ended without its last line: its exit status and the end of its stderr."""
     with contextlib.suppress(subprocess.TimeoutExpired):
-        process.wait(timeout=STOP_GRACE)
-    last = next((line.strip() for line in reversed(errors) if line.strip()), "no message")
-    return f"The benchmark worker process ended early (exit status {process.returncode}): {last}"
-
-
-def end_worker(process: subprocess.Popen) -> None:
-    """End the worker's whole process group: close its stdin (it exits), SIGTERM, then SIGKILL; reap it."""
-    with contextlib.suppress(OSError):
-        process.stdin.close()
-    if process.poll() is None:
-        _signal_group(process.pid, signal.SIGTERM)
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            process.wait(timeout=STOP_GRACE)
-    _signal_group(process.pid, signal.SIGKILL)  # anything the worker started that outlived it
-    process.wait()
-
-
-def _signal_group(pgid: int, signal_number: int) -> None:
-    """Signal every process of the group, if any is left."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, signal_number)
+        worker.process.wait(timeout=STOP_GRACE)
+    worker.errors.finished.wait(timeout=STOP_GRACE)
+    status = worker.process.returncode
+    return f"The benchmark worker process ended early (exit status {status}): {worker.last_error()}"

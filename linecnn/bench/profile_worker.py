@@ -16,9 +16,7 @@ from __future__ import annotations
 import contextlib
 import json
 import queue
-import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -26,14 +24,16 @@ from pathlib import Path
 import torch
 
 from linecnn.bench.config import RUN_KEYS, TIMING_KEYS, BenchConfig
-from linecnn.bench.heartbeat import BEAT, Replies, Silence, open_replies, worker_timeout
-from linecnn.bench.in_worker import end_worker, start_worker
+from linecnn.bench.heartbeat import BEAT, Replies, open_replies, worker_timeout
+from linecnn.bench.in_worker import start_worker
 from linecnn.bench.profile import profile_step
 from linecnn.bench.step_profile import StepProfile
 from linecnn.bench.timing import Watch
 from linecnn.classroom.bench_turns import gpu_alone
 from linecnn.classroom.cores import OS_AFFINITY, Affinity, CoreSplit, confine_all, core_split, hold_cores
 from linecnn.classroom.sharing import CPU_CLOCK
+from linecnn.procs.beat import Silence
+from linecnn.procs.child import Lines
 from linecnn.stop import Stopped
 
 STARTUP_GRACE = 60.0  # past the time cap, how long the worker may still take before it is killed
@@ -73,7 +73,7 @@ def _profile_in_worker(
 ) -> Iterator[StepProfile]:
     """``profile_in_worker`` once the GPU is held; ``cores``: the split and the affinity calls."""
     # stderr holds torch.profiler's own log lines; an error ends the run with its status instead.
-    process = start_worker("linecnn.bench.profile_worker", stderr=subprocess.DEVNULL)
+    worker = start_worker("linecnn.bench.profile_worker", keep_errors=None)
     deadline = None if max_seconds is None else time.monotonic() + max_seconds + STARTUP_GRACE
     split, affinity = cores
     request = {
@@ -82,26 +82,24 @@ def _profile_in_worker(
         "max_seconds": max_seconds,
         "cores": list(split.bench),
     }
-    assert process.stdin is not None  # start_worker opens the worker's stdin as a pipe
     try:
-        process.stdin.write(json.dumps(request) + "\n")
-        process.stdin.flush()
+        worker.send(json.dumps(request))
         with contextlib.ExitStack() as reserved:
-            for line in _lines(process, check, deadline, max_seconds):
+            for line in _lines(worker.lines, check, deadline, max_seconds):
                 message = json.loads(line)
                 if BEAT in message:
                     continue
                 if "ready" in message:  # the next cell waits for its cores: reserve them, then say go
                     reserved.enter_context(hold_cores(split, CPU_CLOCK, affinity))
-                    _say_go(process)
+                    worker.send("go")
                     continue
                 reserved.close()  # the cell is over (or the run): training may use every core again
                 if "end" in message:
                     return
                 yield _profile(message, max_seconds)
-        raise RuntimeError(f"The profiling process ended early (exit status {process.wait()}).")
+        raise RuntimeError(f"The profiling process ended early (exit status {worker.process.wait()}).")
     finally:
-        end_worker(process)
+        worker.end()
 
 
 def _profile(message: dict, max_seconds: float | None) -> StepProfile:
@@ -114,43 +112,23 @@ def _profile(message: dict, max_seconds: float | None) -> StepProfile:
     return StepProfile.from_dict(message["profile"])
 
 
-def _say_go(process: subprocess.Popen) -> None:
-    """Tell the worker that its cell's cores are reserved; a worker gone meanwhile is found by the reader."""
-    with contextlib.suppress(OSError):
-        assert process.stdin is not None  # start_worker opens the worker's stdin as a pipe
-        process.stdin.write("go\n")
-        process.stdin.flush()
-
-
 def _lines(
-    process: subprocess.Popen, check: Callable[[], None], deadline: float | None, cap: float | None
+    lines: Lines, check: Callable[[], None], deadline: float | None, cap: float | None
 ) -> Iterator[str]:
-    """The worker's reply lines, read in a thread so that a cancel, the deadline or the worker's silence
-    (past $LINECNN_WORKER_TIMEOUT) lands within 0.1 s."""
-    got: list[str] = []
-    done = threading.Event()
+    """The worker's reply lines as they come; a cancel (raised by ``check``), the deadline or the worker's
+    silence (past $LINECNN_WORKER_TIMEOUT) lands within 0.1 s."""
     silence = Silence(worker_timeout())
 
-    assert process.stdout is not None  # start_worker opens the worker's stdout as a pipe
-
-    def read() -> None:
-        assert process.stdout is not None  # (mypy does not carry the narrowing into the closure)
-        for line in process.stdout:
-            got.append(line)
-            silence.heard()
-        done.set()
-
-    threading.Thread(target=read, name="linecnn-profile-reader", daemon=True).start()
-    while got or not done.is_set():
+    def between() -> None:
         check()
         if deadline is not None and time.monotonic() > deadline:
             assert cap is not None  # a deadline exists only with a time cap
             raise Stopped.time_cap(cap)
-        if got:
-            yield got.pop(0)
-        else:
-            silence.check()
-            done.wait(0.1)
+        silence.check()
+
+    for line in lines.follow(between):
+        silence.heard()
+        yield line
 
 
 def main() -> int:

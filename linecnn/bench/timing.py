@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from linecnn.bench.config import BenchConfig
-from linecnn.device_ops import synchronize
+from linecnn.device_ops import synced_seconds, synchronize
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.data import make_lines
 from linecnn.train.epoch import batch_slices, make_optimizer, train_epoch
@@ -88,11 +88,7 @@ def time_epochs(
     """
     seconds = []
     for index in range(count):
-        sync(device)  # queued work from before must not land in this epoch
-        start = clock()
-        epoch()
-        sync(device)  # a GPU returns before it has finished: wait for it
-        seconds.append(clock() - start)
+        seconds.append(synced_seconds(epoch, partial(sync, device), clock)[1])
         if after_each is not None:
             after_each(index + 1)
     return seconds

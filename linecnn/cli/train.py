@@ -6,12 +6,13 @@ import argparse
 import json
 import sys
 import time
+from functools import partial
 
 import torch
 
 from linecnn.bench.plan import MAX_STEP_BYTES
 from linecnn.device import describe, environment, resolve
-from linecnn.device_ops import synchronize
+from linecnn.device_ops import synced_seconds, synchronize
 from linecnn.train.config import DEFAULT_FLAT, RunConfig
 from linecnn.train.limits import check_step_memory
 from linecnn.train.lines import DATA_MODES
@@ -115,20 +116,20 @@ def _train(trainer: Trainer, device: torch.device, quiet: bool) -> float:
         # of a file that keeps both streams (`2>&1 | tee run.txt`).
         if tqdm is not None:
             records = tqdm(records, total=epochs, unit="epoch", file=sys.stderr, leave=False, disable=None)
-    synchronize(device)
-    start = time.perf_counter()
-    for record in records:
-        if not quiet and (record.epoch in (1, epochs) or record.epoch % 10 == 0):
-            line = (
-                f"{record.epoch:>7} {record.train_loss:>11.4f} {record.val_loss:>9.4f} "
-                f"{record.train_acc:>10.3f} {record.val_acc:>8.3f}"
-            )
-            if hasattr(records, "write"):
-                records.write(line, file=sys.stdout)  # tqdm's: keeps the bar below the rows
-            else:
-                print(line)
-    synchronize(device)
-    return time.perf_counter() - start
+
+    def every_epoch() -> None:
+        for record in records:
+            if not quiet and (record.epoch in (1, epochs) or record.epoch % 10 == 0):
+                line = (
+                    f"{record.epoch:>7} {record.train_loss:>11.4f} {record.val_loss:>9.4f} "
+                    f"{record.train_acc:>10.3f} {record.val_acc:>8.3f}"
+                )
+                if hasattr(records, "write"):
+                    records.write(line, file=sys.stdout)  # tqdm's: keeps the bar below the rows
+                else:
+                    print(line)
+
+    return synced_seconds(every_epoch, partial(synchronize, device))[1]
 
 
 def _report(trainer: Trainer, device: torch.device, train_seconds: float, setup_seconds: float) -> dict:

@@ -7,14 +7,14 @@ to the requested device, so a model shared between sessions stays read-only.
 from __future__ import annotations
 
 import copy
-import time
 from dataclasses import dataclass
+from functools import partial
 
 import torch
 
 from linecnn.classroom.gpu_use import GPU_USE
 from linecnn.device import cpu_threads
-from linecnn.device_ops import synchronize
+from linecnn.device_ops import synced_seconds, synchronize
 from linecnn.train.config import RunConfig
 from linecnn.train.data import CLASS_NAMES
 from linecnn.train.model import LineCNN
@@ -72,11 +72,9 @@ def predict(model: LineCNN, image: torch.Tensor, device: torch.device | str = "c
         x = image.to(device, dtype=torch.float32)
         with torch.inference_mode():
             runner(x)  # warm-up: first-call costs (allocations, kernel choice) are not the model's speed
-            synchronize(device)
-            start = time.perf_counter()
-            probabilities = torch.softmax(runner(x), dim=1)[0].tolist()  # .tolist() waits for the device
-            synchronize(device)
-            seconds = time.perf_counter() - start
+            probabilities, seconds = synced_seconds(
+                lambda: torch.softmax(runner(x), dim=1)[0].tolist(), partial(synchronize, device)
+            )
             conv1, conv2 = runner.activations(x)  # for the feature-map view; not the model's speed
     return Prediction(
         probabilities=tuple(probabilities),

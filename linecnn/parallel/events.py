@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import threading
 
+from linecnn.procs.beat import Beater
+
 PREFIX = "LINECNN "  # marks the lines of stdout the launcher reads; anything else is passed through
-BEAT_SECONDS = 1.0  # how often each rank tells the launcher it is alive, with its step count
 _EMIT = threading.Lock()  # the heartbeat thread and the main thread print whole lines, one at a time
 
 
@@ -22,19 +23,16 @@ def emit(event: str, **values: object) -> None:
 
 
 class Heartbeat:
-    """A thread that emits ``beat`` with this rank's optimizer steps every BEAT_SECONDS until stopped.
+    """Emits ``beat`` with this rank's optimizer steps every second until stopped (``linecnn.procs.beat``).
 
     A frozen or stopped process sends nothing, which is what the launcher's watchdog looks for; the
     step count lets a reader see training advance. ``step`` runs inside the timed epoch: one addition.
-    It is stopped before the process exits: a daemon thread writing to stdout during interpreter
-    shutdown can abort the process.
     """
 
     def __init__(self, rank: int) -> None:
         self.rank = rank
         self.steps = 0  # optimizer steps this rank has finished
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._beat, name="linecnn-rank-heartbeat", daemon=True)
+        self._beater = Beater(self._beat, name="linecnn-rank-heartbeat")
 
     def step(self) -> None:
         """Count one optimizer step (``train_epoch``'s ``after_step``)."""
@@ -42,14 +40,11 @@ class Heartbeat:
 
     def start(self) -> None:
         """Start beating."""
-        self._thread.start()
+        self._beater.start()
 
     def stop(self) -> None:
-        """Stop beating and wait for the thread to end."""
-        self._stop.set()
-        self._thread.join()
+        """Stop beating and wait for the thread to end (before the process exits)."""
+        self._beater.stop()
 
     def _beat(self) -> None:
-        while not self._stop.is_set():
-            emit("beat", rank=self.rank, steps=self.steps)
-            self._stop.wait(BEAT_SECONDS)
+        emit("beat", rank=self.rank, steps=self.steps)

@@ -13,7 +13,6 @@ import os
 import queue
 import re
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -23,12 +22,14 @@ from pathlib import Path
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.events import PREFIX
-from linecnn.parallel.procs import Lines, exited, kill_group, kill_leaders, process_group, reader
 from linecnn.parallel.watchdog import WATCH_SECONDS, Watchdog, watch_seconds
+from linecnn.procs.child import Child, Lines, python_env, supervised
+from linecnn.procs.groups import exited, kill_leaders
 from linecnn.stop import Stopped, StopReason
 
 POLL_SECONDS = 0.1  # how often the launcher checks for cancel, the time cap and a finished run
 STDERR_LINES = 200  # torchrun's last lines kept for the failure message
+STOP_GRACE_SECONDS = 10.0  # after SIGTERM, how long torchrun may take to end its ranks before SIGKILL
 RANK_MODULE = "linecnn.parallel.rank"  # what every rank's command line runs
 
 
@@ -96,7 +97,8 @@ def run_ranks(
             # group: one that outlived torchrun (a frozen one does) is ended here.
             kill_leaders(launch.rank_pids.values(), RANK_MODULE)
         if status != 0:
-            raise Stopped(StopReason.PROCESS_KILLED, failure_message(ranks, status, errors.text()))
+            why = failure_message(ranks, status, errors.text(STOP_GRACE_SECONDS))
+            raise Stopped(StopReason.PROCESS_KILLED, why)
         result = _read_result(out, ranks)
     result["start_s"] = (first_epoch or time.monotonic()) - start - result["first_epoch_s"]
     return result
@@ -113,23 +115,24 @@ def _launch(
     """Start torchrun and follow it to its end: (when the first epoch ended, exit status, its stderr)."""
     ranks = launch.ranks
     command = torchrun_command(config, ranks, out, watch)
-    with process_group(command, _environment(threads_per_rank(ranks, threads=config.threads))) as process:
-        launch.pid = process.pid
-        assert process.stdout is not None and process.stderr is not None  # process_group pipes both
-        lines, errors = reader(process.stdout), reader(process.stderr, keep=STDERR_LINES)
+    env = _environment(threads_per_rank(ranks, threads=config.threads))
+    # Ended with SIGTERM first, so that torchrun ends its ranks, and SIGKILL after STOP_GRACE_SECONDS.
+    with supervised(
+        command, env, stdin=False, keep_errors=STDERR_LINES, grace=STOP_GRACE_SECONDS, name="linecnn-torchrun"
+    ) as torchrun:
+        launch.pid = torchrun.pid
         try:
-            first_epoch = _follow(process, lines, launch, progress, deadline, Watchdog(ranks, watch))
+            first_epoch = _follow(torchrun, launch, progress, deadline, Watchdog(ranks, watch))
         except Stopped as stop:
             if stop.reason is StopReason.NO_PROGRESS:  # a stopped process ignores SIGTERM until it runs again
                 kill_leaders(launch.rank_pids.values(), RANK_MODULE)
-                kill_group(process)
+                torchrun.kill()
             raise
-        return first_epoch, process.wait(), errors
+        return first_epoch, torchrun.process.wait(), torchrun.errors
 
 
 def _follow(
-    process: subprocess.Popen,
-    lines: Lines,
+    torchrun: Child,
     launch: Launch,
     progress: RanksProgress | None,
     deadline: float | None,
@@ -138,6 +141,7 @@ def _follow(
     """Follow the ranks' events into ``launch`` until torchrun ends; when its first epoch ended (monotonic).
 
     ``watchdog`` hears every rank's lines and ends the run on a silent one."""
+    process, lines = torchrun.process, torchrun.lines
     report = progress or (lambda _launch: None)
     report(launch)
     first_epoch: float | None = None
@@ -167,12 +171,7 @@ def _follow(
 
 def _environment(threads: int) -> dict[str, str]:
     """The ranks' environment: this package importable, and each rank's share of the cores for OpenMP."""
-    env = dict(os.environ)
-    root = str(Path(__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join([root, *filter(None, [env.get("PYTHONPATH")])])
-    env["OMP_NUM_THREADS"] = str(threads)
-    env["PYTHONUNBUFFERED"] = "1"
-    return env
+    return python_env(OMP_NUM_THREADS=str(threads), PYTHONUNBUFFERED="1")
 
 
 def _read_result(out: str, ranks: int) -> dict:

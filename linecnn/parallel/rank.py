@@ -24,12 +24,14 @@ import sys
 import time
 from collections.abc import Callable, Sequence
 from datetime import timedelta
+from functools import partial
 
 import torch
 import torch.distributed as dist
 from torch import nn
 from torch.nn.parallel import DistributedDataParallel
 
+from linecnn.device_ops import synced_seconds, synchronize
 from linecnn.parallel.config import RanksConfig, threads_per_rank
 from linecnn.parallel.events import Heartbeat, emit
 from linecnn.parallel.watchdog import WATCH_SECONDS
@@ -57,11 +59,9 @@ class CommTimer:
     def hook(self, _state: object, bucket: dist.GradBucket) -> torch.futures.Future[torch.Tensor]:
         """Average the bucket over the ranks, timing the all-reduce (waiting for the slowest rank too)."""
         buffer = bucket.buffer()
-        sync(self.device)  # the bucket's gradients are ready: backward's work is not counted
-        start = time.perf_counter()
-        dist.all_reduce(buffer)
-        sync(self.device)
-        self.seconds += time.perf_counter() - start
+        # the bucket's gradients are ready before the clock starts: backward's work is not counted
+        wait = partial(synchronize, self.device)
+        self.seconds += synced_seconds(lambda: dist.all_reduce(buffer), wait, time.perf_counter)[1]
         buffer.div_(dist.get_world_size())
         done: torch.futures.Future[torch.Tensor] = torch.futures.Future()
         done.set_result(buffer)
@@ -73,20 +73,10 @@ class CommTimer:
         return seconds
 
 
-def sync(device: torch.device) -> None:
-    """Wait for the GPU's queued work (nothing to wait for on the CPU)."""
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
-
-
 def timed(epoch: Callable[[], object], device: torch.device) -> float:
     """Seconds ``epoch`` takes on this rank, every rank starting it together and its GPU work included."""
     dist.barrier()  # every rank starts the epoch together: the clock measures the epoch, not the skew
-    sync(device)
-    start = time.perf_counter()
-    epoch()
-    sync(device)
-    return time.perf_counter() - start
+    return synced_seconds(epoch, partial(synchronize, device), time.perf_counter)[1]
 
 
 def build_problem(run: RunConfig, device: torch.device) -> tuple[torch.Tensor, torch.Tensor, nn.Module]:

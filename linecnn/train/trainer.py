@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass
 
 import torch
 
-from linecnn.device_ops import RunStream, place_module, preferred_memory_format
+from linecnn.device_ops import RunStream, place_module, preferred_memory_format, synced_seconds
 from linecnn.train.config import RunConfig
 from linecnn.train.data import Dataset, make_dataset
 from linecnn.train.epoch import confusion_matrix, evaluate, make_optimizer, train_epoch
@@ -184,25 +184,12 @@ class Trainer:
 
     def _timed_epoch(self) -> EpochRecord:
         """One epoch on the clock: train, validate, read the numbers back in one sync."""
-        data, n_train, n_val = self.data, len(self.data.train_y), len(self.data.val_y)
+        n_train, n_val = len(self.data.train_y), len(self.data.val_y)
         if self.device.type == "cpu":
             self.cpu_threads = torch.get_num_threads()
-        self.stream.wait()
-        start = time.perf_counter()
-        loss_sum, correct = train_epoch(
-            self.model,
-            data.train_x,
-            data.train_y,
-            self.optimizer,
-            self.config.train.batch_size,
-            self.order,
-            after_step=self.after_step,
-        )
-        val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
-        sums = torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()])
-        train_loss, train_right, val_loss, val_right = sums.tolist()  # the epoch's one sync
-        self.stream.wait()
-        seconds = time.perf_counter() - start
+        # this run's own stream is waited for, never the whole device (other runs' kernels are not ours)
+        sums, seconds = synced_seconds(self._epoch_sums, self.stream.wait, time.perf_counter)
+        train_loss, train_right, val_loss, val_right = sums
         record = EpochRecord(
             epoch=self.epoch + 1,
             epochs=self.config.train.epochs,
@@ -216,6 +203,14 @@ class Trainer:
         )
         self.history.append(record)
         return record
+
+    def _epoch_sums(self) -> list[float]:
+        """Train and validate once: the sums of losses and right answers, read back in one sync."""
+        data = self.data
+        args = (data.train_x, data.train_y, self.optimizer, self.config.train.batch_size, self.order)
+        loss_sum, correct = train_epoch(self.model, *args, after_step=self.after_step)
+        val_loss_sum, val_correct = evaluate(self.model, data.val_x, data.val_y)
+        return torch.stack([loss_sum, correct.float(), val_loss_sum, val_correct.float()]).tolist()
 
     def _snapshot(self) -> Snapshot | None:
         """A copy of the run as its last whole epoch left it, made on the CPU (the device may be full);
