@@ -12,7 +12,7 @@ import pytest
 
 from linecnn.bench import profile_worker
 from linecnn.bench.config import BenchConfig
-from linecnn.bench.in_worker import end_worker, start_worker
+from linecnn.bench.in_worker import start_worker
 from linecnn.classroom.cores import CoreSplit
 from linecnn.classroom.sharing import SharedExclusive
 
@@ -84,7 +84,7 @@ def test_split_mode_moves_the_server_threads_aside_for_each_profiled_cell(tmp_pa
 def test_the_profile_worker_pins_itself_to_its_cores_before_it_says_ready(tmp_path):
     """The worker waits for the go on the cores the request names, as a sweep's worker does."""
     core = max(os.sched_getaffinity(0))
-    process = start_worker("linecnn.bench.profile_worker")
+    worker = start_worker("linecnn.bench.profile_worker")
     try:
         line = {
             "cells": [[TINY.to_flat(), "cpu"]],
@@ -92,13 +92,11 @@ def test_the_profile_worker_pins_itself_to_its_cores_before_it_says_ready(tmp_pa
             "max_seconds": None,
             "cores": [core],
         }
-        process.stdin.write(json.dumps(line) + "\n")
-        process.stdin.flush()
-        replies = (json.loads(reply) for reply in process.stdout)
+        worker.send(json.dumps(line))
+        replies = (json.loads(reply) for reply in worker.lines.follow(lambda: None))
         assert next(r for r in replies if "beat" not in r) == {"ready": 1}
-        assert os.sched_getaffinity(process.pid) == {core}
-        process.stdin.write("go\n")
-        process.stdin.flush()
+        assert os.sched_getaffinity(worker.process.pid) == {core}
+        worker.send("go")
         assert "profile" in next(r for r in replies if "beat" not in r)
     finally:
-        end_worker(process)
+        worker.end()

@@ -1,5 +1,5 @@
 """In Chromium on a 390x844 phone: Train's charts stay on screen from a run's last live epoch into
-its finished view; no frame shows the chart area empty while the charts are drawn again."""
+its finished view; the chart area is never empty for longer than a flicker while they are drawn again."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from tests.helpers import StreamlitServer, wait_for_app
 pytestmark = pytest.mark.browser
 
 WAIT_MS = 240_000  # a first page load or a run on a busy 2-core machine can take minutes
+FLICKER_MS = 300  # a blank this short reads as a flicker, not as charts gone (a redraw's frame or two)
 LABELS = {  # each chart's alt text (its aria-label), as it starts
     "loss": "Line chart: training and validation loss",
     "accuracy": "Line chart: training and validation accuracy",
@@ -44,6 +45,19 @@ WATCH_JS = """(labels) => {
 }"""
 
 
+def longest_blank_ms(frames: list[dict]) -> int:
+    """The longest time, in ms, from a frame missing a chart to the next frame showing both again."""
+    longest, since = 0, None
+    for frame in frames:
+        if frame["missing"] and since is None:
+            since = frame["at"]
+        elif not frame["missing"] and since is not None:
+            longest, since = max(longest, frame["at"] - since), None
+    if since is not None:
+        longest = max(longest, frames[-1]["at"] - since)
+    return longest
+
+
 @pytest.fixture(scope="module")
 def own_server(server_env: dict[str, str]):
     """A server of this module's own: no other session's run shares its CPU or its training queue."""
@@ -55,8 +69,8 @@ def own_server(server_env: dict[str, str]):
 def test_the_charts_stay_on_screen_from_the_last_live_epoch_into_the_finished_view_on_a_phone(
     browser, own_server
 ):
-    """Every frame from the last live epoch until the finished page is idle shows both charts drawn:
-    the run's last draw and the rerun after it never leave the chart area blank."""
+    """From the last live epoch until the finished page is idle, both charts stay drawn: the run's last
+    draw and the rerun after it never leave the chart area blank for longer than a flicker."""
     tab = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     tab.set_default_timeout(WAIT_MS)
     try:
@@ -80,10 +94,11 @@ def test_the_charts_stay_on_screen_from_the_last_live_epoch_into_the_finished_vi
         after = frames[live[-1] :]
         assert any(frame["bar"].startswith("Finished") for frame in after)
         blank = [frame for frame in after if frame["missing"]]
-        assert not blank, (
-            f"{len(blank)} of {len(after)} frames after the last live epoch showed no "
-            f"{', '.join(sorted({name for frame in blank for name in frame['missing']}))} chart, for "
-            f"{blank[-1]['at'] - blank[0]['at']} ms from the first to the last: {blank[:3]}"
+        longest = longest_blank_ms(after)
+        assert longest < FLICKER_MS, (
+            f"the chart area stayed blank for {longest} ms at once ({len(blank)} of {len(after)} frames "
+            f"after the last live epoch showed no "
+            f"{', '.join(sorted({name for frame in blank for name in frame['missing']}))} chart): {blank[:3]}"
         )
     finally:
         tab.context.close()
