@@ -2,7 +2,7 @@
  * about: keeps a live chart's last picture on screen while Streamlit mounts the chart that replaces it
  * pages: Train
  * relies-on: selector [data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]) ; pages: Train
- * relies-on: selector [data-testid="stPlotlyChart"] .js-plotly-plot .scatterlayer .trace ; needs: a Train chart with its lines drawn (a run; tests/test_train_finish_browser.py)
+ * relies-on: selector [data-testid="stPlotlyChart"] .js-plotly-plot .scatterlayer .trace ; needs: a Train chart with its lines drawn (after a run)
  */
 export default function ({ data }) {
   const labels = (window.linecnnKeptCharts = window.linecnnKeptCharts || new Set());
