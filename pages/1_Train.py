@@ -3,7 +3,6 @@
 import streamlit as st
 
 from linecnn.ui import restore, state
-from linecnn.ui.chart import keep_charts_drawn
 from linecnn.ui.follow import follow_runs
 from linecnn.ui.i18n import t
 from linecnn.ui.sidebar import setup_page
@@ -32,7 +31,6 @@ style, aside = history.chart_options()
 with aside:
     controls.limits_note(state.server_limits())
 live_charts = live.LiveCharts(progress, loss_slot, acc_slot, style)
-keep_charts_drawn("train", [t("chart.loss"), t("chart.accuracy")])  # no blank chart between two draws
 live_charts.show(
     shown, epochs, trainer, out_of_time=trainer is None and latest is not None and latest.out_of_time
 )

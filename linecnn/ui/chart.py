@@ -19,7 +19,6 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from linecnn.ui.layout import CHART_CONFIG
-from linecnn.ui.web import asset
 
 AXIS_INK = "#3e4c59"  # axis numbers and titles on a light theme: 8.5:1 on the paper #fbfbfa
 TICK_PX = 14  # axis numbers (Streamlit's theme: 12)
@@ -59,16 +58,3 @@ def show_chart(figure: go.Figure, key: str, alt: str, where: Any = st, **options
     dark = st.context.theme.type == "dark"
     where.plotly_chart(readable(figure, dark), config=CHART_CONFIG, key=key, alt=alt, **options)
 
-
-_KEEPER_JS = asset("chart-keeper.js")
-_keeper = st.components.v2.component("linecnn_chart_keeper", js=_KEEPER_JS)
-
-
-def keep_charts_drawn(name: str, alts: list[str]) -> None:
-    """Mount, once a tab, the script that shows a redrawn chart's last picture until its new one is drawn.
-
-    ``alts``: the charts' ``alt`` texts (their start is enough). A chart redrawn with new data is a new
-    element, which Streamlit mounts empty; without this the chart's place stays blank until Plotly has
-    drawn it, a second or more on a busy phone. The element this mounts is hidden by layout.css.
-    """
-    _keeper(key=f"chart-keeper-{name}", data={"labels": alts})
