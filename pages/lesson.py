@@ -1,5 +1,5 @@
 """/lesson: the Lesson page's address as people type it (Streamlit's addresses are case-sensitive)."""
 
-from linecnn.deploy.page_case import open_page
+from linecnn.ui.page_alias import open_page
 
 open_page("pages/4_Lesson.py")

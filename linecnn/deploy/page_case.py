@@ -3,8 +3,8 @@
 Streamlit names a page's address after its file, case and all (pages/1_Train.py is ``/Train``),
 matches addresses exactly, and runs Home under an English "Page not found" box for one it does not
 know. People type the addresses from a slide in lowercase, so pages/ holds one small file per page
-named in lowercase (pages/train.py is ``/train``) that only calls :func:`open_page`. Their links are
-never drawn: the sidebar draws its own (linecnn.ui.sidebar.PAGES). ``st.navigation`` with a
+named in lowercase (pages/train.py is ``/train``) that only calls ``ui.page_alias.open_page``.
+Their links are never drawn: the sidebar draws its own (linecnn.ui.sidebar.PAGES). ``st.navigation`` with a
 ``url_path`` per alias is no way out while pages/ exists: Streamlit then runs the file a deep link
 names without app.py, so an app.py that called ``st.navigation`` would switch to it only after a
 visit to Home, process-wide, and AppTest goes back to the pages/ folder on every run.
@@ -19,19 +19,14 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import quote
 
-import streamlit as st
 from starlette.responses import RedirectResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from linecnn.ui.sidebar import PAGES
+from linecnn.ui.streamlit_private import config
 
 # Each page's address as Streamlit names it, by the address in lowercase: 'train' -> 'Train'.
 ADDRESSES = {name.lower(): name for name in (Path(path).stem.split("_", 1)[1] for path, _, _ in PAGES[1:])}
-
-
-def open_page(script: str) -> None:
-    """Switch to ``script`` (relative to app.py), keeping the address's query parameters (``?lang=es``)."""
-    st.switch_page(script, query_params=st.query_params.to_dict())
 
 
 def page_address(path: str) -> str | None:
@@ -40,7 +35,7 @@ def page_address(path: str) -> str | None:
     Only an address right under the app's root (``server.baseUrlPath``) is a page's: another path,
     '//other.example/TRAIN' among them, is left alone, so the answer never sends a browser elsewhere.
     """
-    base = st.get_option("server.baseUrlPath").strip("/")
+    base = config.get_option("server.baseUrlPath").strip("/")
     root, _, typed = path.rstrip("/").rpartition("/")
     page = ADDRESSES.get(typed.lower())
     if page is None or root != (f"/{base}" if base else "") or typed in (page, page.lower()):
