@@ -12,6 +12,13 @@ from pathlib import Path
 
 import pytest
 
+# Two workers share the machine's cores, so a torch operation split over two threads in one of them
+# often waits for a thread the other worker has pushed aside. OpenMP's default keeps a waiting
+# thread spinning on its core meanwhile, taking that core from the other worker too; passive
+# threads sleep instead. Set before anything imports torch (OpenMP reads it once), and inherited
+# by the workers, the servers and every command the tests start.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 from tests.helpers import CHROMIUM_ARGS, StreamlitServer, find_chromium, in_ci
 
 BACKGROUND_NICENESS = 5  # the non-browser worker's niceness: a quarter of a core's weight under contention
