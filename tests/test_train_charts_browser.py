@@ -238,12 +238,20 @@ BLANK_WATCH_JS = """() => {
 CHARTS_DRAWN_JS = """() => ['loss', 'acc'].every((place) => [...document.querySelectorAll(
     `[data-testid="stElementContainer"][class*="st-key-train-${place}-"] .js-plotly-plot`)]
     .some((plot) => plot.querySelector('.scatterlayer .trace') && plot.getBoundingClientRect().height > 0))"""
+# Each run chart on screen: its width as a share of its column's.
+CHART_WIDTHS_JS = """() => [...document.querySelectorAll(
+        '[class*="st-key-train-loss-"], [class*="st-key-train-acc-"]')]
+    .map((chart) => chart.querySelector('.js-plotly-plot'))
+    .filter((plot) => plot && plot.getBoundingClientRect().height > 0)
+    .map((plot) => plot.getBoundingClientRect().width
+        / plot.closest('[data-testid="stColumn"]').getBoundingClientRect().width)"""
 
 
 def test_the_run_charts_stay_drawn_when_a_run_ends_on_a_phone(server, browser):
     """390x844: Step draws a one-epoch live chart of each kind; Resume runs on to 'Finished'. From the
     live charts to the ended run's, through the rerun that follows, each place always shows a chart:
-    the live one is not taken away before the ended one covers it."""
+    the live one is not taken away before the ended one covers it. Then one chart of each kind shows,
+    across its column."""
     tab = browser.new_context(viewport=PHONE).new_page()
     tab.set_default_timeout(60_000)
     tab.goto(f"{server.url}/Train")
@@ -260,6 +268,7 @@ def test_the_run_charts_stay_drawn_when_a_run_ends_on_a_phone(server, browser):
     wait_for_app(tab, WAIT_MS)
     expect(tab.get_by_text(re.compile(r"^Finished 40 epochs"))).to_be_visible()
     tab.wait_for_function(CHARTS_DRAWN_JS, timeout=WAIT_MS)
-    blanks = tab.evaluate("() => window.endBlanks")
+    blanks, widths = tab.evaluate("() => window.endBlanks"), tab.evaluate(CHART_WIDTHS_JS)
     tab.context.close()
     assert blanks == [], "a run chart went blank when the run ended"
+    assert len(widths) == 2 and min(widths) > 0.95, f"not one chart across each column: {widths}"
