@@ -26,11 +26,16 @@ planned = trainer or latest
 epochs = planned.config.train.epochs if planned else controls.planned_epochs()
 # Progress and charts right under the buttons, their options under them: in view on a laptop screen.
 progress = st.empty()
-loss_slot, acc_slot = (column.empty() for column in st.columns(2))
+# Each chart's place: a container of an ended run's chart over the live run's (see train/place.py).
+loss_column, acc_column = st.columns(2)
+loss_stack, acc_stack = (
+    loss_column.container(key="train-charts-loss"),
+    acc_column.container(key="train-charts-acc"),
+)
 style, aside = history.chart_options()
 with aside:
     controls.limits_note(state.server_limits())
-live_charts = live.LiveCharts(progress, loss_slot, acc_slot, style)
+live_charts = live.LiveCharts(progress, loss_stack, acc_stack, style)
 live_charts.show(
     shown, epochs, trainer, out_of_time=trainer is None and latest is not None and latest.out_of_time
 )

@@ -1,5 +1,6 @@
 """In Chromium: the Train page's charts (log toggle, steady axes and layout, smoothing, legends, the
-validation-set warning, the CSV) and the page in Spanish."""
+validation-set warning, the CSV), the page in Spanish, and, on a phone, run charts that never go blank
+when a run ends."""
 
 import csv
 import re
@@ -12,6 +13,7 @@ from tests.helpers import StreamlitServer, wait_for_app
 pytestmark = pytest.mark.browser
 
 WAIT_MS = 240_000  # a first page load or a run on a busy 2-core machine can take minutes
+PHONE = {"width": 390, "height": 844}
 
 # What a user sees of a chart, found by its title (Streamlit wraps it in <b>): the y axis and where
 # it sits under the page title.
@@ -200,3 +202,73 @@ def test_the_train_page_reads_spanish(server, page):
     main = page.locator('[data-testid="stMain"]').inner_text()
     for english in ("Start", "Epochs", "Summary", "Compare runs", "Validation", "Smoothing"):
         assert english not in main
+
+
+# Watches the loss and accuracy charts' places at every change of the page. A place is blank when none of
+# its charts shows a drawn curve; a blank is the run end's doing when it began in the same change that
+# put an ended run's chart (key "final-...") there, still undrawn: the live chart was taken away first.
+# (A live redraw's own blank, a chart replaced by its next, is not what this watches.)
+BLANK_WATCH_JS = """() => {
+    window.endBlanks = [];
+    const places = ['loss', 'acc'];
+    const charts = (place) => [...document.querySelectorAll(
+        `[data-testid="stElementContainer"][class*="st-key-train-${place}-"]`)];
+    const drawn = (chart) => {
+        const plot = chart.querySelector('.js-plotly-plot');
+        return Boolean(plot && plot.querySelector('.scatterlayer .trace')
+            && plot.getBoundingClientRect().height > 0 && getComputedStyle(plot).visibility !== 'hidden');
+    };
+    const ended = (chart) => /st-key-train-(loss|acc)-final/.test(chart.className);
+    const seen = new WeakSet(places.flatMap(charts));
+    const shown = Object.fromEntries(places.map((place) => [place, charts(place).some(drawn)]));
+    new MutationObserver(() => {
+        for (const place of places) {
+            const now = charts(place);
+            const added = now.filter((chart) => !seen.has(chart));
+            added.forEach((chart) => seen.add(chart));
+            const showing = now.some(drawn);
+            if (shown[place] && !showing && added.some(ended)) {
+                window.endBlanks.push({place, at: Math.round(performance.now())});
+            }
+            shown[place] = showing;
+        }
+    }).observe(document.body, {subtree: true, childList: true, attributes: true});
+}"""
+# True once both run charts show a drawn curve (each place: some chart with a trace, on screen).
+CHARTS_DRAWN_JS = """() => ['loss', 'acc'].every((place) => [...document.querySelectorAll(
+    `[data-testid="stElementContainer"][class*="st-key-train-${place}-"] .js-plotly-plot`)]
+    .some((plot) => plot.querySelector('.scatterlayer .trace') && plot.getBoundingClientRect().height > 0))"""
+# Each run chart on screen: its width as a share of its column's.
+CHART_WIDTHS_JS = """() => [...document.querySelectorAll(
+        '[class*="st-key-train-loss-"], [class*="st-key-train-acc-"]')]
+    .map((chart) => chart.querySelector('.js-plotly-plot'))
+    .filter((plot) => plot && plot.getBoundingClientRect().height > 0)
+    .map((plot) => plot.getBoundingClientRect().width
+        / plot.closest('[data-testid="stColumn"]').getBoundingClientRect().width)"""
+
+
+def test_the_run_charts_stay_drawn_when_a_run_ends_on_a_phone(server, browser):
+    """390x844: Step draws a one-epoch live chart of each kind; Resume runs on to 'Finished'. From the
+    live charts to the ended run's, through the rerun that follows, each place always shows a chart:
+    the live one is not taken away before the ended one covers it. Then one chart of each kind shows,
+    across its column."""
+    tab = browser.new_context(viewport=PHONE).new_page()
+    tab.set_default_timeout(60_000)
+    tab.goto(f"{server.url}/Train")
+    wait_for_app(tab, WAIT_MS)
+    set_number(tab, "Epochs", "40")  # after Step, a second or less: few live redraws, if any
+    tab.get_by_role("button", name="Step", exact=True).click()
+    resume = tab.get_by_role("button", name="Resume", exact=True)
+    expect(resume).to_be_visible(timeout=WAIT_MS)
+    tab.wait_for_function(CHARTS_DRAWN_JS, timeout=WAIT_MS)
+    tab.evaluate(BLANK_WATCH_JS)
+    resume.click()
+    tab.get_by_text(re.compile(r"Summary · Run 1 · ")).wait_for(timeout=WAIT_MS)
+    expect(tab.get_by_role("button", name="Start", exact=True)).to_be_enabled(timeout=WAIT_MS)
+    wait_for_app(tab, WAIT_MS)
+    expect(tab.get_by_text(re.compile(r"^Finished 40 epochs"))).to_be_visible()
+    tab.wait_for_function(CHARTS_DRAWN_JS, timeout=WAIT_MS)
+    blanks, widths = tab.evaluate("() => window.endBlanks"), tab.evaluate(CHART_WIDTHS_JS)
+    tab.context.close()
+    assert blanks == [], "a run chart went blank when the run ended"
+    assert len(widths) == 2 and min(widths) > 0.95, f"not one chart across each column: {widths}"

@@ -11,7 +11,7 @@ from tests.helpers import ManualClock
 
 
 class Slot:
-    """Stands in for an ``st.empty()`` slot and counts what is drawn into it."""
+    """Stands in for an ``st.empty()`` slot or a chart's container, and counts what is drawn into it."""
 
     def __init__(self) -> None:
         self.draws = 0
@@ -19,8 +19,12 @@ class Slot:
     def progress(self, *args, **kwargs) -> None:
         self.draws += 1
 
-    def plotly_chart(self, *args, **kwargs) -> None:
+    def plotly_chart(self, *args, **kwargs) -> "Slot":
         self.draws += 1
+        return self
+
+    def empty(self) -> "Slot":
+        return Slot()
 
 
 def history(done: int, seconds_per_epoch: float) -> list[EpochRecord]:
@@ -88,7 +92,7 @@ def test_long_runs_are_thinned_for_live_redraws_but_keep_their_last_epoch():
 def test_a_live_redraw_of_a_long_run_plots_a_thinned_history():
     drawn = []
     charts, _, _ = charts_due_now()
-    charts.loss_slot.plotly_chart = lambda figure, **kwargs: drawn.append(len(figure.data[0].x))
+    charts.loss.stack.plotly_chart = lambda figure, **kwargs: drawn.append(len(figure.data[0].x))
     charts.update(history(5_000, 0.001), 20_000, live=None)  # 15 s to go
     assert drawn and drawn[0] <= LiveCharts.LIVE_POINTS + 1
 

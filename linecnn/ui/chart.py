@@ -52,9 +52,9 @@ def readable(figure: go.Figure, dark: bool = False) -> go.Figure:
     return go.Figure(spec)
 
 
-def show_chart(figure: go.Figure, key: str, alt: str, where: Any = st, **options: Any) -> None:
+def show_chart(figure: go.Figure, key: str, alt: str, where: Any = st, **options: Any) -> Any:
     """Draw ``figure`` in ``where`` (the page, a column, an st.empty slot) the app's way; ``alt``,
-    what it shows in the page's language, is the chart's name for a screen reader."""
+    what it shows in the page's language, is the chart's name for a screen reader. Returns the chart's
+    slot: a later chart drawn there replaces it."""
     dark = st.context.theme.type == "dark"
-    where.plotly_chart(readable(figure, dark), config=CHART_CONFIG, key=key, alt=alt, **options)
-
+    return where.plotly_chart(readable(figure, dark), config=CHART_CONFIG, key=key, alt=alt, **options)

@@ -15,12 +15,12 @@ from linecnn.classroom.sharing import sharing_machine
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
-from linecnn.ui.chart import show_chart
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
 from linecnn.ui.streamlit_private import StopException, yield_point
 from linecnn.ui.train import away, charts, sharing
 from linecnn.ui.train.buttons import RunRow, file_ended_run, stop_on_error, stop_slot_lost
+from linecnn.ui.train.place import ChartPlace
 from linecnn.ui.train.summary import summary
 
 
@@ -44,12 +44,13 @@ class LiveCharts:
     def __init__(
         self,
         progress,
-        loss_slot,
-        accuracy_slot,
+        loss_stack,
+        accuracy_stack,
         style: charts.ChartStyle = charts.DEFAULT_STYLE,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
-        self.progress, self.loss_slot, self.accuracy_slot = progress, loss_slot, accuracy_slot
+        self.progress = progress
+        self.loss, self.accuracy = ChartPlace("loss", loss_stack), ChartPlace("acc", accuracy_stack)
         self.style, self.clock = style, clock
         self.draws = 0  # each redraw needs a fresh key, or Streamlit sees a duplicate element
         self.progress_at = self.charts_at = clock()
@@ -82,19 +83,22 @@ class LiveCharts:
     def _charts(
         self, history: Sequence[EpochRecord], epochs: int, points: int | None, name: str | None = None
     ) -> None:
-        """Redraw both charts; ``name``, a key that stays the same from one script run to the next.
+        """Redraw both charts: a live run's (``name`` None), or an ended run's under ``name``.
 
         A chart whose element ID changes is remounted, and stays blank until Plotly has drawn it again
         (a second or more on a busy phone). An ended run's charts have the same key (``ended_name``)
         when the live run draws them last and when the rerun that follows draws them: the same figure
-        with the same key is the same element, which the browser keeps as it is."""
+        with the same key is the same element, which the browser keeps as it is. They are drawn over
+        the live run's charts (``ChartPlace``), which show until they are covered."""
         self.charts_at = self.clock()
         self.draws += 1
-        name = name or str(self.draws)
-        loss = charts.loss_figure(history, epochs, self.style, points)
-        show_chart(loss, f"train.loss.{name}", t("chart.loss"), self.loss_slot)
-        accuracy = charts.accuracy_figure(history, epochs, self.style, points)
-        show_chart(accuracy, f"train.acc.{name}", t("chart.accuracy"), self.accuracy_slot)
+        key = name or str(self.draws)
+        for place, figure_of, alt in (
+            (self.loss, charts.loss_figure, "chart.loss"),
+            (self.accuracy, charts.accuracy_figure, "chart.accuracy"),
+        ):
+            draw = place.draw_live if name is None else place.draw_ended
+            draw(figure_of(history, epochs, self.style, points), f"train.{place.name}.{key}", t(alt))
 
 
 def ended_name(history: Sequence[EpochRecord]) -> str:
