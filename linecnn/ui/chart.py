@@ -33,8 +33,10 @@ _AXIS = re.compile(r"[xy]axis\d*")  # a cartesian axis in a figure's layout: xax
 def readable(figure: go.Figure, dark: bool = False) -> go.Figure:
     """``figure`` with axis text, legend and hover boxes at projector sizes (dark: theme axis colours).
 
-    Written into the figure's dict and validated once: Plotly's update_* calls cost tens of
-    milliseconds a figure, which a live chart pays on every redraw."""
+    Written into the figure's dict, not validated again: ``figure`` was validated when it was built,
+    and what this adds is fixed. Plotly's update_* calls cost tens of milliseconds a figure, and
+    validating the whole dict again (Streamlit's template included) about 5 ms, which a live chart
+    pays between two epochs on every redraw."""
     ink = {} if dark else {"color": AXIS_INK}
     spec = figure.to_dict()
     layout = spec.setdefault("layout", {})
@@ -49,7 +51,7 @@ def readable(figure: go.Figure, dark: bool = False) -> go.Figure:
     hover = layout.get("hoverlabel", {})
     hover_font = hover.get("font", {}) | {"color": HOVER_INK, "size": TICK_PX}
     layout["hoverlabel"] = hover | {"bgcolor": HOVER_PAPER, "bordercolor": HOVER_BORDER, "font": hover_font}
-    return go.Figure(spec)
+    return go.Figure(spec, _validate=False)
 
 
 def show_chart(figure: go.Figure, key: str, alt: str, where: Any = st, **options: Any) -> Any:
