@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import socket
@@ -9,6 +10,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +46,13 @@ sys.stdout.flush()
 sys.stderr.flush()
 os._exit(status)
 """
+
+
+def run_apart(coroutine):
+    """Run ``coroutine`` to its end in a thread of its own: Playwright's sync API, once a browser test
+    of the same worker has started it, leaves an event loop running in the main thread."""
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
 
 
 def in_ci() -> bool:

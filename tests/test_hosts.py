@@ -5,9 +5,7 @@ The server-level and browser checks are in test_hosting.py; these run the gate i
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from starlette.responses import PlainTextResponse
@@ -22,6 +20,7 @@ from linecnn.deploy.host_gate import (
     refused_page,
 )
 from linecnn.deploy.host_names import LOOPBACK_NAMES, host_name, public_names, with_loopback
+from tests.helpers import run_apart
 
 PUBLIC = "class.example.org"
 
@@ -76,13 +75,6 @@ def test_the_refusal_page_quotes_a_hostile_name_as_text():
 async def _app(scope, receive, send) -> None:
     """Stands for Streamlit behind the gate: every page answers 'app'."""
     await PlainTextResponse("app")(scope, receive, send)
-
-
-def run_apart(coroutine):
-    """Run ``coroutine`` to its end in a thread of its own: Playwright's sync API, once a browser test
-    of the same session has started it, leaves an event loop running in the main thread."""
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
 
 
 def get(path: str, host: str, language: str = "") -> tuple[int, str]:

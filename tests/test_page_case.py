@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 from linecnn.deploy.page_case import page_address
 from linecnn.ui.i18n import catalog
 from linecnn.ui.sidebar import PAGES
+from tests.helpers import run_apart
 
 ROOT = Path(__file__).resolve().parent.parent
 LAUNCHER = "deploy/serve.py"
@@ -115,8 +116,6 @@ def test_the_hosted_server_answers_a_page_in_another_case_with_that_page_in_the_
 )
 def test_the_redirect_keeps_the_query_as_it_was_sent(query, location):
     """The query reaches the page as the browser sent it, never escaped twice."""
-    import asyncio
-
     from linecnn.deploy.page_case import PageCase
 
     sent: list[dict] = []
@@ -128,6 +127,6 @@ def test_the_redirect_keeps_the_query_as_it_was_sent(query, location):
         raise AssertionError("the request should have been answered with a redirect")
 
     scope = {"type": "http", "path": "/TRAIN", "query_string": query, "headers": [], "method": "GET"}
-    asyncio.run(PageCase(unused)(scope, unused, send))
+    run_apart(PageCase(unused)(scope, unused, send))
     headers = dict(sent[0]["headers"])
     assert sent[0]["status"] == 307 and headers[b"location"].decode() == location
