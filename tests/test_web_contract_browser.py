@@ -66,8 +66,10 @@ def act(tab, action: str) -> None:
     """Perform one of linecnn.ui.web.ACTIONS on the open page."""
     if action == "typing":
         tab.locator('[data-testid="stTextInput"] input').first.press_sequentially("1", timeout=WAIT_MS)
-    elif action == "dropdown":  # Benchmark's devices: all picked at first, so its list says "No results"
-        tab.locator('[data-testid="stMultiSelect"] input').first.click(timeout=WAIT_MS)
+    elif action == "dropdown":  # Benchmark's devices, filtered by a name no device has: "No results"
+        box = tab.locator('[data-testid="stMultiSelect"] input').first
+        box.click(timeout=WAIT_MS)
+        box.press_sequentially("zzz", timeout=WAIT_MS)
     else:  # the collapse button shows while the pointer is over the sidebar
         tab.locator('[data-testid="stSidebar"]').hover(timeout=WAIT_MS)
         tab.locator('[data-testid="stSidebarCollapseButton"] button').click(timeout=WAIT_MS)
