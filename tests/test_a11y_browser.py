@@ -127,7 +127,7 @@ def test_no_serious_accessibility_violation_on_any_page(server, page, axe_source
     page.get_by_role("button", name="Start").click()
     finished = page.get_by_text(re.compile(rf"Finished {TRAIN_EPOCHS} epochs in"))
     expect(finished).to_have_count(1, timeout=90_000)
-    expect(page.locator('[data-testid="stPlotlyChart"]')).to_have_count(4)
+    expect(page.locator('[data-testid="stPlotlyChart"]:visible')).to_have_count(4)
     settled(page)
     found += blocking_violations(page, axe_source, "/Train after a run")
 
