@@ -13,7 +13,7 @@ import pytest
 
 from linecnn.errors import Message
 from linecnn.procs.beat import Beater, Silence
-from linecnn.procs.child import CannotStart, start_child, supervised
+from linecnn.procs.child import CannotStart, start_child
 from linecnn.procs.groups import exited, group_alive
 from linecnn.stop import Stopped, StopReason
 
@@ -38,7 +38,7 @@ def test_the_child_lines_come_in_order_and_its_stderr_end_is_kept():
     code = (
         "import sys\nfor i in range(5): print(i, flush=True)\nfor i in range(30): print(i, file=sys.stderr)"
     )
-    with supervised(python(code), keep_errors=3) as child:
+    with start_child(python(code), keep_errors=3) as child:
         lines = list(child.lines.follow(lambda: None))
         assert child.process.wait(timeout=JOIN) == 0
         assert [line.strip() for line in lines] == ["0", "1", "2", "3", "4"]
@@ -59,7 +59,7 @@ def test_a_line_sent_reaches_the_child_and_ending_it_leaves_nothing():
 def test_a_child_silent_past_its_bound_is_stopped_with_a_sentence():
     """A child that spoke once and then froze ends the follow with Stopped (no progress), saying so."""
     code = "import time\nprint('beat', flush=True)\ntime.sleep(60)"
-    with supervised(python(code)) as child:
+    with start_child(python(code)) as child:
         silence = Silence(0.3)
         with pytest.raises(Stopped) as stopped:
             for _line in child.lines.follow(silence.check):

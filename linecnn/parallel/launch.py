@@ -23,7 +23,7 @@ from pathlib import Path
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.events import PREFIX
 from linecnn.parallel.watchdog import WATCH_SECONDS, Watchdog, watch_seconds
-from linecnn.procs.child import Child, Lines, python_env, supervised
+from linecnn.procs.child import Child, Lines, python_env, start_child
 from linecnn.procs.groups import exited, kill_leaders
 from linecnn.stop import Stopped, StopReason
 
@@ -117,7 +117,7 @@ def _launch(
     command = torchrun_command(config, ranks, out, watch)
     env = _environment(threads_per_rank(ranks, threads=config.threads))
     # Ended with SIGTERM first, so that torchrun ends its ranks, and SIGKILL after STOP_GRACE_SECONDS.
-    with supervised(
+    with start_child(
         command, env, stdin=False, keep_errors=STDERR_LINES, grace=STOP_GRACE_SECONDS, name="linecnn-torchrun"
     ) as torchrun:
         launch.pid = torchrun.pid

@@ -89,6 +89,13 @@ class Child:
         if process.stderr is not None:
             self.errors = reader(process.stderr, keep=keep_errors, name=f"{name}-stderr")
 
+    def __enter__(self) -> Child:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """However the block ends, the whole group is ended and reaped."""
+        self.end()
+
     @property
     def pid(self) -> int:
         """The child's pid, also its process group's id."""
@@ -134,7 +141,8 @@ def start_child(
     name: str = "linecnn-child",
 ) -> Child:
     """Start ``command`` in a process group of its own, stdout read line by line; stdin a pipe (or none),
-    stderr's last ``keep_errors`` lines kept (None: thrown away). CannotStart when no process starts."""
+    stderr's last ``keep_errors`` lines kept (None: thrown away). CannotStart when no process starts.
+    Used as a context manager, it ends and reaps the whole group on the way out."""
     try:
         process = subprocess.Popen(
             command,
@@ -149,24 +157,6 @@ def start_child(
         what = " ".join(command[:3])
         raise CannotStart(error.errno, f"Could not start {what}: {error.strerror or error}") from error
     return Child(process, grace, keep_errors, name)
-
-
-@contextlib.contextmanager
-def supervised(
-    command: list[str],
-    env: Mapping[str, str] | None = None,
-    *,
-    stdin: bool = True,
-    keep_errors: int | None = 20,
-    grace: float = END_GRACE,
-    name: str = "linecnn-child",
-) -> Iterator[Child]:
-    """``start_child`` for the block; on the way out, however it ends, the whole group is ended and reaped."""
-    child = start_child(command, env, stdin=stdin, keep_errors=keep_errors, grace=grace, name=name)
-    try:
-        yield child
-    finally:
-        child.end()
 
 
 def python_env(**extra: str) -> dict[str, str]:
