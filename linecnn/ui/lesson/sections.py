@@ -53,6 +53,7 @@ def run_label(section: Section, snippet: Snippet) -> str:
 def recap() -> None:
     """The lesson's closing: what to remember and the usual mistakes."""
     st.header(t("lesson.recap.title"), anchor="recap", divider="gray")
-    remember, mistakes = st.columns(2, gap="large")
+    # Keyed for the layout's rule that stacks the two lists on a phone (layout.css).
+    remember, mistakes = st.container(key="lesson-recap").columns(2, gap="large")
     remember.markdown(t("lesson.recap.remember"))
     mistakes.markdown(t("lesson.recap.mistakes"))
