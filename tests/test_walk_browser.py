@@ -1,0 +1,114 @@
+"""What a class trips on, walked in Chromium as a student on a phone and a teacher on a laptop would."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.helpers import StreamlitServer, in_ci, stop_processes, wait_for_app
+from tests.oidc_provider import ACCOUNT, OidcProvider, node_missing_reason
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 768}
+
+
+def test_the_lessons_closing_lists_stack_on_a_phone(server, browser):
+    """On a phone, what to remember and the usual mistakes each take the page's width, one under the other,
+    instead of two columns of a few words a line."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    tab.set_default_timeout(60_000)
+    try:
+        tab.goto(f"{server.url}/Lesson")
+        tab.get_by_text("Common mistakes").wait_for(state="attached")
+        wait_for_app(tab)
+        heading = tab.locator("h2#recap")
+        heading.scroll_into_view_if_needed()
+        rows = tab.locator("[data-testid='stHorizontalBlock']").filter(has_text="Common mistakes")
+        columns = rows.last.locator("[data-testid='stColumn']")
+        expect(columns).to_have_count(2)
+        width = heading.bounding_box()["width"]
+        remember, mistakes = (columns.nth(i).bounding_box() for i in range(2))
+        assert remember["width"] >= 0.9 * width, (remember, width)
+        assert mistakes["y"] >= remember["y"] + remember["height"], (remember, mistakes)
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def class_app(tmp_path_factory) -> Iterator[StreamlitServer]:
+    """The app with Ada as the class's teacher, signed in through the local OIDC provider."""
+    reason = node_missing_reason()
+    if reason is not None:
+        if in_ci():
+            pytest.fail(f"{reason}; the login tests are mandatory in CI")
+        pytest.skip(reason)
+    folder = tmp_path_factory.mktemp("walk-class")
+    env = {
+        "LINECNN_DATA_DIR": str(folder),
+        "LINECNN_TEACHERS": ACCOUNT["email"],
+        "STREAMLIT_SECRETS_FILES": str(folder / "secrets.toml"),
+    }
+    app = StreamlitServer(env)
+    provider = OidcProvider([app.url])
+    (folder / "secrets.toml").write_text(provider.secrets_toml(app.url))
+    app.launch()
+    try:
+        provider.start()
+        yield app.wait_until_healthy()
+    finally:
+        stop_processes([app.process, provider.process])
+
+
+def sign_in_to_benchmark(tab, app: StreamlitServer, login: str) -> None:
+    """Through the provider's login and consent forms as ``login``, then to the Benchmark page."""
+    tab.goto(f"{app.url}/Benchmark")
+    tab.get_by_role("button", name="Log in").click()
+    tab.locator("input[name=login]").fill(login)
+    tab.locator("input[name=password]").fill("any password")
+    tab.get_by_role("button", name="Sign-in").click()
+    tab.get_by_role("button", name="Continue").click()  # the provider's consent form
+    tab.wait_for_url(re.compile(re.escape(app.url)))
+    tab.goto(f"{app.url}/Benchmark")  # the provider returns to the app's home page
+    wait_for_app(tab)
+    tab.get_by_role("heading", name="Class board").wait_for()
+
+
+def test_a_reservation_longer_than_allowed_is_refused_not_swapped_for_another(class_app, browser):
+    """Ada types 1000 minutes: the page says the range and Reserve waits; 90 then reserves 90 minutes,
+    never the 45 the box offered before."""
+    context = browser.new_context(viewport=LAPTOP, timezone_id="UTC")
+    tab = context.new_page()
+    tab.set_default_timeout(90_000)
+    try:
+        sign_in_to_benchmark(tab, class_app, ACCOUNT["login"])
+        tab.get_by_text("Class controls").click()
+        minutes = tab.get_by_label("Minutes", exact=True)
+        reserve = tab.get_by_role("button", name="Reserve", exact=True)
+        minutes.fill("1000")
+        minutes.press("Enter")
+        refusal = "1,000 is outside the allowed range. Enter a number from 1 to 240."
+        expect(tab.get_by_text(refusal)).to_be_visible()
+        expect(reserve).to_be_disabled()
+
+        minutes.fill("90")
+        minutes.press("Enter")
+        expect(reserve).to_be_enabled()
+        before = datetime.now(UTC)
+        reserve.click()
+        said = tab.get_by_text(re.compile(r"The benchmark is reserved until (\d\d:\d\d) UTC"))
+        said.wait_for()
+        hour, minute = map(int, re.search(r"until (\d\d):(\d\d)", said.inner_text()).groups())
+        until = before.replace(hour=hour, minute=minute, second=0, microsecond=0)
+        until += timedelta(days=1) if until < before else timedelta()
+        assert timedelta(minutes=88) <= until - before <= timedelta(minutes=92), (before, until)
+        tab.get_by_role("button", name="End the reservation").click()
+        tab.get_by_text("The reservation has ended").wait_for()
+    finally:
+        context.close()
