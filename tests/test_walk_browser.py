@@ -41,6 +41,27 @@ def test_the_lessons_closing_lists_stack_on_a_phone(server, browser):
         context.close()
 
 
+def test_a_file_over_the_uploads_size_says_why_on_a_phone_in_spanish(server, browser):
+    """A 3 MB JSON on a phone: the chip says, in Spanish, that files may be 2 MB at most, without a hover
+    (a finger never hovers); the text is not only for screen readers."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="es-ES")
+    tab = context.new_page()
+    tab.set_default_timeout(60_000)
+    try:
+        tab.goto(f"{server.url}/Benchmark?lang=es")
+        wait_for_app(tab)
+        big = {"name": "grande.json", "mimeType": "application/json", "buffer": b" " * 3_000_000}
+        tab.locator("[data-testid='stMain'] input[type=file]").first.set_input_files(big)
+        refusal = "El archivo debe ocupar 2,0 MB como mucho."
+        why = tab.locator("[data-testid='stFileChip']").get_by_text(refusal)
+        why.wait_for(state="attached")
+        why.scroll_into_view_if_needed()
+        shown = why.bounding_box()
+        assert shown is not None and shown["width"] > 100 and shown["height"] > 10, shown
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="module")
 def class_app(tmp_path_factory) -> Iterator[StreamlitServer]:
     """The app with Ada as the class's teacher, signed in through the local OIDC provider."""
