@@ -133,3 +133,19 @@ def test_a_reservation_longer_than_allowed_is_refused_not_swapped_for_another(cl
         tab.get_by_text("The reservation has ended").wait_for()
     finally:
         context.close()
+
+
+def test_the_sign_in_screen_is_all_spanish_for_a_spanish_browser(class_app, browser):
+    """Before signing in, a Spanish browser gets the skip link in Spanish and a page tagged lang="es", so a
+    screen reader reads the screen with Spanish sounds."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="es-ES")
+    tab = context.new_page()
+    tab.set_default_timeout(90_000)
+    try:
+        tab.goto(f"{class_app.url}/Train")
+        tab.get_by_role("button", name="Iniciar sesión").wait_for()
+        expect(tab.locator("html")).to_have_attribute("lang", "es")
+        expect(tab.get_by_role("link", name="Saltar al contenido principal")).to_have_count(1)
+        expect(tab.get_by_text("Skip to main content")).to_have_count(0)
+    finally:
+        context.close()

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, NoReturn
 from urllib.parse import SplitResult, urlsplit
 
 import streamlit as st
 
 from linecnn.classroom.roles import email_matches
+from linecnn.ui.builtin_texts import say_builtin_texts
 from linecnn.ui.format import escape_markdown
 from linecnn.ui.i18n import say, t
+from linecnn.ui.page_language import mark_page_language
 from linecnn.ui.streamlit_private import StreamlitAuthError
 
 # Keys of [auth] (or of one [auth.<name>] table) that make up one OIDC provider.
@@ -66,14 +68,23 @@ def require_login() -> None:
     user = st.user.to_dict()
     if not user.get("is_logged_in"):
         sign_in_screen()
-        st.stop()
+        _stop_in_language()
     if not user_allowed(user, allowed_emails()):
         not_allowed_screen(user)
-        st.stop()
+        _stop_in_language()
     with st.sidebar:
         st.markdown(t("auth.signed_in_as", name=escape_markdown(display_name(user))))
         log_out_button()
         st.divider()
+
+
+def _stop_in_language() -> NoReturn:
+    """End a screen drawn before the sidebar, which is where a page says its language: say it here."""
+    # Without them a Spanish sign-in screen keeps Streamlit's English skip link and is tagged
+    # lang="en", so a screen reader reads its Spanish with English sounds.
+    say_builtin_texts()
+    mark_page_language()
+    st.stop()
 
 
 def sign_in_address(here: str | None, redirect_uri: object) -> str | None:
