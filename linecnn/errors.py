@@ -7,6 +7,8 @@ It also carries its key and values, so ``linecnn.ui.i18n.say`` can show it from 
 
 from __future__ import annotations
 
+import json
+
 from linecnn.sentences import ENGLISH
 from linecnn.untrusted import plain_text
 
@@ -129,3 +131,10 @@ class UserError(ValueError):
 
 # English sentence -> key, for the keys whose sentence has no {fields} (see ``recognise``).
 _BY_ENGLISH = {text: key for key, text in ENGLISH.items() if "{" not in text}
+
+
+def json_place(error: json.JSONDecodeError, text: str | bytes) -> Message:
+    """Where ``text`` stops being JSON, in the reader's language: its line and column, or that it is empty."""
+    if not text.strip():
+        return Message("json.empty")
+    return Message("json.at", line=error.lineno, column=error.colno)

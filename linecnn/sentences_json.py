@@ -27,6 +27,7 @@ BENCH_JSON: dict[str, str] = {
     # Where a file stops being JSON ({detail} above): the parser's own words are English only
     "json.at": "line {line}, column {column}",
     "json.encoding": "it is not UTF-8 text",
+    "json.empty": "the file is empty",  # a file saved while its download failed, or cut short
     "json.values": "it holds more than {limit} values",
     "json.nested": "it is nested too deeply",
     "json.deeper": "it is nested more than {limit} levels deep (at {where})",

@@ -62,6 +62,26 @@ def test_a_file_over_the_uploads_size_says_why_on_a_phone_in_spanish(server, bro
         context.close()
 
 
+def test_an_empty_json_is_said_to_be_empty_not_broken_at_line_1_column_1(server, browser):
+    """A 0-byte JSON (a download that failed) on Benchmark's import, in Spanish, and as Train's history:
+    the page says the file is empty, not where its JSON breaks."""
+    context = browser.new_context(viewport=LAPTOP, locale="es-ES")
+    tab = context.new_page()
+    tab.set_default_timeout(60_000)
+    empty = {"name": "vacio.json", "mimeType": "application/json", "buffer": b""}
+    try:
+        tab.goto(f"{server.url}/Benchmark?lang=es")
+        wait_for_app(tab)
+        tab.locator("[data-testid='stMain'] input[type=file]").first.set_input_files(empty)
+        expect(tab.get_by_text("Este archivo no es JSON válido (el archivo está vacío).")).to_be_visible()
+        tab.goto(f"{server.url}/Train?lang=en")
+        wait_for_app(tab)
+        tab.locator("[data-testid='stMain'] input[type=file]").first.set_input_files(empty)
+        expect(tab.get_by_text("is not valid JSON (the file is empty)")).to_be_visible()
+    finally:
+        context.close()
+
+
 @pytest.fixture(scope="module")
 def class_app(tmp_path_factory) -> Iterator[StreamlitServer]:
     """The app with Ada as the class's teacher, signed in through the local OIDC provider."""

@@ -12,7 +12,7 @@ import math
 from collections.abc import Iterator
 from typing import Literal, TypeGuard, overload
 
-from linecnn.errors import Figure, Message, UserError
+from linecnn.errors import Figure, Message, UserError, json_place
 from linecnn.untrusted import json_echo, value_bound
 
 MAX_FILE_BYTES = 2_000_000  # a real sweep's JSON is tens of kB; decimal MB, as the browser counts
@@ -57,8 +57,7 @@ def parse_json(text: str | bytes) -> object:
     except RecursionError:
         raise UserError("bench_unusable", problem=Message("json.nested")) from None
     except json.JSONDecodeError as error:  # where, in the reader's language; the parser's words are English
-        where = Message("json.at", line=error.lineno, column=error.colno)
-        raise UserError("bench_not_json", detail=where) from None
+        raise UserError("bench_not_json", detail=json_place(error, text)) from None
     except UnicodeDecodeError:
         raise UserError("bench_not_json", detail=Message("json.encoding")) from None
     problem = _size_problem(value)

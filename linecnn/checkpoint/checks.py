@@ -17,7 +17,7 @@ from typing import NoReturn, Protocol
 
 from torch import nn
 
-from linecnn.errors import Message, UserError
+from linecnn.errors import Message, UserError, json_place
 from linecnn.train.config import MAX_PER_CLASS, RunConfig
 from linecnn.train.model import NUM_CLASSES
 from linecnn.train.trainer import EpochRecord
@@ -111,7 +111,7 @@ def parse_json(text: bytes | str, what: str, max_values: int) -> object:
     except UserError as error:  # NaN or Infinity
         fail("not_json", what=about(what), detail=error.message)
     except json.JSONDecodeError as error:  # where, in the reader's language; the parser's words are English
-        fail("not_json", what=about(what), detail=Message("json.at", line=error.lineno, column=error.colno))
+        fail("not_json", what=about(what), detail=json_place(error, text))
     except ValueError as error:
         fail("not_json", what=about(what), detail=str(error)[:120])
 
