@@ -1,9 +1,11 @@
-"""Teacher and student in Chromium, signed in through the local OIDC provider as two users at once."""
+"""Teacher and student in Chromium, signed in through the local OIDC provider: two users at once, and what a
+teacher types or a Spanish browser meets on the way in."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from playwright.sync_api import expect
@@ -15,6 +17,9 @@ from tests.helpers import ROOT, StreamlitServer, in_ci, stop_processes, wait_for
 from tests.oidc_provider import ACCOUNT, STUDENT, OidcProvider, node_missing_reason
 
 pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+LAPTOP = {"width": 1366, "height": 768}
 
 
 @pytest.fixture(scope="module")
@@ -55,6 +60,68 @@ def sign_in(tab, app: StreamlitServer, login: str) -> None:
     tab.goto(f"{app.url}/Benchmark")  # the provider returns to the app's home page
     wait_for_app(tab)
     tab.get_by_role("heading", name="Class board").wait_for()
+
+
+def reserved_for(tab, before: datetime) -> timedelta:
+    """How long the reservation the page just announced lasts, from ``before`` (the click) to its end."""
+    said = tab.get_by_text(re.compile(r"The benchmark is reserved until (\d\d:\d\d) UTC"))
+    hour, minute = map(int, re.search(r"until (\d\d):(\d\d)", said.inner_text()).groups())
+    until = before.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    return until + (timedelta(days=1) if until < before else timedelta()) - before
+
+
+def test_a_reservation_longer_than_allowed_is_refused_not_swapped_for_another(class_app, browser):
+    """Ada types 1000 minutes: the page says the range and Reserve waits; 90 then reserves 90 minutes,
+    never the 45 the box offered before; 20 typed and Reserve pressed at once reserves 20."""
+    context = browser.new_context(viewport=LAPTOP, timezone_id="UTC")
+    tab = context.new_page()
+    tab.set_default_timeout(90_000)
+    try:
+        sign_in(tab, class_app, ACCOUNT["login"])
+        tab.get_by_text("Class controls").click()
+        minutes = tab.get_by_label("Minutes", exact=True)
+        reserve = tab.get_by_role("button", name="Reserve", exact=True)
+        minutes.fill("1000")
+        minutes.press("Enter")
+        refusal = "1,000 is outside the allowed range. Enter a number from 1 to 240."
+        expect(tab.get_by_text(refusal)).to_be_visible()
+        expect(reserve).to_be_disabled()
+
+        minutes.fill("90")
+        minutes.press("Enter")
+        expect(reserve).to_be_enabled()
+        before = datetime.now(UTC)
+        reserve.click()
+        tab.get_by_text("The benchmark is reserved until").wait_for()
+        assert timedelta(minutes=88) <= reserved_for(tab, before) <= timedelta(minutes=92)
+        tab.get_by_role("button", name="End the reservation").click()
+        tab.get_by_text("The reservation has ended").wait_for()
+
+        minutes.fill("20")  # no Enter: the click itself takes the typed number along
+        before = datetime.now(UTC)
+        reserve.click()
+        tab.get_by_text("The benchmark is reserved until").wait_for()
+        assert timedelta(minutes=18) <= reserved_for(tab, before) <= timedelta(minutes=22)
+        tab.get_by_role("button", name="End the reservation").click()
+        tab.get_by_text("The reservation has ended").wait_for()
+    finally:
+        context.close()
+
+
+def test_the_sign_in_screen_is_all_spanish_for_a_spanish_browser(class_app, browser):
+    """Before signing in, a Spanish browser gets the skip link in Spanish and a page tagged lang="es", so a
+    screen reader reads the screen with Spanish sounds."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True, locale="es-ES")
+    tab = context.new_page()
+    tab.set_default_timeout(90_000)
+    try:
+        tab.goto(f"{class_app.url}/Train")
+        tab.get_by_role("button", name="Iniciar sesión").wait_for()
+        expect(tab.locator("html")).to_have_attribute("lang", "es")
+        expect(tab.get_by_role("link", name="Saltar al contenido principal")).to_have_count(1)
+        expect(tab.get_by_text("Skip to main content")).to_have_count(0)
+    finally:
+        context.close()
 
 
 def test_a_student_cannot_delete_or_reserve_and_a_teachers_reservation_refuses_their_run(class_app, browser):
