@@ -75,3 +75,27 @@ def test_an_empty_json_is_said_to_be_empty_not_broken_at_line_1_column_1(server,
         expect(tab.get_by_text("is not valid JSON (the file is empty)")).to_be_visible()
     finally:
         context.close()
+
+
+def test_a_tables_toolbar_leaves_what_is_above_it_readable_on_a_phone(server, browser):
+    """A touch screen shows a table's toolbar at all times, above the table: it must not cover the end of
+    the element before it (on Benchmark's class board, the chart's axis title)."""
+    context = browser.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    tab = context.new_page()
+    tab.set_default_timeout(60_000)
+    try:
+        tab.goto(f"{server.url}/")
+        wait_for_app(tab)
+        toolbar = tab.locator("[data-testid='stMain'] [data-testid='stElementToolbar']").first
+        toolbar.wait_for(state="attached")
+        expect(toolbar).to_have_css("opacity", "1")  # shown without a hover, as a finger never hovers
+        overlap = toolbar.evaluate(
+            """(bar) => {
+                const host = bar.closest('[data-testid="stElementContainer"]');
+                const above = host.previousElementSibling.getBoundingClientRect();
+                return above.bottom - bar.getBoundingClientRect().top;
+            }"""
+        )
+        assert overlap <= 0, f"the toolbar covers the last {overlap:.0f} px of the element above the table"
+    finally:
+        context.close()
