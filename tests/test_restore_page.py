@@ -214,3 +214,16 @@ def test_draw_page_shows_a_bad_model_file_and_keeps_the_default(files):
     name = escape_markdown("broken.safetensors")  # a file name is quoted as escaped Markdown
     assert f"{name}: The model file is damaged or cut short" in at.error[0].value
     assert "Default model" in texts(at.caption)
+
+
+def test_a_broken_model_and_a_broken_history_are_both_said_at_once():
+    """Two bad files in one drop: the message names both, so a student fixes both before uploading again."""
+    at = upload(
+        app_test(TRAIN),
+        ("run1.safetensors", b"not a model", BINARY),
+        ("run1.json", b"{", JSON),
+    )
+    [message] = at.error
+    said = message.value.replace("\\", "")  # the names are escaped for Markdown
+    assert "run1.safetensors: The file is not a model" in said and "run1.json: The history file" in said, said
+    assert not at.session_state[state.RUNS]

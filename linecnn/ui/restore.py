@@ -76,6 +76,17 @@ def _read(file: File, reader: Callable[[bytes], Read]) -> Read:
         raise ValueError(t("restore.file_error", name=quoted_name(name), error=say(error))) from None
 
 
+def _read_noting(file: File | None, reader: Callable[[bytes], Read], problems: list[str]) -> Read | None:
+    """``_read`` of ``file`` (None without one); a failed check goes to ``problems`` instead of raising."""
+    if file is None:
+        return None
+    try:
+        return _read(file, reader)
+    except ValueError as error:
+        problems.append(str(error))
+        return None
+
+
 def _attach_curves(name: str, saved: Sequence[SavedRun]) -> str:
     """Give a session run restored without its curves the curves of a matching history."""
     runs = state.runs()
@@ -97,12 +108,16 @@ def restore_files(files: Sequence[File], on_draw: bool = False) -> tuple[str, st
     Raises ValueError, restoring nothing, when a file fails its checks or the history is not the model's.
     """
     model_file, history_file = split_run_files(files)
-    saved = _read(history_file, load_history) if history_file else None
-    if model_file is None:
-        if history_file is None or saved is None:  # (saved is None exactly when history_file is)
+    problems: list[str] = []
+    read_model = _read_noting(model_file, load_model, problems)
+    saved = _read_noting(history_file, load_history, problems)
+    if problems:  # every failing file at once, so a student fixes them all before uploading again
+        raise ValueError("\n\n".join(problems))
+    if model_file is None or read_model is None:  # (each is None exactly when the other is)
+        if history_file is None or saved is None:  # (likewise)
             raise ValueError(t("restore.no_file"))
         return "success", _attach_curves(history_file[0], saved)
-    config, model, info = _read(model_file, load_model)
+    config, model, info = read_model
     curves = matching_run(saved, config, info.final) if saved is not None else None
     if saved is not None and curves is None:
         assert history_file is not None  # saved was read from it
