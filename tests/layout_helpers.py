@@ -3,6 +3,13 @@ fold, and requests to other hosts."""
 
 from __future__ import annotations
 
+from playwright.sync_api import expect
+
+from tests.draw_helpers import CANVAS, PREDICTION, Stroke, draw, read_prediction
+
+VIEWPORTS = {1024: 768, 800: 600, 390: 844}  # width: height, a projector's two and a phone's
+SIDEBAR = "[data-testid='stSidebar']"
+
 # Every visible label-like element whose text does not fit its box (CSS ellipsis or clipped),
 # every button or metric whose text ends in an ellipsis, Plotly titles sticking out of their
 # chart, and whether the page scrolls sideways. Returns {"cut": [...], "overflow": px}.
@@ -137,7 +144,14 @@ class OutsideRequests:
 
     def __init__(self, tab, origin: str) -> None:
         self.origin, self.tab, self.requests = origin, tab, []
-        tab.on("request", lambda request: self._note(request.url))
+        tab.on("request", self._on_request)
+
+    def _on_request(self, request) -> None:
+        self._note(request.url)
+
+    def stop(self) -> None:
+        """Stop recording: the tab goes on to other pages, for another recorder."""
+        self.tab.remove_listener("request", self._on_request)
 
     def _note(self, url: str) -> None:
         if not self._local(url):
@@ -174,3 +188,68 @@ def contrast(one: tuple[int, int, int], other: tuple[int, int, int]) -> float:
 
     high, low = sorted((luminance(one), luminance(other)), reverse=True)
     return (high + 0.05) / (low + 0.05)
+
+
+def wait_for_page(tab, timeout_ms: int = 120_000) -> None:
+    """Wait until the page's script has run to the end (the sidebar may be hidden on a phone)."""
+    tab.locator(f"{SIDEBAR} [data-testid='stPageLink']").first.wait_for(state="attached", timeout=timeout_ms)
+    tab.wait_for_function(
+        """() => {
+            const status = document.querySelector('[data-testid="stStatusWidget"]');
+            return !status || !status.innerText.includes('Running');
+        }""",
+        timeout=timeout_ms,
+    )
+
+
+def fill_page(tab, path: str, run: int = 1) -> None:
+    """Bring the page to its fullest state: Train after a short run (the session's ``run``-th), Draw
+    with a prediction."""
+    if path == "Train":
+        epochs = tab.get_by_label("Epochs", exact=True)  # not a summary heading that names its epochs
+        epochs.fill("3")
+        epochs.press("Enter")
+        wait_for_page(tab)
+        tab.get_by_role("button", name="Start").click()
+        tab.get_by_text(f"Summary · Run {run}").wait_for(timeout=120_000)
+        expect(tab.get_by_role("button", name="Start")).to_be_enabled(timeout=60_000)  # the run is over
+        wait_for_page(tab)
+    if path == "Draw":
+        tab.locator(CANVAS).scroll_into_view_if_needed()
+        draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
+        read_prediction(tab, 60_000)
+
+
+# The colour and opacity of the page's first caption, the fill of a chart's axis number, the paper.
+_SMALL_TEXT_JS = """() => {
+  const style = (selector) => getComputedStyle(document.querySelector(selector));
+  const caption = style("[data-testid='stMain'] [data-testid='stCaptionContainer']");
+  const tick = style(".stPlotlyChart .xtick text");
+  return [caption.color, parseFloat(caption.opacity), tick.fill, style(".stApp").backgroundColor];
+}"""
+
+
+def assert_small_text_reads_on_a_projector(tab) -> None:
+    """A caption and a chart's axis numbers reach 4.5:1 on the page's paper, as text of their size needs."""
+    colour, opacity, tick, paper = tab.evaluate(_SMALL_TEXT_JS)
+    assert contrast(faded(colour, opacity, paper), rgb(paper)) >= 4.5, "captions too pale"
+    assert contrast(rgb(tick), rgb(paper)) >= 4.5, "chart axis numbers too pale"
+
+
+def band_under_the_input_choice(tab) -> float:
+    """Pixels between Draw's input choice and the next thing below it in its row of choices (the model
+    line when the row wraps): Streamlit's ordinary gap is 16."""
+    return tab.evaluate("""() => {
+        const mode = document.querySelector(".st-key-draw-mode").getBoundingClientRect();
+        const below = [...document.querySelectorAll(".st-key-draw-choices > *")]
+            .map((child) => child.getBoundingClientRect().top).filter((top) => top >= mode.bottom);
+        return below.length ? Math.min(...below) - mode.bottom : 0;
+    }""")
+
+
+def assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab) -> None:
+    """On a phone the verdict sits under the canvas: both fit on one screen, with no scrolling between."""
+    canvas = tab.locator(CANVAS).bounding_box()
+    verdict = tab.locator(PREDICTION).bounding_box()
+    assert verdict["y"] > canvas["y"]
+    assert verdict["y"] + verdict["height"] - canvas["y"] <= VIEWPORTS[390], "the verdict is screens away"

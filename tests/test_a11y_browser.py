@@ -1,5 +1,6 @@
-"""Real browser: axe-core finds no serious or critical WCAG 2.0/2.1 A or AA violation on any page, in
-either language, nor on Train paused mid-run or once a run has finished."""
+"""Real browser: axe-core finds no serious or critical WCAG 2.0/2.1 A or AA violation on Train paused
+mid-run or once a run has finished. Every page as first loaded, in either language, is audited by
+tests/test_pages_browser.py, in its one visit to each page."""
 
 from __future__ import annotations
 
@@ -8,87 +9,19 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from tests.helpers import ROOT, in_ci, wait_for_app
+from tests.axe_check import blocking_violations, load_axe, settled
+from tests.helpers import wait_for_app
 
 pytestmark = pytest.mark.browser
 
-# axe-core comes locked from npm (tests/a11y/package.json), installed by `npm ci --prefix tests/a11y`;
-# the page gets it from disk, never from a CDN.
-AXE = ROOT / "tests" / "a11y" / "node_modules" / "axe-core" / "axe.min.js"
-WCAG_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-BLOCKING = ("serious", "critical")
-PAGES = ("", "Train", "Benchmark", "Draw", "Lesson")
 TRAIN_EPOCHS = 5  # enough for the finished run's charts and summary, quick on a busy machine
 LONG_RUN_EPOCHS = 5000  # a run still going when Pause is clicked, however fast the machine
-
-# Settled: the script has finished its run (Streamlit's own mark on the app's root; the status widget's
-# "Running" shows only after a delay), no element is faded as stale or still a skeleton waiting for its
-# code to load, the web fonts are in, Plotly has drawn every chart and every code block is highlighted.
-# axe measures colours on what the page finally shows, not on a placeholder.
-SETTLED = """() => document.querySelector('[data-testid="stApp"]')?.dataset.testScriptState === 'notRunning'
-    && !document.querySelector('[data-stale="true"], [data-testid="stSkeleton"]')
-    && document.fonts.status === 'loaded'
-    && [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
-        .every(chart => chart.querySelector('.js-plotly-plot .main-svg'))
-    && [...document.querySelectorAll('[data-testid="stCode"] code[class*="language-"]')]
-        .every(code => code.matches('.language-text') || code.querySelector('.token'))"""
-
-
-# axe's run, or null when the script started another run meanwhile (one can follow a page's first run):
-# axe may then have measured elements faded as stale, so the caller audits again.
-AXE_RUN = """async (tags) => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    let rerun = false;
-    const watch = new MutationObserver(() => { rerun = true; });
-    watch.observe(app, {attributes: true, attributeFilter: ['data-test-script-state']});
-    const only = {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']};
-    const result = await axe.run(document, only);
-    watch.disconnect();
-    return rerun ? null : result;
-}"""
-RUNS_ALLOWED = 3
 
 
 @pytest.fixture(scope="module")
 def axe_source() -> str:
-    """axe.min.js's text; skips locally without it, fails under CI (where .ci/run installs it)."""
-    if not AXE.is_file():
-        message = "axe-core is not installed (npm ci --prefix tests/a11y)"
-        if in_ci():
-            pytest.fail(f"{message}; the accessibility test is mandatory in CI")
-        pytest.skip(message)
-    return AXE.read_text(encoding="utf-8")
-
-
-def settled(tab) -> None:
-    """Wait until the page shows what its script drew, charts and highlighting included."""
-    wait_for_app(tab)
-    tab.wait_for_function(SETTLED)
-
-
-def blocking_violations(tab, axe_source: str, view: str) -> list[str]:
-    """One line per serious or critical axe violation on the page as it stands: rule, view, the
-    first few targets (and, for contrast, the colours measured on the first)."""
-    tab.add_script_tag(content=axe_source)
-    for _ in range(RUNS_ALLOWED):
-        result = tab.evaluate(AXE_RUN, WCAG_TAGS)
-        if result is not None:
-            break
-        settled(tab)
-    else:
-        pytest.fail(f"{view} never stayed still for the length of one axe run")
-    lines = []
-    for violation in result["violations"]:
-        if violation["impact"] not in BLOCKING:
-            continue
-        nodes = violation["nodes"]
-        targets = ", ".join(" ".join(node["target"]) for node in nodes[:3])
-        line = f"{violation['id']} ({violation['impact']}) on {view}: {len(nodes)} nodes, e.g. {targets}"
-        data = (nodes[0].get("any") or [{}])[0].get("data")
-        if isinstance(data, dict) and "contrastRatio" in data:
-            line += f" [{data.get('fgColor')} on {data.get('bgColor')}: {data['contrastRatio']}:1]"
-        lines.append(line)
-    return lines
+    """axe.min.js's text (see ``load_axe``)."""
+    return load_axe()
 
 
 def set_epochs(tab, count: int) -> None:
@@ -99,16 +32,9 @@ def set_epochs(tab, count: int) -> None:
     wait_for_app(tab)
 
 
-def test_no_serious_accessibility_violation_on_any_page(server, page, axe_source):
-    """Each page in English and Spanish, then Train paused mid-run and after a short run: axe reports
-    nothing serious or critical."""
+def test_no_serious_accessibility_violation_on_train_paused_or_after_a_run(server, page, axe_source):
+    """Train paused mid-run, then after a short run: axe reports nothing serious or critical."""
     found: list[str] = []
-    for lang in ("en", "es"):
-        for path in PAGES:
-            page.goto(f"{server.url}/{path}?lang={lang}")
-            settled(page)
-            found += blocking_violations(page, axe_source, f"/{path}?lang={lang}")
-
     # Train paused mid-run: every setting is locked, so each widget shows its disabled look.
     page.goto(f"{server.url}/Train")
     settled(page)
@@ -132,4 +58,3 @@ def test_no_serious_accessibility_violation_on_any_page(server, page, axe_source
     found += blocking_violations(page, axe_source, "/Train after a run")
 
     assert not found, "axe-core found serious accessibility violations:\n" + "\n".join(found)
-

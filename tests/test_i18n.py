@@ -88,7 +88,7 @@ def test_the_checker_catches_text_nobody_translated():
 
 def test_the_checker_knows_the_widgets_english():
     """The uploader's and the toolbar's English are recognised; the Spanish we write is not (the browser
-    test reads every page for them: tests/test_builtin_texts_browser.py)."""
+    test reads every page for them: tests/test_pages_browser.py)."""
     assert is_builtin_english("Upload") and is_builtin_english("8MB per file")
     assert is_builtin_english("Help for Imágenes por clase") and is_builtin_english("Reset canvas & history")
     assert is_builtin_english("json files are not allowed.") and is_builtin_english("files are not allowed.")

@@ -1,8 +1,7 @@
-"""Every page at a projector's 1024 and 800 px and a phone's 390 px: nothing cut short, nothing off
-screen, no request to another host, the Draw prediction under its canvas on a phone, no empty band
-under Draw's input choice, and a phone's sidebar out of the way after navigating. On a laptop screen
+"""A phone's sidebar out of the way after navigating. On a laptop screen
 the live run and the Draw verdict are in view without scrolling; the Draw verdict comes into view after
-a stroke (on a phone, and under a lesson-data run's hint) and a run's summary when the run ends."""
+a stroke (on a phone, and under a lesson-data run's hint) and a run's summary when the run ends. Each
+page at a projector's and a phone's widths is checked in tests/test_pages_browser.py's one visit to it."""
 
 import contextlib
 import re
@@ -13,33 +12,11 @@ from playwright.sync_api import expect
 
 from tests.draw_helpers import CANVAS, PREDICTION, Stroke, draw, read_prediction, wait_until
 from tests.helpers import ROOT
-from tests.layout_helpers import (
-    OutsideRequests,
-    below_the_fold,
-    contrast,
-    faded,
-    rgb,
-    settled_layout_problems,
-)
+from tests.layout_helpers import SIDEBAR, VIEWPORTS, below_the_fold, settled_layout_problems, wait_for_page
 
 pytestmark = pytest.mark.browser
 
-VIEWPORTS = {1024: 768, 800: 600, 390: 844}  # width: height, a projector's two and a phone's
 LAPTOP = {"width": 1366, "height": 768}  # the commonest laptop screen
-PAGES = ("", "Train", "Benchmark", "Draw", "Lesson")  # URL paths; "" is Home
-SIDEBAR = "[data-testid='stSidebar']"
-
-
-def wait_for_page(tab, timeout_ms: int = 120_000) -> None:
-    """Wait until the page's script has run to the end (the sidebar may be hidden on a phone)."""
-    tab.locator(f"{SIDEBAR} [data-testid='stPageLink']").first.wait_for(state="attached", timeout=timeout_ms)
-    tab.wait_for_function(
-        """() => {
-            const status = document.querySelector('[data-testid="stStatusWidget"]');
-            return !status || !status.innerText.includes('Running');
-        }""",
-        timeout=timeout_ms,
-    )
 
 
 def new_tab(browser, width: int):
@@ -48,89 +25,6 @@ def new_tab(browser, width: int):
     tab = context.new_page()
     tab.set_default_timeout(60_000)
     return tab
-
-
-def fill_page(tab, path: str) -> None:
-    """Bring the page to its fullest state: Train after a short run, Draw with a prediction."""
-    if path == "Train":
-        epochs = tab.get_by_label("Epochs")
-        epochs.fill("3")
-        epochs.press("Enter")
-        wait_for_page(tab)
-        tab.get_by_role("button", name="Start").click()
-        tab.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
-        expect(tab.get_by_role("button", name="Start")).to_be_enabled(timeout=60_000)  # the run is over
-        wait_for_page(tab)
-    if path == "Draw":
-        tab.locator(CANVAS).scroll_into_view_if_needed()
-        draw(tab, Stroke("v", "vertical", ((140, 20), (140, 260))))
-        read_prediction(tab, 60_000)
-
-
-@pytest.mark.parametrize("path", PAGES, ids=[path or "Home" for path in PAGES])
-def test_the_page_fits_every_screen_and_asks_no_other_host(server, browser, path):
-    """No label, button or metric is cut short and nothing scrolls sideways at any width: the page is
-    loaded and filled once, on the widest screen, then narrowed, as a projector or phone would show it.
-    Meanwhile it requests nothing from another host (no font, icon or script server) and points at none.
-    On Train, a caption and the charts' axis numbers have the contrast small text needs."""
-    widest, *narrower = VIEWPORTS
-    tab = new_tab(browser, widest)
-    outside = OutsideRequests(tab, server.url)
-    (ROOT / "artifacts").mkdir(exist_ok=True)
-    tab.goto(f"{server.url}/{path}")
-    wait_for_page(tab)
-    fill_page(tab, path)
-    if path == "Train":
-        assert_small_text_reads_on_a_projector(tab)
-    found, bands = {}, {}
-    for width in (widest, *narrower):
-        tab.set_viewport_size({"width": width, "height": VIEWPORTS[width]})
-        found[width] = settled_layout_problems(tab)
-        tab.screenshot(path=str(ROOT / "artifacts" / f"layout-{width}-{path or 'Home'}.png"))
-        if path == "Draw":
-            bands[width] = band_under_the_input_choice(tab)
-    if path == "Draw":
-        assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab)
-        assert all(band <= 24 for band in bands.values()), f"empty band under Draw's input choice: {bands}"
-    requests = outside.found()
-    tab.context.close()
-    assert found == {width: [] for width in VIEWPORTS}
-    assert requests == [], "the page reached beyond its server"
-
-
-# The colour and opacity of the page's first caption, the fill of a chart's axis number, the paper.
-_SMALL_TEXT_JS = """() => {
-  const style = (selector) => getComputedStyle(document.querySelector(selector));
-  const caption = style("[data-testid='stMain'] [data-testid='stCaptionContainer']");
-  const tick = style(".stPlotlyChart .xtick text");
-  return [caption.color, parseFloat(caption.opacity), tick.fill, style(".stApp").backgroundColor];
-}"""
-
-
-def assert_small_text_reads_on_a_projector(tab) -> None:
-    """A caption and a chart's axis numbers reach 4.5:1 on the page's paper, as text of their size needs."""
-    colour, opacity, tick, paper = tab.evaluate(_SMALL_TEXT_JS)
-    assert contrast(faded(colour, opacity, paper), rgb(paper)) >= 4.5, "captions too pale"
-    assert contrast(rgb(tick), rgb(paper)) >= 4.5, "chart axis numbers too pale"
-
-
-def band_under_the_input_choice(tab) -> float:
-    """Pixels between Draw's input choice and the next thing below it in its row of choices (the model
-    line when the row wraps): Streamlit's ordinary gap is 16."""
-    return tab.evaluate("""() => {
-        const mode = document.querySelector(".st-key-draw-mode").getBoundingClientRect();
-        const below = [...document.querySelectorAll(".st-key-draw-choices > *")]
-            .map((child) => child.getBoundingClientRect().top).filter((top) => top >= mode.bottom);
-        return below.length ? Math.min(...below) - mode.bottom : 0;
-    }""")
-
-
-def assert_the_verdict_follows_the_canvas_on_one_phone_screen(tab) -> None:
-    """On a phone the verdict sits under the canvas: both fit on one screen, with no scrolling between."""
-    canvas = tab.locator(CANVAS).bounding_box()
-    verdict = tab.locator(PREDICTION).bounding_box()
-    assert verdict["y"] > canvas["y"]
-    assert verdict["y"] + verdict["height"] - canvas["y"] <= VIEWPORTS[390], "the verdict is screens away"
 
 
 def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, browser):

@@ -13,9 +13,9 @@ Kinds: ``selector`` (a CSS selector that must match an element, shadow roots inc
 a text node or a title, aria-label or data-title attribute), ``variable`` (a CSS custom property
 Streamlit sets on a component's element, e.g. ``--st-primary-color``). Each must be found on every
 page the line names: the file's pages, or those of its own ``pages:``. ``after:`` names one of
-ACTIONS, which the browser test that checks the headers (tests/test_web_contract_browser.py)
-performs on the page before it looks; ``needs:`` names a state no page shows on its own (an upload
-refused, a server gone), and the test lists such a line without checking it.
+ACTIONS, which the browser test that checks the headers (tests/test_pages_browser.py) performs on
+the page before it looks; ``needs:`` names a state no page shows on its own (an upload refused, a
+server gone), and the test leaves such a line unchecked.
 :func:`asset` returns a file without its header (nor its last line break).
 """
 

@@ -1,32 +1,23 @@
-"""In Chromium, every page in Spanish: no English the widgets write themselves, no number the English way.
+"""Reading a page as the browser shows it, for the check that a Spanish page shows no English.
 
-The AppTest language check reads what our code gives Streamlit; this one reads the page as the
+The AppTest language check reads what our code gives Streamlit; this reads the page as the
 browser shows it, so it also sees what Streamlit and the drawing canvas write on their own: the
 uploader's button and size limit, help icons' screen-reader names, the canvas toolbar's tooltips
 (``title`` and ``aria-label`` attributes, inside the canvas's shadow root too), slider values and
-table cells. Code blocks are left out: code is the same in both languages. It also checks that a
-focused help icon is read with its help text, in both languages.
+table cells. Code blocks are left out: code is the same in both languages.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import time
-from pathlib import Path
 
-import pytest
 from playwright.sync_api import expect
 
-from linecnn.bench.store import DB_NAME, History
-from linecnn.device import cpu_model
 from linecnn.ui.i18n import translate
-from tests.bench_fixture import cpu_document
 from tests.helpers import wait_for_app
 from tests.i18n_check import english_numbers_in, is_builtin_english, is_untranslated
 from tests.layout_helpers import settled_layout_problems
-
-pytestmark = pytest.mark.browser
 
 PYTHON_ERROR = re.compile(r"\w+Error: ")  # PyTorch's own words, quoted as it says them
 CODE_NAME = re.compile(r"[a-z_][a-z0-9_.]*")  # a name from the code, e.g. the lesson's `device`
@@ -114,37 +105,6 @@ def cut_when_narrow(tab) -> list[str]:
     return found
 
 
-def read_every_page(
-    tab, url: str, language: str, cut: dict[str, list[str]] | None = None
-) -> dict[str, tuple[list[str], list[str]]]:
-    """Each page's texts and labels in ``language``: Train after a one-epoch run, Draw with its canvas.
-    With ``cut``, also what each page shows cut short on narrow screens (``cut_when_narrow``).
-    On Train, a help icon's "?" is checked to be read with its help text."""
-    step, resume, stop, compare = WORDS[language]
-    tab.goto(f"{url}/Train?lang={language}")
-    wait_for_app(tab, WAIT_MS)
-    tab.get_by_role("button", name=step, exact=True).click()
-    expect(tab.get_by_role("button", name=resume, exact=True)).to_be_visible(timeout=WAIT_MS)
-    tab.get_by_role("button", name=stop, exact=True).click()
-    expect(tab.get_by_text(compare)).to_be_visible(timeout=WAIT_MS)
-    wait_for_app(tab, WAIT_MS)
-    pages = {"Train": read_page(tab, language)}
-    if cut is not None:
-        cut["Train"] = cut_when_narrow(tab)
-    assert_help_is_read_with_its_button(tab, language)
-    for name, path in (("Home", ""), ("Benchmark", "Benchmark"), ("Lesson", "Lesson"), ("Draw", "Draw")):
-        tab.goto(f"{url}/{path}?lang={language}")
-        wait_for_app(tab, WAIT_MS)
-        if name == "Draw":  # the canvas builds its toolbar in its shadow root after the page is drawn
-            tab.wait_for_function(_HAS_TOOLBAR, timeout=WAIT_MS)
-        if name == "Benchmark":  # a table fills its screen reader's cells a moment after it is drawn
-            tab.wait_for_function(_TABLES_FILLED, timeout=WAIT_MS)
-        pages[name] = read_page(tab, language)
-        if cut is not None:
-            cut[name] = cut_when_narrow(tab)
-    return pages
-
-
 def assert_help_is_read_with_its_button(tab, language: str) -> None:
     """A focused help icon's "?" button has the widget's help text as what a screen reader reads after
     its name: Streamlit gives that description to an element around the button, which is never focused."""
@@ -163,37 +123,6 @@ _HAS_TOOLBAR = """() => [...document.querySelectorAll("div")].some(
     (host) => host.shadowRoot && host.shadowRoot.querySelector(".dc-toolbar-card button"))"""
 
 
-@pytest.fixture
-def stored_run(server_env: dict[str, str]):
-    """A stored benchmark run on the shared server for one test, so the Benchmark page's class board
-    has a table of fractional numbers (its cells as a screen reader reads them are page text too)."""
-    history = History(Path(server_env["LINECNN_DATA_DIR"]) / DB_NAME)
-    # Named after this machine's CPU: a model name reads the same in both languages, as the check knows.
-    text = json.dumps(cpu_document(1.0)).replace("Imaginary 16-core CPU (test fixture)", cpu_model())
-    run_id = history.import_json(text)
-    yield run_id
-    history.delete(run_id)  # the other browser tests find the history as they left it
-
-
-def test_spanish_pages_show_no_english_of_the_widgets_and_no_english_numbers(server, page, stored_run):
-    """Every page (Train after a run) as the browser shows it in both languages: Spanish has no English,
-    and nothing of it is cut short on a projector's or a phone's narrower screen."""
-    page.set_default_timeout(WAIT_MS)
-    english = read_every_page(page, server.url, "en")
-    cut: dict[str, list[str]] = {}
-    spanish = read_every_page(page, server.url, "es", cut)
-    board = [text for text in spanish["Benchmark"][0] if re.fullmatch(r"\d+,\d+", text)]
-    assert board, "the class board's cells should be read as Spanish numbers"
-    problems = [f"{name}: {found}" for name in spanish for found in english_on(english[name], spanish[name])]
-    assert not problems, "\n".join(problems)
-    assert cut == {name: [] for name in spanish}
-    # Back to English mid-way (Draw's canvas toolbar): the Spanish script stops, the widgets' English is back.
-    page.locator('[data-testid="stSidebar"] button').filter(has_text="English").click()
-    wait_for_app(page, WAIT_MS)
-    widgets = {text for text in english["Draw"][0] + english["Draw"][1] if is_builtin_english(text)}
-    assert widgets and widgets <= back_in_english(page, widgets)
-
-
 def back_in_english(tab, widgets: set[str]) -> set[str]:
     """The page's texts and labels once all of ``widgets`` show again, or after SETTLE_MS."""
     deadline = time.monotonic() + SETTLE_MS / 1000
@@ -202,3 +131,19 @@ def back_in_english(tab, widgets: set[str]) -> set[str]:
         if widgets <= set(texts + labels) or time.monotonic() > deadline:
             return set(texts + labels)
         tab.wait_for_timeout(200)
+
+
+def bring_to_reading(tab, name: str, language: str) -> None:
+    """From the page ``name`` as first loaded, the state its texts are read in: Train after a one-step
+    run (paused, then stopped), Draw with its canvas toolbar, Benchmark with its tables' cells filled."""
+    if name == "Train":
+        step, resume, stop, compare = WORDS[language]
+        tab.get_by_role("button", name=step, exact=True).click()
+        expect(tab.get_by_role("button", name=resume, exact=True)).to_be_visible(timeout=WAIT_MS)
+        tab.get_by_role("button", name=stop, exact=True).click()
+        expect(tab.get_by_text(compare)).to_be_visible(timeout=WAIT_MS)
+        wait_for_app(tab, WAIT_MS)
+    if name == "Draw":  # the canvas builds its toolbar in its shadow root after the page is drawn
+        tab.wait_for_function(_HAS_TOOLBAR, timeout=WAIT_MS)
+    if name == "Benchmark":  # a table fills its screen reader's cells a moment after it is drawn
+        tab.wait_for_function(_TABLES_FILLED, timeout=WAIT_MS)
