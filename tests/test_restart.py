@@ -5,6 +5,7 @@ import pytest
 from linecnn.ui.i18n import LANGUAGE
 from linecnn.ui.restart import BOOT, NOTICE, WATCH
 from tests.helpers import app_test
+from tests.test_auth import AUTH
 
 
 def _frame_part():
@@ -15,11 +16,14 @@ def _frame_part():
     show_restart_notice()
 
 
-def _page(previous: str | None):
-    """An AppTest of the frame's part whose tab reports ``previous`` as the server it last reached."""
+def _page(previous: str | None, sign_in: bool = False):
+    """An AppTest of the frame's part whose tab reports ``previous`` as the server it last reached
+    (``sign_in``: on a server whose secrets configure it)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_function(_frame_part)
+    if sign_in:
+        at.secrets = {"auth": AUTH}
     if previous is not None:
         at.session_state[WATCH] = {"previous": previous}
     return at.run()
@@ -32,12 +36,19 @@ def test_a_tab_back_from_another_server_process_is_told_once_until_put_away():
     [warning] = at.warning
     assert "The server restarted since this tab last reached it" in warning.value
     assert "Save and restore" in warning.value
-    # A restart also ends a teacher's reservation: said, or students could benchmark during the demo.
-    assert "a teacher's reservation of the benchmark are gone" in warning.value
+    # Without sign-in nobody can reserve the benchmark: a reservation is not mentioned.
+    assert "reservation" not in warning.value
     at.button(key="restart.dismiss").click().run()
     assert not at.warning and not at.session_state[NOTICE]
     at.run()  # the tab's report of that restart, heard again, is the restart already said
     assert not at.warning
+
+
+def test_with_sign_in_the_notice_says_a_teachers_reservation_is_gone_too():
+    """Signed-in teachers reserve the benchmark, and a restart ends that: said, or students could run
+    benchmarks during the teacher's demo."""
+    [warning] = _page("0123456789abcdef", sign_in=True).warning
+    assert "A teacher's reservation of the benchmark is gone too" in warning.value
 
 
 @pytest.mark.parametrize("previous", [None, "", BOOT], ids=["new tab", "empty", "same server"])

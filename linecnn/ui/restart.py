@@ -14,6 +14,7 @@ import secrets
 
 import streamlit as st
 
+from linecnn.ui.auth import auth_configured
 from linecnn.ui.i18n import t
 from linecnn.ui.web import asset
 
@@ -42,7 +43,10 @@ def show_restart_notice() -> None:
     if not st.session_state.get(NOTICE):
         return
     with st.container(key="restart-notice"):
-        st.warning(t("sidebar.restarted"), icon=":material/restart_alt:")
+        said = t("sidebar.restarted")
+        if auth_configured():  # only signed-in teachers reserve the benchmark
+            said += " " + t("sidebar.restarted_reservation")
+        st.warning(said, icon=":material/restart_alt:")
         st.button(t("sidebar.restarted_ok"), key="restart.dismiss", on_click=_dismiss)
 
 
