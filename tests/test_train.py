@@ -7,10 +7,12 @@ import re
 import pytest
 
 from linecnn.device import DEFAULT_CPU_THREADS, cpu_threads
+from linecnn.train import limits as run_limits
 from linecnn.train.config import RunConfig, TrainLimits
 from linecnn.train.diagnosis import diagnose
 from linecnn.train.epoch import batch_slices
 from linecnn.train.limits import check_limits, check_step_memory, cpu_threads_for, run_memory_bytes
+from linecnn.train.model import build_model, count_parameters
 from linecnn.train.trainer import EpochRecord, Trainer, fit
 
 
@@ -135,3 +137,15 @@ def test_diagnosis_names_chance_accuracy_and_divergence_and_suggests_a_smaller_r
     assert "NaN" in diagnose([record(1, 1.1, 0.4), record(2, math.nan, 0.333)], 5.0)
     assert "diverged" in diagnose([record(1, 1.1, 0.4), record(2, 40.0, 0.6)], 0.5)
     assert "more epochs" in diagnose([record(1, 1.1, 0.33)], 0.01)
+
+
+def test_the_memory_check_builds_no_model_once_the_shape_is_counted(monkeypatch):
+    """Start checks a run's memory before building it: counting the model's parameters once per shape
+    spares every later Start a model built (and torch's generators seeded) just to be counted."""
+    config = RunConfig.from_flat(width=2)
+    expected = count_parameters(build_model(config.model))
+    run_limits.parameter_count.cache_clear()
+    builds = []
+    monkeypatch.setattr(run_limits, "build_model", lambda model: builds.append(model) or build_model(model))
+    first, second = run_memory_bytes(config), run_memory_bytes(config)
+    assert first == second and len(builds) == 1 and run_limits.parameter_count(config.model) == expected

@@ -135,3 +135,33 @@ def test_a_one_epoch_runs_ending_agrees_with_its_count():
         assert progress_text(history(1_200, 0.01), 1_200, live=None).startswith("1.200 épocas terminadas en ")
     finally:
         del st.session_state["language"]
+
+
+def test_start_builds_its_empty_charts_once(monkeypatch):
+    """Each Start draws two charts of no epochs before its first epoch: the second Start (or the page
+    before any run) reuses the figures built by the first, and draws the same chart."""
+    from linecnn.ui.train import charts as chart_builders
+
+    built = []
+    loss_figure = chart_builders.loss_figure
+
+    def counted(*args, **kwargs):
+        built.append(args[0])
+        return loss_figure(*args, **kwargs)
+
+    monkeypatch.setattr(chart_builders, "loss_figure", counted)
+    drawn = []
+    for _ in range(2):
+        charts, _, _ = charts_due_now()
+        charts.loss.stack.plotly_chart = lambda figure, **kwargs: drawn.append(figure.to_dict())
+        charts.show([], 120, live=object())
+    assert len(built) == 1 and len(drawn) == 2 and drawn[0] == drawn[1]
+
+
+def test_the_smoothing_stops_are_worded_once_per_language():
+    """The smoothing slider writes its 100 stops on every script run, Start's included."""
+    from linecnn.ui.train.history import SMOOTHING_STOPS, smoothing_labels
+
+    spanish = smoothing_labels("es")
+    assert spanish[0.5] == "0,50" and smoothing_labels("en")[0.99] == "0.99"
+    assert smoothing_labels("es") is spanish and list(spanish) == list(SMOOTHING_STOPS)

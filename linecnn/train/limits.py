@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import cache
 
 from linecnn.errors import Message, Size, UserError
 from linecnn.train.config import ModelConfig, RunConfig, TrainLimits
@@ -32,6 +33,13 @@ def format_size(count: int) -> Size:
     return Size(count)
 
 
+@cache
+def parameter_count(model: ModelConfig) -> int:
+    """Trainable parameters of a model of this shape, counted once per shape: building a model to count
+    them seeds torch's generators, which costs milliseconds on every Start that checks the limits."""
+    return count_parameters(build_model(model))
+
+
 def run_memory_bytes(config: RunConfig) -> int:
     """Rough bytes a run holds on its device: images and labels (plus the shuffled copy mini-batches
     take each epoch), the model with its gradients and Adam's two moments, and one step's activations."""
@@ -39,7 +47,7 @@ def run_memory_bytes(config: RunConfig) -> int:
     data = per_image * 3 * (config.data.per_class + config.data.val_per_class)
     if config.step_size < config.data.train_size:
         data += per_image * config.data.train_size
-    model = 4 * 4 * count_parameters(build_model(config.model))
+    model = 4 * 4 * parameter_count(config.model)
     return data + model + step_memory_bytes(config.model, config.step_size)
 
 

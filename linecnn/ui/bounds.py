@@ -28,6 +28,8 @@ class Bounds:
 
     def problem(self, label: str, value: float | None) -> str | None:
         """A sentence saying what is wrong with ``value`` in the box named ``label``; None when it fits."""
+        if value is not None and self.low <= value <= self.high:
+            return None  # before any wording: Start checks every box, and formatting a number takes time
         fields = {
             "label": label,
             "low": number(self.low, self.digits),
@@ -35,8 +37,6 @@ class Bounds:
         }
         if value is None:
             return t("common.range_empty", **fields)
-        if self.low <= value <= self.high:
-            return None
         return t("common.out_of_range", value=number(value, self.digits), **fields)
 
 

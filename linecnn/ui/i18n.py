@@ -197,9 +197,9 @@ def count(value: int | None) -> Count:
     return Count(value, current())
 
 
-def number(value: float, digits: int = 0) -> str:
-    """``value`` with the language's separators and ``digits`` decimals, e.g. '12.345,7' in Spanish."""
-    return _number(value, digits, current())
+def number(value: float, digits: int = 0, language: str | None = None) -> str:
+    """``value`` with ``digits`` decimals and the separators of ``language`` (default: the session's)."""
+    return _number(value, digits, language or current())
 
 
 def _number(value: float, digits: int, language: str) -> str:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
+from functools import cache, partial
 
 import pandas as pd
 import streamlit as st
@@ -31,6 +31,13 @@ SMOOTHING_STOPS = tuple(round(step / 100, 2) for step in range(round(MAX_SMOOTHI
 OVERLAID_BY_DEFAULT = 4  # the most recent runs overlaid until the user picks
 
 
+@cache
+def smoothing_labels(language: str) -> dict[float, str]:
+    """Each smoothing stop written in ``language`` ('0,50' in Spanish), made once: the slider writes every
+    stop twice on every script run of the page, the one that starts a run included."""
+    return {weight: number(weight, 2, language) for weight in SMOOTHING_STOPS}
+
+
 def chart_options() -> tuple[charts.ChartStyle, DeltaGenerator]:
     """Smoothing and the loss scale, for the live charts and the overlay alike; and the row's free end."""
     columns = st.columns([3, 2, 2], vertical_alignment="bottom")
@@ -38,7 +45,7 @@ def chart_options() -> tuple[charts.ChartStyle, DeltaGenerator]:
         t("train.options.smoothing"),
         SMOOTHING_STOPS,
         value=charts.DEFAULT_STYLE.smoothing,
-        format_func=lambda weight: number(weight, 2),
+        format_func=smoothing_labels(current()).__getitem__,
         key=SMOOTHING,
         persist_state="session",
         help=t("train.options.smoothing_help"),

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from linecnn.classroom.sharing import sharing_machine
@@ -98,7 +100,25 @@ class LiveCharts:
             (self.accuracy, charts.accuracy_figure, "chart.accuracy"),
         ):
             draw = place.draw_live if name is None else place.draw_ended
-            draw(figure_of(history, epochs, self.style, points), f"train.{place.name}.{key}", t(alt))
+            figure = (
+                figure_of(history, epochs, self.style, points)
+                if history
+                else empty_figure(figure_of, epochs, self.style, points, i18n.current())
+            )
+            draw(figure, f"train.{place.name}.{key}", t(alt))
+
+
+@lru_cache(maxsize=64)
+def empty_figure(
+    figure_of: Callable[..., go.Figure],
+    epochs: int,
+    style: charts.ChartStyle,
+    points: int | None,
+    language: str,
+) -> go.Figure:
+    """A chart of no epochs yet (``language``: the session's, which its words follow), built once: Start
+    draws two before its first epoch. Only read afterwards (``show_chart`` draws a copy)."""
+    return figure_of((), epochs, style, points)
 
 
 def ended_name(history: Sequence[EpochRecord]) -> str:
