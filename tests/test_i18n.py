@@ -101,11 +101,13 @@ TRANSLATED_PAGES: list[str | None] = [None if path == "app.py" else path for pat
 
 @pytest.mark.parametrize("page", TRANSLATED_PAGES)
 def test_pages_show_no_untranslated_text_in_spanish(page):
-    """In Spanish, a page shows no English sentence it also shows in English, nor an English number."""
+    """In Spanish, a page shows no English sentence it also shows in English, nor an English number; its
+    dropdowns, emptied, say so in Spanish (without a placeholder of ours, Streamlit writes its English)."""
     english, spanish = page_in("en", page), page_in("es", page)
     assert not english.exception and not spanish.exception
     assert untranslated(english, spanish) == []
     assert english_numbers(spanish) == []  # '0,01' and '25.288', never '0.01' or '25,288'
+    assert [box.label for box in (*spanish.selectbox, *spanish.multiselect) if not box.placeholder] == []
 
 
 def test_the_sidebar_is_translated():

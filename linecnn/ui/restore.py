@@ -195,6 +195,7 @@ def train_section() -> None:
             list(by_number),
             index=len(runs) - 1,
             format_func=lambda n: by_number[n].label,
+            placeholder=t("common.choose_one"),
         )
         download_buttons(by_number[chosen])
     key = _uploader_key("train")

@@ -153,6 +153,7 @@ def pick_model() -> ModelChoice:
             persist_state="session",
             on_change=_picked,
             help=t("draw.model_help"),
+            placeholder=t("common.choose_one"),
         )
         show_whole_name(labels.get(choice), PHONE_CHARS_UNCLEARABLE)  # a run is always picked
         under_way = _under_way()

@@ -84,6 +84,7 @@ def _size_controls(columns: Sequence[DeltaGenerator], locked: bool) -> None:
         persist_state="session",
         disabled=locked,
         help=t("train.settings.batch_help"),
+        placeholder=t("common.choose_one"),
     )
 
 

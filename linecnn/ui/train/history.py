@@ -119,6 +119,7 @@ def _overlay_controls(runs: Sequence[state.RunRecord]) -> tuple[list[state.RunRe
         key=CHOSEN,
         persist_state="session",
         on_change=_picked,
+        placeholder=t("common.choose_many"),
     )
     metric = controls[1].selectbox(
         t("train.history.metric"),
@@ -126,6 +127,7 @@ def _overlay_controls(runs: Sequence[state.RunRecord]) -> tuple[list[state.RunRe
         format_func=lambda key: t(f"train.metric.{key}"),
         key=METRIC,
         persist_state="session",
+        placeholder=t("common.choose_one"),
     )
     x_axis = controls[2].segmented_control(
         t("train.history.x_axis"),

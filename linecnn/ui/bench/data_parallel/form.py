@@ -76,11 +76,22 @@ def _run_inputs(checks: list) -> tuple[str, list[int], int | None, int | None]:
         kinds["cuda"] = t("ddp.device_cuda")
     top = st.columns([2, 2, 1, 1])
     reword_choice("ddp.device")
-    kind = top[0].selectbox(t("ddp.device"), list(kinds), format_func=kinds.__getitem__, key="ddp.device")
+    kind = top[0].selectbox(
+        t("ddp.device"),
+        list(kinds),
+        format_func=kinds.__getitem__,
+        key="ddp.device",
+        placeholder=t("common.choose_one"),
+    )
     limit = max(1, max_ranks(kind))
     options = [n for n in RANK_CHOICES if n <= limit]
     counts = top[1].multiselect(
-        t("ddp.ranks"), options, default=options[:2], key="ddp.ranks", help=t("ddp.ranks_help", limit=limit)
+        t("ddp.ranks"),
+        options,
+        default=options[:2],
+        key="ddp.ranks",
+        help=t("ddp.ranks_help", limit=limit),
+        placeholder=t("common.choose_many"),
     )
     warmup = _bounded(top[2], "warmup", Bounds(1, 20), DEFAULTS.bench.warmup, checks)
     repeats = _bounded(top[3], "repeats", Bounds(1, 100), DEFAULTS.bench.repeats, checks)
@@ -103,6 +114,7 @@ def _problem_inputs(
         batches,
         format_func=lambda v: t("ddp.full_batch") if v == "full" else number(v),
         key="ddp.batch",
+        placeholder=t("common.choose_one"),
     )
     width = _bounded(held[2], "width", Bounds(1, MAX_WIDTH), DEFAULTS.bench.run.model.width, checks)
     thread_choices: list[int | Literal["auto"]] = ["auto", *range(1, 17)]
@@ -112,6 +124,7 @@ def _problem_inputs(
         format_func=lambda v: t("ddp.threads_auto") if v == "auto" else str(v),
         key="ddp.threads",
         help=t("ddp.threads_help"),
+        placeholder=t("common.choose_one"),
     )
     return per_class, batch, width, threads
 

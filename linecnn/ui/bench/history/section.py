@@ -112,6 +112,7 @@ def render_history() -> list[RunSummary] | None:
         format_func=lambda i: run_label(summaries[i]),
         key=SHOWN,
         persist_state="session",
+        placeholder=t("common.choose_many"),
     )
     runs = count(len(summaries))
     st.caption(t("bench.history.count" if session.sees_all else "bench.history.count_own", count=runs))

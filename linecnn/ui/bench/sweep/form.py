@@ -105,6 +105,7 @@ def _sweep_settings(factor: Factor, caps: Caps, checks: list) -> tuple[list[str]
         default=list(devices),
         format_func=devices.__getitem__,
         key="bench.devices",
+        placeholder=t("common.choose_many"),
     )
     up_to = None
     if factor.values:
@@ -117,6 +118,7 @@ def _sweep_settings(factor: Factor, caps: Caps, checks: list) -> tuple[list[str]
             format_func=lambda v: x_text(factor.name, v, exact=True),
             key=f"bench.up_to.{factor.name}",
             persist_state="session",
+            placeholder=t("common.choose_one"),
         )
     runs = {
         "warmup": _count(top[2], "warmup", Bounds(1, 20), DEFAULTS.warmup, checks),
@@ -142,6 +144,7 @@ def _held_settings(factor: Factor, caps: Caps, checks: list) -> dict:
         disabled=swept == "batch",
         persist_state="session",
         help=t("bench.form.batch_help"),
+        placeholder=t("common.choose_one"),
     )
     return {
         "per_class": per_class,
@@ -185,6 +188,7 @@ def _faster_paths(no_cuda: bool) -> tuple[dict, bool]:
         key="bench.amp",
         disabled=no_cuda,
         help=t("bench.form.amp_help"),
+        placeholder=t("common.choose_one"),
     )
     channels_last = fast[0].toggle(
         t("bench.form.channels_last"), key="bench.channels_last", help=t("bench.form.channels_last_help")
