@@ -108,8 +108,8 @@ def test_a_cancel_clicked_in_time_is_not_called_an_absence():
 @pytest.mark.parametrize(
     ("language", "why"),
     [
-        ("en", "Your browser stopped answering, so after 10 s without it the server cancelled this benchmark"),
-        ("es", "Tu navegador dejó de responder, así que tras 10 s sin él el servidor canceló esta medición"),
+        ("en", "Your browser stopped answering, so after 10 s without it the server cancelled this"),
+        ("es", "Tu navegador dejó de responder, así que tras 10 s sin él el servidor canceló esta"),
     ],
 )
 def test_a_returning_session_reads_why_its_benchmark_was_cancelled(monkeypatch, language, why):
@@ -126,3 +126,26 @@ def test_a_returning_session_reads_why_its_benchmark_was_cancelled(monkeypatch, 
     clicked = outcome(SimpleNamespace(**ended, abandoned=False))[1]
     assert kind == "info" and text.startswith(why) and text.endswith(" " + clicked)
     assert not clicked.startswith(why[:10])
+
+
+def test_a_sweep_waiting_on_a_long_epoch_is_cancelled_at_the_workers_next_poll_not_its_next_step():
+    """Between two progress lines a big cell's epoch may take a minute: the wait for the worker asks the
+    job's watch at each poll, so an abandoned sweep ends as soon as a Cancel click would end it."""
+    from linecnn.bench.heartbeat import worker_timeout
+    from linecnn.bench.in_worker import _next
+    from linecnn.procs.beat import Silence
+    from linecnn.procs.child import Lines
+    from linecnn.stop import Stopped, StopReason
+
+    clock = Clock()
+    job = Job("s-epoch", lambda job: None, absence=Absence(lambda: False, clock=clock))
+    polls: list[float] = []
+
+    def watch() -> None:
+        polls.append(clock.now)
+        clock.now += GRACE_SECONDS / 2
+        job.watch()
+
+    with pytest.raises(Stopped) as stopped:
+        _next(Lines(), job.cancel, None, Silence(worker_timeout()), watch)  # the worker says nothing
+    assert stopped.value.reason is StopReason.CANCELLED and job.abandoned and len(polls) == 3

@@ -67,17 +67,20 @@ class Job(Generic[Result, Step]):
         taken back; the work calls it between steps, which also tells the line that the job advances.
 
         A job whose browser has gone (``absence``) is cancelled here, as its Cancel would have been."""
-        if not self.cancel.is_set() and self.absence is not None and self.absence.gone():
-            self._abandon(self.absence.away_for())
+        self.watch()
         if self.cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
         if self.lease is not None:
             self.lease.check()
             self.lease.beat()
 
-    def _abandon(self, seconds: float) -> None:
-        """Cancel the job for its browser's absence, so the benchmark turn (or its place in the line)
-        goes to the next in line; log what happened."""
+    def watch(self) -> None:
+        """Cancel the job, as its Cancel would, once its browser has gone (``absence``), so the benchmark
+        turn (or its place in the line) goes to the next in line; log it. Work that waits on something
+        long between checks calls it as it polls for a cancel."""
+        if self.cancel.is_set() or self.absence is None or not self.absence.gone():
+            return
+        seconds = self.absence.away_for()
         self.abandoned = True
         self.cancel.set()
         _LOG.warning(
