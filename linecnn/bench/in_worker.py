@@ -73,14 +73,12 @@ def run_in_worker(
 ) -> Iterator[CellResult]:
     """Run the plan's cells in a worker process, yielding one result per cell as ``run_sweep`` does.
 
-    ``on_env`` receives the worker's environment (its thread count is the one the cells ran on); ``split``
-    (default: this machine's) says which cores a cell owns. A cancel raises Stopped (cancelled) within
-    POLL_SECONDS; a worker silent past $LINECNN_WORKER_TIMEOUT (frozen, hung) raises Stopped (no progress).
-    Either way the worker is killed, not waited for. ``watch``, called at each of those polls, may set
-    ``cancel`` (a job whose browser has gone), so it lands as soon as a click would."""
+    ``on_env`` receives the worker's environment (its threads are the cells'); ``split`` (default: this
+    machine's) says which cores a cell owns. A cancel raises Stopped (cancelled) within POLL_SECONDS, and
+    ``watch``, run at each poll, may set it; a worker silent past $LINECNN_WORKER_TIMEOUT (frozen, hung)
+    raises Stopped (no progress). Either way the worker is killed, not waited for."""
     caps, cancel, split = caps or Caps(), cancel or threading.Event(), split or core_split(affinity=affinity)
-    cells = plan.cells()
-    cuda = any(torch.device(device).type == "cuda" for device in plan.devices)
+    cells, cuda = plan.cells(), any(torch.device(device).type == "cuda" for device in plan.devices)
     deadline = None if caps.max_seconds is None else time.monotonic() + caps.max_seconds + STARTUP_GRACE
     with (
         gpu_alone(torch.device("cuda" if cuda else "cpu")),
