@@ -26,8 +26,8 @@ def private_history(tmp_path, monkeypatch):
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
 
 
-def in_process(plan, *, caps, progress, cancel, on_env=None):  # noqa: ANN001, ANN201 - run_in_worker's
-    """The page's sweep run in this process (run_sweep) instead of a worker process."""
+def in_process(plan, *, caps, progress, cancel, on_env=None, watch=None):  # noqa: ANN001, ANN201
+    """The page's sweep run in this process (run_sweep) instead of a worker (run_in_worker's arguments)."""
     return run_sweep(plan, caps=caps, progress=progress, cancel=cancel)
 
 
