@@ -164,7 +164,7 @@ class GatedSweep:
         self.open = threading.Event()  # set: every cell ends at once
         self.first_done = threading.Event()  # set once the first cell's result was taken
 
-    def __call__(self, plan, *, caps, progress, cancel, on_env=None):  # noqa: ANN001, ANN204 - run_in_worker's
+    def __call__(self, plan, *, caps, progress, cancel, on_env=None, watch=None):  # noqa: ANN001, ANN204
         cells = plan.cells()
         for index, (config, device) in enumerate(cells, start=1):
             progress(CellProgress(index, len(cells), device, config, "timing", 0, config.repeats))

@@ -26,8 +26,8 @@ def private_history(tmp_path, monkeypatch):
     monkeypatch.setenv("LINECNN_DATA_DIR", str(tmp_path))
 
 
-def in_process(plan, *, caps, progress, cancel, on_env=None):  # noqa: ANN001, ANN201 - run_in_worker's
-    """The page's sweep run in this process (run_sweep) instead of a worker process."""
+def in_process(plan, *, caps, progress, cancel, on_env=None, watch=None):  # noqa: ANN001, ANN201
+    """The page's sweep run in this process (run_sweep) instead of a worker (run_in_worker's arguments)."""
     return run_sweep(plan, caps=caps, progress=progress, cancel=cancel)
 
 
@@ -394,8 +394,9 @@ def test_a_cancel_in_the_queue_is_said_apart_from_one_before_the_first_cell():
 
     plan = SimpleNamespace(cells=lambda: [1, 2])
     run = SimpleNamespace(results=[], plan=plan, run_id=None, save_error=None)
-    queued = SimpleNamespace(result=run, cancelled=True, in_turn=False, error=None, reserved=None)
-    running = SimpleNamespace(result=run, cancelled=True, in_turn=True, error=None, reserved=None)
+    ended = {"result": run, "cancelled": True, "error": None, "reserved": None, "abandoned": False}
+    queued = SimpleNamespace(**ended, in_turn=False)
+    running = SimpleNamespace(**ended, in_turn=True)
     assert outcome(queued) == ("info", "Benchmark cancelled while it waited for its turn: nothing was timed.")
     assert outcome(running) == ("info", "Benchmark cancelled before its first cell finished.")
 

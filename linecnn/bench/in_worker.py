@@ -69,16 +69,16 @@ def run_in_worker(
     busy: Callable[[str], bool] = training_busy,
     split: CoreSplit | None = None,
     affinity: Affinity = OS_AFFINITY,
+    watch: Callable[[], None] | None = None,
 ) -> Iterator[CellResult]:
     """Run the plan's cells in a worker process, yielding one result per cell as ``run_sweep`` does.
 
-    ``on_env`` receives the worker's environment (its thread count is the one the cells ran on); ``split``
-    (default: this machine's) says which cores a cell owns. A cancel raises Stopped (cancelled) within
-    POLL_SECONDS; a worker silent past $LINECNN_WORKER_TIMEOUT (frozen, hung) raises Stopped (no progress).
-    Either way the worker is killed, not waited for."""
+    ``on_env`` receives the worker's environment (its threads are the cells'); ``split`` (default: this
+    machine's) says which cores a cell owns. A cancel raises Stopped (cancelled) within POLL_SECONDS, and
+    ``watch``, run at each poll, may set it; a worker silent past $LINECNN_WORKER_TIMEOUT (frozen, hung)
+    raises Stopped (no progress). Either way the worker is killed, not waited for."""
     caps, cancel, split = caps or Caps(), cancel or threading.Event(), split or core_split(affinity=affinity)
-    cells = plan.cells()
-    cuda = any(torch.device(device).type == "cuda" for device in plan.devices)
+    cells, cuda = plan.cells(), any(torch.device(device).type == "cuda" for device in plan.devices)
     deadline = None if caps.max_seconds is None else time.monotonic() + caps.max_seconds + STARTUP_GRACE
     with (
         gpu_alone(torch.device("cuda" if cuda else "cpu")),
@@ -87,7 +87,7 @@ def run_in_worker(
     ):
         done, disturbed, silence, hold = 0, False, Silence(worker_timeout()), None
         while True:
-            message = _next(worker.lines, cancel, deadline, silence)
+            message = _next(worker.lines, cancel, deadline, silence, watch)
             if message is None:  # past the time cap and its grace: the cells left are skipped
                 yield from _capped(cells[done:], caps)
                 return
@@ -158,10 +158,19 @@ def _parse(line: str) -> dict:
     return message if isinstance(message, dict) else {}
 
 
-def _next(lines: Lines, cancel: threading.Event, deadline: float | None, silence: Silence) -> dict | None:
+def _next(
+    lines: Lines,
+    cancel: threading.Event,
+    deadline: float | None,
+    silence: Silence,
+    watch: Callable[[], None] | None = None,
+) -> dict | None:
     """The next reply (beats only count as signs of life), ``{"eof": True}`` once stdout ended; Stopped
-    (cancelled) on a cancel, (no progress) once the worker fell silent; None once the deadline has passed."""
+    (cancelled) on a cancel, (no progress) once the worker fell silent; None once the deadline has passed.
+    ``watch`` runs before each look at ``cancel``."""
     while True:
+        if watch is not None:
+            watch()
         if cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
         if deadline is not None and time.monotonic() > deadline:

@@ -20,6 +20,7 @@ from linecnn.classroom.allowance import LEDGER
 from linecnn.classroom.bench_turns import BENCH_TURNS
 from linecnn.classroom.line import Lease, Wait
 from linecnn.classroom.reservation import Reservation
+from linecnn.jobs.absence import Absence
 from linecnn.stop import Stopped, StopReason
 
 _LOG = logging.getLogger(__name__)
@@ -54,6 +55,8 @@ class Job(Generic[Result, Step]):
     lease: Lease | None = None  # its hold on the benchmark turn, beaten at every check
     student: bool = False  # started by a student: a teacher's reservation made while it waits ends it
     reserved: Reservation | None = None  # the reservation that ended it before its turn, if one did
+    absence: Absence | None = None  # watches the browser of the session that started it; None: no browser
+    abandoned: bool = False  # cancelled because that browser had gone (``absence``), not by a click
 
     def start(self, name: str) -> None:
         """Run the job in a daemon thread called ``name``."""
@@ -61,12 +64,33 @@ class Job(Generic[Result, Step]):
 
     def check(self) -> None:
         """Raise Stopped (cancelled) once the Cancel button was pressed, or (no progress) once the turn was
-        taken back; the work calls it between steps, which also tells the line that the job advances."""
+        taken back; the work calls it between steps, which also tells the line that the job advances.
+
+        A job whose browser has gone (``absence``) is cancelled here, as its Cancel would have been."""
+        self.watch()
         if self.cancel.is_set():
             raise Stopped(StopReason.CANCELLED)
         if self.lease is not None:
             self.lease.check()
             self.lease.beat()
+
+    def watch(self) -> None:
+        """Cancel the job, as its Cancel would, once its browser has gone (``absence``), so the benchmark
+        turn (or its place in the line) goes to the next in line; log it. Work that waits on something
+        long between checks calls it as it polls for a cancel."""
+        if self.cancel.is_set() or self.absence is None or not self.absence.gone():
+            return
+        seconds = self.absence.away_for()
+        self.abandoned = True
+        self.cancel.set()
+        _LOG.warning(
+            "A benchmark's browser (session %s) stopped answering for %.0f s %s: the run was cancelled as "
+            "its Cancel would have been, what it had finished kept, and %s went to the next in line.",
+            self.who,
+            seconds,
+            "while it ran" if self.in_turn else "while it waited for its turn",
+            "the benchmark turn" if self.in_turn else "its place in the line",
+        )
 
     def report(self, fraction: float, step: Step) -> None:
         """Note where the work is; a cancel lands here too."""

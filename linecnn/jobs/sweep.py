@@ -41,7 +41,12 @@ class SweepRun:
         progress = lambda cell: job.report(cell.fraction, cell)  # noqa: E731
         try:
             cells = run_in_worker(
-                self.plan, caps=self.caps, progress=progress, cancel=job.cancel, on_env=self.worker_env
+                self.plan,
+                caps=self.caps,
+                progress=progress,
+                cancel=job.cancel,
+                on_env=self.worker_env,
+                watch=job.watch,
             )
             for result in cells:
                 self.results.append(result)  # one at a time: the page shows each as it ends

@@ -9,8 +9,9 @@ a name: a read of st.session_state is a yield point (:func:`yield_point`).
   leaves; the Train page's loop (train/live.py) catches it to pause a run whose browser went away.
   Without it, such a run trains on, unasked, when its browser comes back.
 - ``get_script_run_ctx`` and ``runtime``: the running script's session, and whether its browser is
-  still connected (train/away.py). Without them, a stopped run cannot tell a click from a browser
-  that left, and no run is paused for its student's absence.
+  still connected (presence.py). Without them, a stopped run cannot tell a click from a browser
+  that left, no Train run is paused for its student's absence, and a benchmark whose tab was closed
+  or reloaded holds the server's benchmark turn to its end.
 - ``is_host_allowed``: the check Streamlit's WebSocket makes against server.allowedHosts; the hosting
   gate (hosts.py) answers a page request under a refused name with the same verdict. Without it, a
   browser under a refused name shows Streamlit's grey skeleton for ever, not the page naming the setting.

@@ -11,10 +11,12 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from linecnn.jobs.absence import GRACE_SECONDS, Absence
 from linecnn.jobs.job import Job
 from linecnn.ui.bench.fair import may_benchmark, queue_text, session_name
 from linecnn.ui.focus import keep_focus, key_selector
 from linecnn.ui.i18n import number, t
+from linecnn.ui.presence import connection
 from linecnn.ui.roles import session_rights
 
 
@@ -23,15 +25,24 @@ def start_job(key: str, work: Callable[[Job], object], name: str, result: object
 
     ``result``, if given, is what the job holds from the start (a sweep's plan, before any cell).
     Raises ValueError, saying why, when this session may not benchmark now (``fair.may_benchmark``).
+    The job is cancelled once this session's browser has gone for good (``jobs.absence``): a closed or
+    reloaded tab cannot see or cancel it, and it would hold the class's benchmark turn.
     """
     refusal = may_benchmark()
     if refusal is not None:
         raise ValueError(refusal)
     who = session_name()
-    job = Job(who, work, result, student=not session_rights().teacher)
+    job = Job(who, work, result, student=not session_rights().teacher, absence=Absence(connection()))
     st.session_state[key] = job
     job.start(f"{name}-{who}")
     return job
+
+
+def cancelled_text(job: Job, text: str) -> str:
+    """``text`` (how a cancelled job ended), after why the server cancelled it if its browser had gone."""
+    if not job.abandoned:
+        return text
+    return t("bench.job.browser_gone", seconds=number(GRACE_SECONDS)) + " " + text
 
 
 def keep_job_focus(name: str, cancel_key: str, start: str) -> None:

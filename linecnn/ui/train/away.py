@@ -22,21 +22,13 @@ import streamlit as st
 from linecnn.train.trainer import Trainer
 from linecnn.ui import i18n
 from linecnn.ui.i18n import t
-from linecnn.ui.streamlit_private import get_script_run_ctx, runtime
+from linecnn.ui.presence import session_connected
 
 _LOG = logging.getLogger(__name__)
 
 _AWAY: weakref.WeakSet[Trainer] = weakref.WeakSet()  # runs paused because their browser went away
 GONE_WAIT_SECONDS = 1.0  # how long Streamlit may take, after stopping the run, to list the session as gone
 POLL_SECONDS = 0.05
-
-
-def session_connected() -> bool | None:
-    """True while this session's browser is connected, False once it is gone; None outside a server."""
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not runtime.exists():
-        return None
-    return runtime.get_instance().is_active_session(ctx.session_id)
 
 
 def browser_gone(

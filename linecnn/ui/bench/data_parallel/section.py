@@ -111,7 +111,7 @@ def _ending(job: RanksJob, series: Series | None) -> tuple[str, str]:
     if job.reserved is not None:  # a teacher reserved the benchmark while it waited
         return "info", reserved_stop_text(job.reserved)
     if job.cancelled:
-        return "info", t("ddp.cancelled", runs=runs)
+        return "info", job_view.cancelled_text(job, t("ddp.cancelled", runs=runs))
     if job.error is not None:
         return "error", t("ddp.failed", error=say(job.error))
     if series is not None and series.mismatch:

@@ -90,7 +90,8 @@ def _finish() -> None:
         held = job.reserved
         notice.keep(MESSAGE, lambda: ("info", reserved_stop_text(held)))
     elif job.cancelled:
-        notice.keep(MESSAGE, lambda: ("info", t("inside.cancelled", done=number(len(job.result or [])))))
+        said = lambda: t("inside.cancelled", done=number(len(job.result or [])))  # noqa: E731
+        notice.keep(MESSAGE, lambda: ("info", job_view.cancelled_text(job, said())))
     elif job.error is not None:
         notice.keep(MESSAGE, lambda: ("error", t("inside.failed", reason=say(job.error))))
     else:

@@ -6,6 +6,7 @@ from linecnn.bench.factors import Factor
 from linecnn.bench.results import CellResult, CellStatus
 from linecnn.jobs.job import Job
 from linecnn.jobs.sweep import SweepRun
+from linecnn.ui.bench.job_view import cancelled_text
 from linecnn.ui.bench.state import history_problem
 from linecnn.ui.bench.words import ms_text, status_text, x_text
 from linecnn.ui.format import escape_markdown
@@ -26,10 +27,11 @@ def outcome(job: Job[SweepRun, object]) -> tuple[str, str]:
         return "info", reserved_stop_text(job.reserved)
     if job.cancelled:
         if not job.in_turn:  # cancelled in the queue, behind another session's benchmark
-            return "info", t("bench.done.cancelled_queued")
+            return "info", cancelled_text(job, t("bench.done.cancelled_queued"))
         if not results:
-            return "info", t("bench.done.cancelled_early")
-        kind, text = "info", t("bench.done.cancelled", done=done, cells=cells, where=where)
+            return "info", cancelled_text(job, t("bench.done.cancelled_early"))
+        text = t("bench.done.cancelled", done=done, cells=cells, where=where)
+        kind, text = "info", cancelled_text(job, text)
     elif job.error is not None:
         kind = "error"
         text = t("bench.done.error", done=done, cells=cells, error=say(job.error))
