@@ -11,14 +11,16 @@ Every run's final loss is checked against the same epochs trained on one device 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import torch
 
+from linecnn.bench.noise import highest, load_average
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
-from linecnn.parallel.launch import RanksProgress, run_ranks
+from linecnn.parallel.launch import Launch, RanksProgress, run_ranks
 from linecnn.parallel.memory import check_memory
 from linecnn.parallel.rank import build_problem
 from linecnn.parallel.results import Series, make_row, median_ms
@@ -103,8 +105,9 @@ def run_series(
         return Series(config, math.nan, stopped=stopped)
     singles: dict[int, float] = {}  # threads -> median ms of 1 process with that many threads
     for count, threads in run_plan(config, counts):
+        loads = _LoadWatch(progress)
         try:
-            result = run_ranks(replace(config, threads=threads), count, progress, deadline)
+            result = run_ranks(replace(config, threads=threads), count, loads.report, deadline)
         except Stopped as stop:
             if stop.reason is not StopReason.TIME_CAP:
                 raise
@@ -113,7 +116,8 @@ def run_series(
         if count == 1:
             singles[threads] = median_ms(result)
         base_ms, budget_ms = _baselines(config.device, singles, count, threads)
-        series.add(make_row(result, series.reference_loss, base_ms, budget_ms))
+        row = make_row(result, series.reference_loss, base_ms, budget_ms)
+        series.add(replace(row, load_average=loads.highest(), cores=os.cpu_count()))
         if on_row is not None:
             on_row(series)
     return series
@@ -126,3 +130,22 @@ def _baselines(
     if device == "cpu":
         return singles.get(threads), singles.get(count * threads)
     return next(iter(singles.values()), None), None  # a GPU is the unit, whatever its launching threads
+
+
+class _LoadWatch:
+    """The highest load average seen around one run: before it, at each of its events, and after it."""
+
+    def __init__(self, progress: RanksProgress | None) -> None:
+        self.progress = progress  # the caller's progress, passed every event on
+        self.load = load_average()  # the highest so far
+
+    def report(self, launch: Launch) -> None:
+        """Note the load average now (every rank beats once a second), then report progress on."""
+        self.load = highest(self.load, load_average())
+        if self.progress is not None:
+            self.progress(launch)
+
+    def highest(self) -> float | None:
+        """The highest load average seen from the start to now."""
+        self.load = highest(self.load, load_average())
+        return self.load
