@@ -23,7 +23,7 @@ from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
 from linecnn.parallel.launch import Launch, RanksProgress, run_ranks
 from linecnn.parallel.memory import check_memory
 from linecnn.parallel.rank import build_problem
-from linecnn.parallel.results import Series, make_row, median_ms
+from linecnn.parallel.results import RanksRow, Series, make_row, median_ms
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.epoch import make_optimizer, mean_loss, train_epoch
 
@@ -80,11 +80,11 @@ def run_series(
     """Run each rank count in turn (fewest first, after ``run_plan``'s 1-process baselines) and compare
     each with one device; a cap stops the rest.
 
-    A series whose largest run would not fit in free memory is refused first (UserError).
-    The single-device reference trains first, in this process; ``check`` runs after each of its
-    optimizer steps (a cancel raises from it, as from ``progress`` during the runs), as does the time
-    cap. The time cap ends the series with the rows so far; any other Stopped (a cancel, a killed or
-    silent rank) is raised on.
+    A series whose largest run would not fit in free memory is refused first (UserError). The single-device
+    reference trains first, in this process; ``check`` runs after each of its optimizer steps (a cancel
+    raises from it, as from ``progress`` during the runs), as does the time cap. The time cap ends the
+    series with the rows so far; any other Stopped (a cancel, a killed or silent rank) is raised on.
+    Each row keeps the highest load average seen around its run, to tell a busy machine's (``noise``).
     """
     counts = check_ranks(ranks, config)
     check_memory(config, counts)
@@ -113,11 +113,9 @@ def run_series(
                 raise
             series.stopped = f"The time cap of {max_seconds:g} s ended the series before {count} processes."
             break
-        if count == 1:
-            singles[threads] = median_ms(result)
+        singles |= {threads: median_ms(result)} if count == 1 else {}
         base_ms, budget_ms = _baselines(config.device, singles, count, threads)
-        row = make_row(result, series.reference_loss, base_ms, budget_ms)
-        series.add(replace(row, load_average=loads.highest(), cores=os.cpu_count()))
+        series.add(loads.mark(make_row(result, series.reference_loss, base_ms, budget_ms)))
         if on_row is not None:
             on_row(series)
     return series
@@ -145,7 +143,7 @@ class _LoadWatch:
         if self.progress is not None:
             self.progress(launch)
 
-    def highest(self) -> float | None:
-        """The highest load average seen from the start to now."""
+    def mark(self, row: RanksRow) -> RanksRow:
+        """``row`` with the highest load average seen from its start to now and the machine's cores."""
         self.load = highest(self.load, load_average())
-        return self.load
+        return replace(row, load_average=self.load, cores=os.cpu_count())
