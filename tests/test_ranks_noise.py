@@ -87,7 +87,7 @@ def test_the_cli_warns_of_the_busy_machine_instead_of_a_winner(monkeypatch):
     from linecnn.cli.ranks import explain
 
     lines = explain(faked(monkeypatch, BUSY))
-    flagged = "! 1 x 2 was disturbed while timed: load average 8.6 on 2 cores"
+    flagged = "! The run of ranks 1, threads 2 was disturbed while timed: load average 8.6 on 2 cores"
     [warning] = [line for line in lines if line.startswith("!")]
     assert warning.startswith(flagged)
     verdict = next(line for line in lines if line.startswith("Same 2 threads"))

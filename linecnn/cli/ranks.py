@@ -45,9 +45,9 @@ SAME_THREADS = {
 
 # A run timed while other work waited for a core (``RanksRow.disturbed``), as the page's cards say it.
 DISTURBED = (
-    "! {ranks} x {threads} was disturbed while timed: load average {load:.1f} on {cores} cores (other "
-    "work waited for a core), so its ms/epoch is less trustworthy than it looks; repeat it when the "
-    "machine is quiet."
+    "! The run of ranks {ranks}, threads {threads} was disturbed while timed: load average {load:.1f} on "
+    "{cores} cores (other work waited for a core), so its ms/epoch is less trustworthy than it looks; "
+    "repeat it when the machine is quiet."
 )
 
 WHY_CORES = (
