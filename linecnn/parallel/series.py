@@ -84,7 +84,7 @@ def run_series(
     reference trains first, in this process; ``check`` runs after each of its optimizer steps (a cancel
     raises from it, as from ``progress`` during the runs), as does the time cap. The time cap ends the
     series with the rows so far; any other Stopped (a cancel, a killed or silent rank) is raised on.
-    Each row keeps the highest load average seen around its run, to tell a busy machine's (``noise``).
+    Each row keeps the highest load average seen around its run, so a busy machine's runs are flagged.
     """
     counts = check_ranks(ranks, config)
     check_memory(config, counts)
