@@ -48,7 +48,9 @@ def test_the_factor_runs_one_and_two_processes_and_shows_their_efficiency():
     headlines = [m for m in at.metric if m.label == f"vs 1 process × {budget}"]
     assert headlines[0].value == "1.00×" and headlines[-1].value.endswith("×")
     assert any("Scaling efficiency against 1 process ×" in c.value for c in at.caption)
-    assert any(f"The same {budget}" in i.value and "2 processes of" in i.value for i in at.info)
+    # On a busy machine the verdict is a warning that names no winner, still of the same budget.
+    verdicts = [*at.info, *at.warning]
+    assert any(f"The same {budget}" in i.value and "2 processes of" in i.value for i in verdicts)
 
 
 def test_cancel_ends_the_page_job_and_every_process_of_its_run():

@@ -17,7 +17,6 @@ from linecnn.parallel.results import (
     POOR_EFFICIENCY,
     SUPERLINEAR,
     Series,
-    budget_winner,
     compute_shrank,
 )
 from linecnn.parallel.series import run_series
@@ -38,7 +37,18 @@ SAME_THREADS = {
     "of {each} each; threads beat processes here (no all-reduce per step).",
     "even": "Same {budget} threads: {ranks} processes of {each} each ran {speedup:.2f}x as fast as "
     "1 process of {budget}, about a draw.",
+    "disturbed": "Same {budget} threads, but no winner: a busy machine disturbed the comparison. "
+    "While {ranks} processes of {each} each and 1 process of {budget} were timed, the load average "
+    "reached {load} on {cores} cores: their threads waited for a core, so the {speedup:.2f}x measures "
+    "the machine's load, not processes against threads. Repeat the series when the machine is quieter.",
 }
+
+# A run timed while other work waited for a core (``RanksRow.disturbed``), as the page's cards say it.
+DISTURBED = (
+    "! The run of ranks {ranks}, threads {threads} was disturbed while timed: load average {load:.1f} on "
+    "{cores} cores (other work waited for a core), so its ms/epoch is less trustworthy than it looks; "
+    "repeat it when the machine is quiet."
+)
 
 WHY_CORES = (
     "Why the efficiency is poor: the compute did not shrink with {ranks} processes ({compute:.2f} ms per "
@@ -185,22 +195,12 @@ def explain(series: Series) -> list[str]:
         lines.append(series.stopped)
     if series.base is None:
         lines.append("No 1-process run, so no speed-up or efficiency: include 1 in --ranks.")
-    headline = series.headline
-    if headline is not None and headline.budget_speedup is not None:  # the headline row always has one
-        speedup = headline.budget_speedup
-        lines.append(
-            SAME_THREADS[budget_winner(speedup)].format(
-                budget=headline.budget_threads,
-                ranks=headline.ranks,
-                each=headline.threads,
-                speedup=speedup,
-                slower=1 / speedup,
-            )
-        )
-        lines.append(
-            "same-threads: 1 process of N x T threads over N processes of T threads each (the headline); "
-            "speed-up and efficiency: against 1 process of T threads, T1 / TN and T1 / (N TN)."
-        )
+    lines += [
+        DISTURBED.format(ranks=row.ranks, threads=row.threads, load=row.load_average, cores=row.cores)
+        for row in series.rows
+        if row.disturbed
+    ]
+    lines += _same_threads(series)
     worst = series.worst
     base = None if worst is None else series.single(worst.threads) or series.base
     # The worst row has an efficiency, so the series has a 1-process row (base) to compare it with.
@@ -217,3 +217,25 @@ def explain(series: Series) -> list[str]:
             )
         )
     return lines
+
+
+def _same_threads(series: Series) -> list[str]:
+    """The headline's verdict at the same thread budget (none from a disturbed comparison), and its key."""
+    headline = series.headline
+    if headline is None or headline.budget_speedup is None:  # the headline row always has one
+        return []
+    speedup, load = headline.budget_speedup, series.budget_load(headline)
+    verdict = SAME_THREADS[series.budget_outcome(headline)].format(
+        budget=headline.budget_threads,
+        ranks=headline.ranks,
+        each=headline.threads,
+        speedup=speedup,
+        slower=1 / speedup,
+        load="?" if load is None else f"{load:.1f}",
+        cores=headline.cores or "?",
+    )
+    return [
+        verdict,
+        "same-threads: 1 process of N x T threads over N processes of T threads each (the headline); "
+        "speed-up and efficiency: against 1 process of T threads, T1 / TN and T1 / (N TN).",
+    ]

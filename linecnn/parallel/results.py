@@ -12,6 +12,7 @@ import math
 import statistics
 from dataclasses import asdict, dataclass, field
 
+from linecnn.bench.noise import highest, overloaded
 from linecnn.parallel.config import RanksConfig
 
 LOSS_TOLERANCE = 1e-3  # relative: the ranks' final loss may differ from one device's by float rounding only
@@ -41,6 +42,15 @@ class RanksRow:
     # run (a GPU series, or no 1 in the counts); the defaults let rows saved without it load.
     budget_threads: int | None = None  # threads of the 1-process run compared with: ranks * threads
     budget_speedup: float | None = None  # its median / this run's median: above 1, processes beat threads
+    # What else used the machine, read as a sweep cell's ``load`` (``noise.overloaded``); None in rows
+    # saved before they were kept, which are then simply not flagged.
+    load_average: float | None = None  # highest 1-minute load average seen while it ran
+    cores: int | None = None  # the machine's CPU cores, to read the load average against
+
+    @property
+    def disturbed(self) -> bool:
+        """True when other work waited for a core while this run was timed: its median includes the waits."""
+        return overloaded(self.load_average, self.cores)
 
     def as_dict(self) -> dict:
         """JSON-friendly view."""
@@ -133,6 +143,25 @@ class Series:
     def single(self, threads: int) -> RanksRow | None:
         """The 1-process row of ``threads`` threads; None when the series did not run one."""
         return next((row for row in self.rows if row.ranks == 1 and row.threads == threads), None)
+
+    def budget_match(self, row: RanksRow) -> RanksRow | None:
+        """The 1-process run ``row`` is compared with at the same thread budget; None without one."""
+        return None if row.budget_threads is None else self.single(row.budget_threads)
+
+    def budget_outcome(self, row: RanksRow) -> str:
+        """``budget_winner`` of ``row``'s equal-budget speed-up, or "disturbed" when a busy machine timed
+        either side of it: a wait for a core then decides the winner, not processes or threads."""
+        if row.budget_speedup is None:
+            raise ValueError(f"{row.ranks} processes without an equal-budget speed-up have no verdict.")
+        match = self.budget_match(row)
+        if row.disturbed or (match is not None and match.disturbed):
+            return "disturbed"
+        return budget_winner(row.budget_speedup)
+
+    def budget_load(self, row: RanksRow) -> float | None:
+        """The highest load average seen while ``row`` or its equal-budget 1-process run was timed."""
+        match = self.budget_match(row)
+        return highest(row.load_average, None if match is None else match.load_average)
 
     @property
     def headline(self) -> RanksRow | None:

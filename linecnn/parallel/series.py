@@ -11,17 +11,19 @@ Every run's final loss is checked against the same epochs trained on one device 
 from __future__ import annotations
 
 import math
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import torch
 
+from linecnn.bench.noise import highest, load_average
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
-from linecnn.parallel.launch import RanksProgress, run_ranks
+from linecnn.parallel.launch import Launch, RanksProgress, run_ranks
 from linecnn.parallel.memory import check_memory
 from linecnn.parallel.rank import build_problem
-from linecnn.parallel.results import Series, make_row, median_ms
+from linecnn.parallel.results import RanksRow, Series, make_row, median_ms
 from linecnn.stop import Stopped, StopReason
 from linecnn.train.epoch import make_optimizer, mean_loss, train_epoch
 
@@ -78,11 +80,11 @@ def run_series(
     """Run each rank count in turn (fewest first, after ``run_plan``'s 1-process baselines) and compare
     each with one device; a cap stops the rest.
 
-    A series whose largest run would not fit in free memory is refused first (UserError).
-    The single-device reference trains first, in this process; ``check`` runs after each of its
-    optimizer steps (a cancel raises from it, as from ``progress`` during the runs), as does the time
-    cap. The time cap ends the series with the rows so far; any other Stopped (a cancel, a killed or
-    silent rank) is raised on.
+    A series whose largest run would not fit in free memory is refused first (UserError). The single-device
+    reference trains first, in this process; ``check`` runs after each of its optimizer steps (a cancel
+    raises from it, as from ``progress`` during the runs), as does the time cap. The time cap ends the
+    series with the rows so far; any other Stopped (a cancel, a killed or silent rank) is raised on.
+    Each row keeps the highest load average seen around its run, so a busy machine's runs are flagged.
     """
     counts = check_ranks(ranks, config)
     check_memory(config, counts)
@@ -103,17 +105,17 @@ def run_series(
         return Series(config, math.nan, stopped=stopped)
     singles: dict[int, float] = {}  # threads -> median ms of 1 process with that many threads
     for count, threads in run_plan(config, counts):
+        loads = _LoadWatch(progress)
         try:
-            result = run_ranks(replace(config, threads=threads), count, progress, deadline)
+            result = run_ranks(replace(config, threads=threads), count, loads.report, deadline)
         except Stopped as stop:
             if stop.reason is not StopReason.TIME_CAP:
                 raise
             series.stopped = f"The time cap of {max_seconds:g} s ended the series before {count} processes."
             break
-        if count == 1:
-            singles[threads] = median_ms(result)
+        singles |= {threads: median_ms(result)} if count == 1 else {}
         base_ms, budget_ms = _baselines(config.device, singles, count, threads)
-        series.add(make_row(result, series.reference_loss, base_ms, budget_ms))
+        series.add(loads.mark(make_row(result, series.reference_loss, base_ms, budget_ms)))
         if on_row is not None:
             on_row(series)
     return series
@@ -126,3 +128,22 @@ def _baselines(
     if device == "cpu":
         return singles.get(threads), singles.get(count * threads)
     return next(iter(singles.values()), None), None  # a GPU is the unit, whatever its launching threads
+
+
+class _LoadWatch:
+    """The highest load average seen around one run: before it, at each of its events, and after it."""
+
+    def __init__(self, progress: RanksProgress | None) -> None:
+        self.progress = progress  # the caller's progress, passed every event on
+        self.load = load_average()  # the highest so far
+
+    def report(self, launch: Launch) -> None:
+        """Note the load average now (every rank beats once a second), then report progress on."""
+        self.load = highest(self.load, load_average())
+        if self.progress is not None:
+            self.progress(launch)
+
+    def mark(self, row: RanksRow) -> RanksRow:
+        """``row`` with the highest load average seen from its start to now and the machine's cores."""
+        self.load = highest(self.load, load_average())
+        return replace(row, load_average=self.load, cores=os.cpu_count())

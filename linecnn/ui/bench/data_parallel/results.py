@@ -20,7 +20,6 @@ from linecnn.parallel.results import (
     SUPERLINEAR,
     RanksRow,
     Series,
-    budget_winner,
     compute_shrank,
 )
 from linecnn.ui.i18n import count, current, number, percent, t
@@ -54,6 +53,10 @@ def _card(row: RanksRow) -> None:
         if row.ranks > 1 and row.efficiency is not None:
             note = t("ddp.efficiency_note", efficiency=percent(row.efficiency), threads=count(row.threads))
             st.caption(note)
+    if row.disturbed:  # the words and look of a disturbed sweep cell
+        load, cores = number(row.load_average or 0.0, 1), number(row.cores or 0)
+        reason = t("bench.disturbed.load", load=load, cores=cores)
+        st.warning(t("bench.cards.disturbed", reasons=reason), icon=":material/ssid_chart:")
     st.caption(
         t(
             "ddp.card_line",
@@ -91,7 +94,11 @@ def _explain(series: Series) -> None:
         st.info(t("ddp.no_baseline"), icon=":material/info:")
         return
     if series.headline is not None:
-        st.info(budget_verdict(series.headline), icon=":material/balance:")
+        verdict = budget_verdict(series, series.headline)
+        if series.budget_outcome(series.headline) == "disturbed":  # as a disturbed sweep cell is shown
+            st.warning(verdict, icon=":material/ssid_chart:")
+        else:
+            st.info(verdict, icon=":material/balance:")
     if worst is None or worst.efficiency is None:  # the worst row is one with an efficiency
         return
     base = series.single(worst.threads) or base  # 1 process of as many threads as each of the worst's
@@ -112,18 +119,21 @@ def _explain(series: Series) -> None:
     st.info(text, icon=":material/lightbulb:")
 
 
-def budget_verdict(row: RanksRow) -> str:
-    """One sentence: ``row``'s processes against 1 process of the same threads, who won and by how much."""
-    speedup = row.budget_speedup
-    if speedup is None:
-        raise ValueError(f"A row of {row.ranks} processes without an equal-budget speed-up has no verdict.")
+def budget_verdict(series: Series, row: RanksRow) -> str:
+    """One sentence: ``row``'s processes against 1 process of the same threads, who won and by how much;
+    or, when a busy machine timed either of them, that there is no winner to state."""
+    outcome = series.budget_outcome(row)  # raises ValueError for a row without an equal-budget speed-up
+    speedup = row.budget_speedup or 1.0
+    load = series.budget_load(row)
     return t(
-        f"ddp.budget_{budget_winner(speedup)}",
+        f"ddp.budget_{outcome}",
         ranks=count(row.ranks),
         each=count(row.threads),
         threads=count(row.budget_threads),
         speedup=times(speedup),
         slower=times(1 / speedup),
+        load="-" if load is None else number(load, 1),
+        cores="?" if row.cores is None else number(row.cores),
     )
 
 
