@@ -245,3 +245,12 @@ def test_escaping_keeps_what_a_reader_copies_where_no_markdown_could_act(text: s
 def test_escaping_breaks_every_autolink_and_shortcode(text: str):
     """Where markdown would make a link, an icon or an emoji of plain text, an invisible joiner stops it."""
     assert "\u2060" in escape_markdown(text)
+
+
+def test_an_empty_json_is_said_to_be_empty_not_broken_at_line_1_column_1():
+    """A 0-byte JSON (a download that failed), imported: the file is said to be empty."""
+    at = upload(app_test(PAGE), b"", "empty.json")
+    assert not at.exception
+    said = "is not valid JSON (the file is empty)."
+    assert any(said in text for text in texts(at)), texts(at)
+    assert not History().runs()

@@ -227,3 +227,11 @@ def test_a_broken_model_and_a_broken_history_are_both_said_at_once():
     said = message.value.replace("\\", "")  # the names are escaped for Markdown
     assert "run1.safetensors: The file is not a model" in said and "run1.json: The history file" in said, said
     assert not at.session_state[state.RUNS]
+
+
+def test_an_empty_history_is_said_to_be_empty():
+    """A 0-byte history dropped on Train: the file is said to be empty, not broken at line 1, column 1."""
+    at = upload(app_test(TRAIN), ("run1.json", b"", JSON))
+    [message] = at.error
+    assert "is not valid JSON (the file is empty)" in message.value, message.value
+    assert not at.session_state[state.RUNS]

@@ -57,26 +57,6 @@ def test_a_file_over_the_uploads_size_says_why_on_a_phone_in_spanish(server, bro
         context.close()
 
 
-def test_an_empty_json_is_said_to_be_empty_not_broken_at_line_1_column_1(server, browser):
-    """A 0-byte JSON (a download that failed) on Benchmark's import, in Spanish, and as Train's history:
-    the page says the file is empty, not where its JSON breaks."""
-    context = browser.new_context(viewport=LAPTOP, locale="es-ES")
-    tab = context.new_page()
-    tab.set_default_timeout(60_000)
-    empty = {"name": "vacio.json", "mimeType": "application/json", "buffer": b""}
-    try:
-        tab.goto(f"{server.url}/Benchmark?lang=es")
-        wait_for_app(tab)
-        tab.locator("[data-testid='stMain'] input[type=file]").first.set_input_files(empty)
-        expect(tab.get_by_text("Este archivo no es JSON válido (el archivo está vacío).")).to_be_visible()
-        tab.goto(f"{server.url}/Train?lang=en")
-        wait_for_app(tab)
-        tab.locator("[data-testid='stMain'] input[type=file]").first.set_input_files(empty)
-        expect(tab.get_by_text("is not valid JSON (the file is empty)")).to_be_visible()
-    finally:
-        context.close()
-
-
 def test_a_tables_toolbar_leaves_what_is_above_it_readable_on_a_phone(server, browser):
     """A touch screen shows a table's toolbar at all times, above the table: it must not cover the end of
     the element before it (on Benchmark's class board, the chart's axis title)."""
