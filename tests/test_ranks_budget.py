@@ -102,22 +102,28 @@ def test_the_cli_says_the_same_threads_verdict_first(fake_runs):
     assert "same-threads" in table.splitlines()[0] and "9.02" in table.splitlines()[-1]
 
 
-def _cards() -> None:
-    """The results of the newcomer's series, rendered as the page does."""
+def series_of(times: dict, loads: dict | None = None):
+    """A series of a 1x2, a 1x1 and a 2x1 run with these epoch times (ms), and load averages if given
+    (on 2 cores), built as the runner builds it."""
     from linecnn.parallel.config import RanksConfig
-    from linecnn.parallel.results import Series, make_row
-    from linecnn.ui.bench.data_parallel.results import render_series
+    from linecnn.parallel.results import RanksRow, Series, make_row
 
-    times = {(1, 2): 90.2, (1, 1): 12.0, (2, 1): 10.0}
     series = Series(RanksConfig.from_flat(per_class=5, warmup=1, repeats=2), reference_loss=1.0)
     for ranks, threads in ((1, 2), (1, 1), (2, 1)):
-        ms = times[ranks, threads]
-        run = {
-            "ranks": ranks, "backend": "gloo", "threads": threads, "images": 15, "epoch_s": [ms / 1000],
-            "comm_s": [0.0], "first_epoch_s": ms / 1000, "start_s": 1.0, "final_loss": 1.0,
-        }
-        series.add(make_row(run, 1.0, times[1, threads], times.get((1, ranks * threads))))
-    render_series(series)
+        run = result(ranks, threads, times[ranks, threads])
+        row = make_row(run, 1.0, times[1, threads], times.get((1, ranks * threads)))
+        if loads is not None:
+            row = RanksRow(**(row.as_dict() | {"load_average": loads[ranks, threads], "cores": 2}))
+        series.add(row)
+    return series
+
+
+def _cards() -> None:
+    """The results of the newcomer's series, rendered as the page does."""
+    from linecnn.ui.bench.data_parallel.results import render_series
+    from tests.test_ranks_budget import series_of
+
+    render_series(series_of({(1, 2): 90.2, (1, 1): 12.0, (2, 1): 10.0}))
 
 
 @pytest.mark.parametrize(

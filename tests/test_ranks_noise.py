@@ -12,18 +12,11 @@ from linecnn.parallel import series as series_module
 from linecnn.parallel.config import RanksConfig
 from linecnn.parallel.results import RanksRow, Series, make_row
 from linecnn.parallel.series import run_series
+from tests.test_ranks_budget import result
 
 AUTO = RanksConfig.from_flat(per_class=5, warmup=1, repeats=2)  # on 2 cores: 1×2, 1×1, then 2×1
 # The walk's series: 1 process × 2 threads took 473 ms at a load of 8.6, the others were quick.
 TIMES = {(1, 2): 473.0, (1, 1): 14.0, (2, 1): 13.25}
-
-
-def result(ranks: int, threads: int, ms: float) -> dict:
-    """Rank 0's JSON for a run of ``ranks`` processes of ``threads`` threads taking ``ms`` per epoch."""
-    return {
-        "ranks": ranks, "backend": "gloo", "threads": threads, "images": 15, "epoch_s": [ms / 1000],
-        "comm_s": [0.0], "first_epoch_s": ms / 1000, "start_s": 1.0, "final_loss": 1.0,
-    }
 
 
 def faked(monkeypatch, loads: dict[tuple[int, int], float]) -> Series:
@@ -99,22 +92,11 @@ def test_the_cli_warns_of_the_busy_machine_instead_of_a_winner(monkeypatch):
 
 def _busy_cards() -> None:
     """The walk's series, its 2-thread baseline timed at load 8.6 on 2 cores, rendered as the page does."""
-    from linecnn.parallel.config import RanksConfig
-    from linecnn.parallel.results import RanksRow, Series, make_row
     from linecnn.ui.bench.data_parallel.results import render_series
+    from tests.test_ranks_budget import series_of
 
     times = {(1, 2): 473.0, (1, 1): 14.0, (2, 1): 13.25}
-    loads = {(1, 2): 8.6, (1, 1): 1.2, (2, 1): 1.9}
-    series = Series(RanksConfig.from_flat(per_class=5, warmup=1, repeats=2), reference_loss=1.0)
-    for ranks, threads in ((1, 2), (1, 1), (2, 1)):
-        ms = times[ranks, threads]
-        run = {
-            "ranks": ranks, "backend": "gloo", "threads": threads, "images": 15, "epoch_s": [ms / 1000],
-            "comm_s": [0.0], "first_epoch_s": ms / 1000, "start_s": 1.0, "final_loss": 1.0,
-        }
-        row = make_row(run, 1.0, times[1, threads], times.get((1, ranks * threads)))
-        series.add(RanksRow(**(row.as_dict() | {"load_average": loads[ranks, threads], "cores": 2})))
-    render_series(series)
+    render_series(series_of(times, loads={(1, 2): 8.6, (1, 1): 1.2, (2, 1): 1.9}))
 
 
 @pytest.mark.parametrize(
