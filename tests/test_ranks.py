@@ -5,20 +5,25 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
+import sys
 import time
 
 import pytest
 
 from linecnn.parallel.config import RanksConfig, check_ranks, threads_per_rank
-from linecnn.parallel.launch import Launch, failure_message, run_ranks, torchrun_command
+from linecnn.parallel.launch import Launch, _event, failure_message, run_ranks, torchrun_command
 from linecnn.parallel.results import LOSS_TOLERANCE, compute_shrank, make_row, scaling
 from linecnn.parallel.series import run_series
 from linecnn.procs.groups import group_alive
 from linecnn.stop import Stopped, StopReason
+from tests.helpers import ROOT
 
 # 15 images in steps of 4: the last step has 3 images, which two ranks share unevenly (2 and 1).
 UNEVEN = RanksConfig.from_flat(per_class=5, batch_size=4, warmup=1, repeats=2, threads=1)
-LONG = RanksConfig.from_flat(per_class=5, warmup=1, repeats=1000, threads=1)  # outlasts any test: ended early
+# Minutes of epochs (about 0.2 s each on 2 cores), ended early by every test that runs it: the launcher,
+# which a busy machine may leave seconds behind the ranks' lines, still acts while the run trains.
+LONG = RanksConfig.from_flat(per_class=100, batch_size=4, warmup=1, repeats=1000, threads=1)
 
 
 def config_of(command: list[str]) -> RanksConfig:
@@ -244,3 +249,24 @@ def test_a_series_knows_its_baseline_its_worst_run_and_its_mismatches():
     without_one = Series(UNEVEN, reference_loss=1.0)
     without_one.add(make_row(result(2, 0.008, 1.0), 1.0, base_ms=None))
     assert without_one.base is None and without_one.worst is None and without_one.mismatch == []
+
+
+def test_ranks_writing_events_at_once_on_one_pipe_never_spoil_a_line():
+    """Two processes emit events as fast as they can on one shared stdout pipe, as torchrun's ranks do: the
+    launcher reads every event of both, each on a line of its own."""
+    each = 3000
+    emitter = (
+        "import sys\nfrom linecnn.parallel.events import emit\n"
+        f"for step in range({each}): emit('beat', rank=int(sys.argv[1]), steps=step)"
+    )
+    python = [sys.executable, "-u", "-c", emitter]
+    read, write = os.pipe()
+    writers = [subprocess.Popen([*python, str(rank)], stdout=write, cwd=ROOT) for rank in (0, 1)]
+    os.close(write)
+    with os.fdopen(read, encoding="utf-8") as lines:
+        events = [_event(line.rstrip("\n")) for line in lines]
+    assert all(writer.wait(timeout=60) == 0 for writer in writers)
+    assert None not in events, "a spoiled line"
+    assert sorted((event["rank"], event["steps"]) for event in events) == [
+        (rank, step) for rank in (0, 1) for step in range(each)
+    ]

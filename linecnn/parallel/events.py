@@ -7,19 +7,26 @@ through as ordinary output.
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
 
 from linecnn.procs.beat import Beater
 
 PREFIX = "LINECNN "  # marks the lines of stdout the launcher reads; anything else is passed through
-_EMIT = threading.Lock()  # the heartbeat thread and the main thread print whole lines, one at a time
+_EMIT = threading.Lock()  # the heartbeat thread and the main thread write whole lines, one at a time
 
 
 def emit(event: str, **values: object) -> None:
-    """Print one event for the launcher as a ``LINECNN {json}`` line."""
-    line = PREFIX + json.dumps({"event": event, **values})
+    """Write one event for the launcher as a ``LINECNN {json}`` line.
+
+    Every rank writes to the same pipe: the line and its newline go out in one write() call, which a pipe
+    keeps whole (up to PIPE_BUF, 4 KiB) whatever the other ranks write meanwhile. print() writes them
+    apart, and another rank's line could land between the two and spoil both."""
+    data = (PREFIX + json.dumps({"event": event, **values}) + "\n").encode()
     with _EMIT:
-        print(line, flush=True)
+        sys.stdout.flush()  # anything printed before goes out first
+        os.write(sys.stdout.fileno(), data)
 
 
 class Heartbeat:
