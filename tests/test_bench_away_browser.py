@@ -46,7 +46,9 @@ class Line:
             ws.close()
 
 
-def test_a_benchmark_whose_browser_went_gives_the_next_one_the_turn_and_reads_why_on_return(browser, server):
+def test_a_benchmark_whose_browser_went_gives_the_next_one_the_turn_and_reads_why_on_return(
+    browser, tabs, server
+):
     """The first tab starts a sweep that would take minutes, then its connection is cut and stays cut: to
     the server that is what a closed or reloaded tab is. A second tab's benchmark, queued behind the
     run no page can see or cancel, runs to its end within the grace period and a margin; the server's
@@ -55,8 +57,8 @@ def test_a_benchmark_whose_browser_went_gives_the_next_one_the_turn_and_reads_wh
 
     Only the end is waited for: how long a run of 360,000 images takes plays no part."""
     before = len(GONE_LINE.findall(server.log_path.read_text(encoding="utf-8")))
-    first = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    second = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    first = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # its own: cut (Line)
+    second = tabs.lend()
     try:
         line = Line(first)
         open_benchmark(first, server, "360,000 images", "10")
@@ -75,4 +77,3 @@ def test_a_benchmark_whose_browser_went_gives_the_next_one_the_turn_and_reads_wh
         expect(said).to_be_visible(timeout=MARGIN_SECONDS * 1000)
     finally:
         first.context.close()
-        second.context.close()

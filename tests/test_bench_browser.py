@@ -90,39 +90,34 @@ def cell_number(tab) -> int:
     return max(int(re.match(r"Cell (\d+)", line).group(1)) for line in lines)
 
 
-def test_a_second_user_queues_a_setting_changed_mid_run_cancels_nothing_and_cancel_ends_it(browser, server):
+def test_a_second_user_queues_a_setting_changed_mid_run_cancels_nothing_and_cancel_ends_it(tabs, server):
     """While one session benchmarks, another is told it is queued. The first changes a setting outside
     the form (a full rerun): its benchmark goes on to the next cell. Its Cancel then ends it with the
     finished cells kept, and the queued benchmark runs at once.
 
     Nothing here waits on the size of the work: the first sweep, up to 360,000 images, would take
     minutes, and it ends when the test presses Cancel."""
-    first = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    second = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    try:
-        open_benchmark(first, server, "360,000 images", "10")
-        open_benchmark(second, server, "360 images", "1")
-        first.get_by_role("button", name="Run benchmark").click()
-        first.get_by_text(re.compile(r"^Cell 1 of \d")).wait_for(timeout=60_000)
-        second.get_by_role("button", name="Run benchmark").click()
-        second.get_by_text("Queued.").wait_for(timeout=30_000)
+    first, second = tabs.lend(), tabs.lend()
+    open_benchmark(first, server, "360,000 images", "10")
+    open_benchmark(second, server, "360 images", "1")
+    first.get_by_role("button", name="Run benchmark").click()
+    first.get_by_text(re.compile(r"^Cell 1 of \d")).wait_for(timeout=60_000)
+    second.get_by_role("button", name="Run benchmark").click()
+    second.get_by_text("Queued.").wait_for(timeout=30_000)
 
-        before = cell_number(first)
-        first.get_by_role("radio", name="Model width").click()  # a widget outside the form: a full rerun
-        expect(first.get_by_label("Sweep model width up to")).to_be_visible(timeout=30_000)
-        later = "|".join(str(cell) for cell in range(before + 1, 100))
-        first.get_by_text(re.compile(rf"^Cell ({later}) of \d+ ·")).first.wait_for(timeout=120_000)
-        assert first.get_by_text(re.compile(r"^Benchmark (done|cancelled)")).count() == 0
+    before = cell_number(first)
+    first.get_by_role("radio", name="Model width").click()  # a widget outside the form: a full rerun
+    expect(first.get_by_label("Sweep model width up to")).to_be_visible(timeout=30_000)
+    later = "|".join(str(cell) for cell in range(before + 1, 100))
+    first.get_by_text(re.compile(rf"^Cell ({later}) of \d+ ·")).first.wait_for(timeout=120_000)
+    assert first.get_by_text(re.compile(r"^Benchmark (done|cancelled)")).count() == 0
 
-        first.get_by_role("button", name="Cancel").click()
-        ended = first.get_by_text(re.compile(r"^Benchmark cancelled after \d+ of \d+ cells"))
-        ended.wait_for(timeout=60_000)
-        second.get_by_text("Benchmark done in").wait_for(timeout=60_000)
-        wait_for_app(first)
-        expect(first.locator('[data-testid="stDataFrame"]').first).to_be_visible(timeout=30_000)
-    finally:
-        first.context.close()
-        second.context.close()
+    first.get_by_role("button", name="Cancel").click()
+    ended = first.get_by_text(re.compile(r"^Benchmark cancelled after \d+ of \d+ cells"))
+    ended.wait_for(timeout=60_000)
+    second.get_by_text("Benchmark done in").wait_for(timeout=60_000)
+    wait_for_app(first)
+    expect(first.locator('[data-testid="stDataFrame"]').first).to_be_visible(timeout=30_000)
 
 
 def another_sessions_run() -> str:

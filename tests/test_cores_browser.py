@@ -25,42 +25,37 @@ def alone_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
     instance.stop()
 
 
-def test_a_run_waits_while_a_cpu_cell_is_timed_and_both_pages_say_so(browser, alone_server):
+def test_a_run_waits_while_a_cpu_cell_is_timed_and_both_pages_say_so(tabs, alone_server):
     """Start a long run, time one CPU cell in another session: its card names the cores it had and the
     page says one training run waited; stopped, the run's summary says how long it waited."""
-    viewport = {"width": 1400, "height": 1000}
-    train, bench = (browser.new_context(viewport=viewport).new_page() for _ in range(2))
-    try:
-        for tab in (train, bench):
-            tab.set_default_timeout(WAIT_MS)
-        train.goto(f"{alone_server.url}/Train")
+    train, bench = tabs.lend(), tabs.lend()
+    for tab in (train, bench):
+        tab.set_default_timeout(WAIT_MS)
+    train.goto(f"{alone_server.url}/Train")
+    wait_for_app(train)
+    # The longest run the server allows (epochs x images within its budget): it outlasts the cell.
+    for label, value in (("Epochs", "5000"), ("Images per class", "600")):
+        field = train.get_by_label(label, exact=True).first
+        field.fill(value)
+        field.press("Enter")
         wait_for_app(train)
-        # The longest run the server allows (epochs x images within its budget): it outlasts the cell.
-        for label, value in (("Epochs", "5000"), ("Images per class", "600")):
-            field = train.get_by_label(label, exact=True).first
-            field.fill(value)
-            field.press("Enter")
-            wait_for_app(train)
-        train.get_by_role("button", name="Start").click()
-        train.get_by_text(re.compile(r"Epoch [\d,]+ / 5,?000")).wait_for()
+    train.get_by_role("button", name="Start").click()
+    train.get_by_text(re.compile(r"Epoch [\d,]+ / 5,?000")).wait_for()
 
-        bench.goto(f"{alone_server.url}/Benchmark")
-        wait_for_app(bench)
-        bench.get_by_role("radio", name="Single cell").click()
-        wait_for_app(bench)
-        bench.get_by_role("button", name="Run benchmark").click()
-        bench.get_by_text("Benchmark done in").wait_for(timeout=120_000)
-        wait_for_app(bench)
-        expect(bench.get_by_text(re.compile(rf"CPU · .*, {CORES} of {CORES} cores?")).first).to_be_visible()
-        waited = bench.get_by_text(re.compile(r"^1 training run of this server waited .+ while the CPU was"))
-        expect(waited).to_be_visible()
+    bench.goto(f"{alone_server.url}/Benchmark")
+    wait_for_app(bench)
+    bench.get_by_role("radio", name="Single cell").click()
+    wait_for_app(bench)
+    bench.get_by_role("button", name="Run benchmark").click()
+    bench.get_by_text("Benchmark done in").wait_for(timeout=120_000)
+    wait_for_app(bench)
+    expect(bench.get_by_text(re.compile(rf"CPU · .*, {CORES} of {CORES} cores?")).first).to_be_visible()
+    waited = bench.get_by_text(re.compile(r"^1 training run of this server waited .+ while the CPU was"))
+    expect(waited).to_be_visible()
 
-        train.get_by_role("button", name="Stop").click()
-        train.get_by_text(re.compile(r"^Summary · Run 1")).wait_for()
-        summary = train.get_by_text(re.compile(r"^Waited .+ between epochs while the Benchmark page timed"))
-        expect(summary).to_be_visible()
-        for tab in (train, bench):
-            assert tab.locator('[data-testid="stException"]').count() == 0
-    finally:
-        train.context.close()
-        bench.context.close()
+    train.get_by_role("button", name="Stop").click()
+    train.get_by_text(re.compile(r"^Summary · Run 1")).wait_for()
+    summary = train.get_by_text(re.compile(r"^Waited .+ between epochs while the Benchmark page timed"))
+    expect(summary).to_be_visible()
+    for tab in (train, bench):
+        assert tab.locator('[data-testid="stException"]').count() == 0

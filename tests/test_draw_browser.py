@@ -91,12 +91,13 @@ class SlowServer:
             page_end.send(message)
 
 
-def test_strokes_are_classified_cleared_and_redrawn_on_the_page(server, page):
+def test_strokes_are_classified_cleared_and_redrawn_on_the_page(server, fresh_page):
     """An empty canvas warns and predicts nothing; a vertical, a horizontal and a diagonal drawn with the
     mouse get their class; Clear empties it again; a stroke begun 150 ms after Clear stays on the canvas
     and is classified; a tilted line gets its class and a check mark none shown as sure; the check mark
     and its verdict are still there back from Train, a stroke drawn at once after Clear there stays and
     is classified, and a canvas cleared then stays empty."""
+    page = fresh_page  # its WebSocket is routed (SlowServer), which no wipe of a lent tab undoes
     link = SlowServer(page)
     open_draw_page(page, server.url)
     expect(page.get_by_text(EMPTY_WARNING)).to_be_visible()

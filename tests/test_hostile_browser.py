@@ -78,7 +78,8 @@ def watched(page, own_server):
 
     page.on("request", record)
     page.set_default_timeout(WAIT_MS)
-    return page, foreign
+    yield page, foreign
+    page.remove_listener("request", record)
 
 
 def assert_inert(watched, listener: Listener, where: str) -> None:

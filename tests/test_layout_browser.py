@@ -19,20 +19,13 @@ pytestmark = pytest.mark.browser
 LAPTOP = {"width": 1366, "height": 768}  # the commonest laptop screen
 
 
-def new_tab(browser, width: int):
-    """A fresh session in a tab of the given width."""
-    context = browser.new_context(viewport={"width": width, "height": VIEWPORTS[width]})
-    tab = context.new_page()
-    tab.set_default_timeout(60_000)
-    return tab
 
 
-def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, browser):
+def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, tabs):
     """At 1366x768, without scrolling: the progress bar and both charts while a run trains, and the Draw
     verdict once a line is drawn; narrowed to 800x900, the verdict is still on the first screen; a sidebar
     page link reached with the keyboard shows a focus ring."""
-    tab = browser.new_context(viewport=LAPTOP).new_page()
-    tab.set_default_timeout(60_000)
+    tab = tabs.lend(LAPTOP)
     tab.goto(f"{server.url}/Train")
     wait_for_page(tab)
     focus_ring = keyboard_focus_ring(tab)
@@ -58,7 +51,6 @@ def test_the_live_run_and_the_draw_verdict_are_in_view_on_a_laptop(server, brows
     tab.set_viewport_size({"width": 800, "height": 900})
     settled_layout_problems(tab)
     narrow = below_the_fold(tab, {"verdict": tab.locator(PREDICTION)})
-    tab.context.close()
     assert (training, laptop, narrow) == ([], [], [])
     assert focus_ring == "solid", "the focused page link looks like the others"
 
@@ -78,11 +70,10 @@ def wait_in_view(tab, selector: str, timeout_ms: int = 30_000) -> None:
         tab.wait_for_function(_IN_VIEW, arg=selector, polling=100, timeout=timeout_ms)
 
 
-def test_run_benchmark_brings_its_progress_and_then_its_results_into_view_on_a_laptop(server, browser):
+def test_run_benchmark_brings_its_progress_and_then_its_results_into_view_on_a_laptop(server, tabs):
     """At 1366x768 the form fills the screen, and the run's progress and results start a screen below it:
     pressing Run benchmark brings the progress into view, and then the first result once the sweep ends."""
-    tab = browser.new_context(viewport=LAPTOP).new_page()
-    tab.set_default_timeout(60_000)
+    tab = tabs.lend(LAPTOP)
     tab.goto(f"{server.url}/Benchmark")
     wait_for_page(tab)
     tab.get_by_label("Sweep data size up to").click()
@@ -104,7 +95,6 @@ def test_run_benchmark_brings_its_progress_and_then_its_results_into_view_on_a_l
     wait_in_view(tab, first_result)
     message = tab.get_by_text("Benchmark done in")
     done = below_the_fold(tab, {"end message": message, "first result": tab.locator(first_result).first})
-    tab.context.close()
     assert (running, done) == ([], [])
 
 
@@ -149,11 +139,11 @@ _GROW_ABOVE_THE_BUTTONS = """() => new Promise((done) => setTimeout(() => {
 }, 100))"""
 
 
-def test_phone_sidebar_closes_after_navigating(server, browser):
+def test_phone_sidebar_closes_after_navigating(server, tabs):
     """On a phone the sidebar starts closed, and following one of its links closes it again. On Train
     there, Start brings the run into view: its progress and charts were under the fold, the tap seemed to
     do nothing. The run stays in view when the page above it grows after the tap."""
-    tab = new_tab(browser, 390)
+    tab = tabs.lend({"width": 390, "height": VIEWPORTS[390]})
     tab.goto(server.url)
     wait_for_page(tab)
     sidebar = tab.locator(SIDEBAR)
@@ -175,7 +165,6 @@ def test_phone_sidebar_closes_after_navigating(server, browser):
     wait_for_page(tab)
     shown, buttons = progress.bounding_box(), tab.get_by_role("button", name="Stop").bounding_box()
     loss = tab.locator(".stPlotlyChart").first.bounding_box()
-    tab.context.close()
     assert collapsed == "true" and box["x"] + box["width"] <= 0, "the sidebar still covers the page"
     assert shown["y"] + shown["height"] <= VIEWPORTS[390], "Start left the run's progress under the fold"
     assert loss["y"] + 200 <= VIEWPORTS[390], "Start left the loss chart under the fold"
@@ -203,11 +192,10 @@ def train_a_short_run(tab, base_url: str, lang: str = "en") -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_the_draw_verdict_comes_into_view_after_a_stroke_on_a_phone(server, browser, lang):
+def test_the_draw_verdict_comes_into_view_after_a_stroke_on_a_phone(server, tabs, lang):
     """On a 390x844 phone the verdict lies under the canvas's brush and Clear: after a stroke the verdict
     and its probability bars are on the screen, and some of the canvas still is."""
-    tab = browser.new_context(viewport=PHONE).new_page()
-    tab.set_default_timeout(60_000)
+    tab = tabs.lend(PHONE)
     tab.goto(f"{server.url}/Draw" + ("?lang=es" if lang == "es" else ""))
     tab.locator(CANVAS).wait_for(timeout=120_000)
     wait_for_page(tab)
@@ -218,19 +206,17 @@ def test_the_draw_verdict_comes_into_view_after_a_stroke_on_a_phone(server, brow
     found = below_the_fold(tab, {"verdict": tab.locator(PREDICTION), "bars": tab.locator(BARS)})
     canvas = tab.locator(CANVAS).bounding_box()
     tab.screenshot(path=str(ROOT / "artifacts" / f"draw-phone-{lang}.png"))
-    tab.context.close()
     assert found == []
     assert canvas["y"] + canvas["height"] > 0, "the canvas went off the screen"
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_a_runs_summary_then_the_draw_verdict_under_its_hint_are_in_view_on_a_laptop(server, browser, lang):
+def test_a_runs_summary_then_the_draw_verdict_under_its_hint_are_in_view_on_a_laptop(server, tabs, lang):
     """At 1366x768 a run's summary starts about a screen below its charts: when the run ends, the summary's
     title and its first row of final metrics are on the screen. With that run (on the lesson's data) as
     Draw's model, the hint about such a run pushes the prediction panel down (Spanish's longer hint the
     most): after a stroke the verdict and its bars are on the screen. One run serves both checks."""
-    tab = browser.new_context(viewport=LAPTOP).new_page()
-    tab.set_default_timeout(60_000)
+    tab = tabs.lend(LAPTOP)
     train_a_short_run(tab, server.url, lang)
     first_metrics = "[data-testid='stMain'] [data-testid='stMetric']"  # the summary's first row
     wait_in_view(tab, first_metrics)
@@ -249,6 +235,5 @@ def test_a_runs_summary_then_the_draw_verdict_under_its_hint_are_in_view_on_a_la
     wait_in_view(tab, BARS)
     verdict = below_the_fold(tab, {"verdict": tab.locator(PREDICTION), "bars": tab.locator(BARS)})
     tab.screenshot(path=str(ROOT / "artifacts" / f"draw-lesson-hint-1366-{lang}.png"))
-    tab.context.close()
     assert summary == []
     assert verdict == []

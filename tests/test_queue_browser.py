@@ -24,10 +24,9 @@ def one_slot_server(server_env: dict[str, str]) -> Iterator[StreamlitServer]:
     instance.stop()
 
 
-def train_tab(browser, server: StreamlitServer, epochs: int):
+def train_tab(tabs, server: StreamlitServer, epochs: int):
     """A new session on the Train page with ``epochs`` set."""
-    tab = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
-    tab.set_default_timeout(60_000)
+    tab = tabs.lend()
     tab.goto(f"{server.url}/Train")
     wait_for_app(tab)
     field = tab.get_by_label("Epochs")
@@ -46,34 +45,30 @@ def queue_behind(first, second) -> None:
 
 
 def test_a_waiting_run_shows_its_place_can_leave_the_line_and_trains_when_the_slot_frees(
-    browser, one_slot_server
+    tabs, one_slot_server
 ):
     """While one run trains, another session's Start shows its place in the queue and says it waits for
     its turn, not that it trains; Stop takes it out of the line with nothing filed; its next Start
     queues again, and it trains once the first run stops."""
-    first = train_tab(browser, one_slot_server, 4_000)
-    second = train_tab(browser, one_slot_server, 5)
-    try:
-        queue_behind(first, second)
-        expect(second.get_by_text("1 of 1 training slot in use")).to_be_visible(timeout=WAIT_MS)
-        expect(second.get_by_text(re.compile(r"^Waiting for its turn on .*\. Settings"))).to_be_visible()
-        expect(second.get_by_text(re.compile(r"^Training on"))).to_have_count(0)
-        second.get_by_role("button", name="Stop").click()
-        expect(second.get_by_text("You left the line before your turn")).to_be_visible(timeout=WAIT_MS)
-        expect(second.get_by_role("button", name="Start")).to_be_enabled(timeout=WAIT_MS)
+    first = train_tab(tabs, one_slot_server, 4_000)
+    second = train_tab(tabs, one_slot_server, 5)
+    queue_behind(first, second)
+    expect(second.get_by_text("1 of 1 training slot in use")).to_be_visible(timeout=WAIT_MS)
+    expect(second.get_by_text(re.compile(r"^Waiting for its turn on .*\. Settings"))).to_be_visible()
+    expect(second.get_by_text(re.compile(r"^Training on"))).to_have_count(0)
+    second.get_by_role("button", name="Stop").click()
+    expect(second.get_by_text("You left the line before your turn")).to_be_visible(timeout=WAIT_MS)
+    expect(second.get_by_role("button", name="Start")).to_be_enabled(timeout=WAIT_MS)
 
-        second.get_by_role("button", name="Start").click()
-        expect(second.get_by_text(QUEUED)).to_be_visible(timeout=WAIT_MS)
-        first.get_by_role("button", name="Stop").click()
-        first.get_by_text("Summary · Run 1").wait_for()
-        second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
-        wait_for_app(first)
-        wait_for_app(second)
-        assert second.locator('[data-testid="stException"]').count() == 0
-        assert first.locator('[data-testid="stException"]').count() == 0
-    finally:
-        first.context.close()
-        second.context.close()
+    second.get_by_role("button", name="Start").click()
+    expect(second.get_by_text(QUEUED)).to_be_visible(timeout=WAIT_MS)
+    first.get_by_role("button", name="Stop").click()
+    first.get_by_text("Summary · Run 1").wait_for()
+    second.get_by_text("Summary · Run 1").wait_for(timeout=120_000)
+    wait_for_app(first)
+    wait_for_app(second)
+    assert second.locator('[data-testid="stException"]').count() == 0
+    assert first.locator('[data-testid="stException"]').count() == 0
 
 
 def pause_button(tab):
@@ -82,35 +77,31 @@ def pause_button(tab):
 
 
 def test_pause_is_disabled_while_a_run_waits_even_across_a_rerun_and_enabled_once_it_trains(
-    browser, one_slot_server
+    tabs, one_slot_server
 ):
     """A run waiting in line has nothing to pause: its Pause is disabled, and its tooltip says why. A
     rerun of the waiting page (a chart option) keeps its place in line and Pause disabled; once the slot
     frees, the run trains and Pause turns enabled, without a click; Stop works throughout."""
-    first = train_tab(browser, one_slot_server, 4_000)
-    second = train_tab(browser, one_slot_server, 4_000)
-    try:
-        queue_behind(first, second)
-        expect(pause_button(second)).to_be_disabled(timeout=WAIT_MS)
-        expect(second.get_by_role("button", name="Stop")).to_be_enabled()
-        pause_button(second).hover()
-        expect(second.get_by_text("Nothing to pause yet")).to_be_visible(timeout=WAIT_MS)
-        second.get_by_text("Log scale (loss)").click()  # a rerun while it waits
-        wait_for_app(second)
-        expect(second.get_by_text(QUEUED)).to_be_visible(timeout=WAIT_MS)
-        expect(pause_button(second)).to_be_disabled()
-        expect(pause_button(first)).to_be_enabled()  # the run that trains can be paused
+    first = train_tab(tabs, one_slot_server, 4_000)
+    second = train_tab(tabs, one_slot_server, 4_000)
+    queue_behind(first, second)
+    expect(pause_button(second)).to_be_disabled(timeout=WAIT_MS)
+    expect(second.get_by_role("button", name="Stop")).to_be_enabled()
+    pause_button(second).hover()
+    expect(second.get_by_text("Nothing to pause yet")).to_be_visible(timeout=WAIT_MS)
+    second.get_by_text("Log scale (loss)").click()  # a rerun while it waits
+    wait_for_app(second)
+    expect(second.get_by_text(QUEUED)).to_be_visible(timeout=WAIT_MS)
+    expect(pause_button(second)).to_be_disabled()
+    expect(pause_button(first)).to_be_enabled()  # the run that trains can be paused
 
-        first.get_by_role("button", name="Stop").click()
-        first.get_by_text("Summary · Run 1").wait_for()
-        second.get_by_text(re.compile(r"Epoch [\d,]+ / 4,?000")).wait_for(timeout=WAIT_MS)
-        expect(pause_button(second)).to_be_enabled(timeout=WAIT_MS)
-        expect(second.get_by_text(re.compile(r"^Training on"))).to_be_visible()
-        pause_button(second).click()
-        expect(second.get_by_role("button", name="Resume")).to_be_enabled(timeout=WAIT_MS)
-        second.get_by_role("button", name="Stop").click()
-        second.get_by_text("Summary · Run 1").wait_for(timeout=WAIT_MS)
-        assert second.locator('[data-testid="stException"]').count() == 0
-    finally:
-        first.context.close()
-        second.context.close()
+    first.get_by_role("button", name="Stop").click()
+    first.get_by_text("Summary · Run 1").wait_for()
+    second.get_by_text(re.compile(r"Epoch [\d,]+ / 4,?000")).wait_for(timeout=WAIT_MS)
+    expect(pause_button(second)).to_be_enabled(timeout=WAIT_MS)
+    expect(second.get_by_text(re.compile(r"^Training on"))).to_be_visible()
+    pause_button(second).click()
+    expect(second.get_by_role("button", name="Resume")).to_be_enabled(timeout=WAIT_MS)
+    second.get_by_role("button", name="Stop").click()
+    second.get_by_text("Summary · Run 1").wait_for(timeout=WAIT_MS)
+    assert second.locator('[data-testid="stException"]').count() == 0

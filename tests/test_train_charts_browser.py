@@ -247,13 +247,12 @@ CHART_WIDTHS_JS = """() => [...document.querySelectorAll(
         / plot.closest('[data-testid="stColumn"]').getBoundingClientRect().width)"""
 
 
-def test_the_run_charts_stay_drawn_when_a_run_ends_on_a_phone(server, browser):
+def test_the_run_charts_stay_drawn_when_a_run_ends_on_a_phone(server, tabs):
     """390x844: Step draws a one-epoch live chart of each kind; Resume runs on to 'Finished'. From the
     live charts to the ended run's, through the rerun that follows, each place always shows a chart:
     the live one is not taken away before the ended one covers it. Then one chart of each kind shows,
     across its column."""
-    tab = browser.new_context(viewport=PHONE).new_page()
-    tab.set_default_timeout(60_000)
+    tab = tabs.lend(PHONE)
     tab.goto(f"{server.url}/Train")
     wait_for_app(tab, WAIT_MS)
     set_number(tab, "Epochs", "40")  # after Step, a second or less: few live redraws, if any
@@ -269,6 +268,5 @@ def test_the_run_charts_stay_drawn_when_a_run_ends_on_a_phone(server, browser):
     expect(tab.get_by_text(re.compile(r"^Finished 40 epochs"))).to_be_visible()
     tab.wait_for_function(CHARTS_DRAWN_JS, timeout=WAIT_MS)
     blanks, widths = tab.evaluate("() => window.endBlanks"), tab.evaluate(CHART_WIDTHS_JS)
-    tab.context.close()
     assert blanks == [], "a run chart went blank when the run ended"
     assert len(widths) == 2 and min(widths) > 0.95, f"not one chart across each column: {widths}"
