@@ -148,9 +148,10 @@ DESKTOP = {"width": 1400, "height": 1000}
 TAB_TIMEOUT_MS = 60_000
 
 
-def new_desktop_tab(browser):
-    """A tab in a context of its own (own cookies and storage), desktop-sized, downloads accepted."""
-    tab = browser.new_context(viewport=DESKTOP, accept_downloads=True).new_page()
+def new_desktop_tab(browser, **options):
+    """A tab in a context of its own (own cookies and storage), desktop-sized, downloads accepted;
+    ``options``: more of the context's (``locale``, ``is_mobile``, ``has_touch``...)."""
+    tab = browser.new_context(viewport=DESKTOP, accept_downloads=True, **options).new_page()
     tab.set_default_timeout(TAB_TIMEOUT_MS)
     return tab
 
@@ -165,24 +166,28 @@ class TabPool:
 
     def __init__(self, browser) -> None:
         self.browser = browser
-        self.free: list = []
-        self.lent: list = []
+        self.free: dict[tuple, list] = {}  # the context's options -> its idle tabs
+        self.lent: list[tuple[tuple, object]] = []
 
-    def lend(self, viewport: dict[str, int] = DESKTOP):
+    def lend(self, viewport: dict[str, int] = DESKTOP, **options):
         """A tab on a blank page at ``viewport``'s size, with nothing left by an earlier test: no cookies,
-        storage, request routes, listeners of its fixtures or timeouts. A test that routes a tab's
-        WebSocket, which nothing undoes, takes a tab of its own (``fresh_page``, or the browser's)."""
-        tab = self.free.pop() if self.free else new_desktop_tab(self.browser)
+        storage, request routes, listeners of its fixtures or timeouts. ``options`` are its context's
+        (``locale="es-ES"``, ``is_mobile=True``...), which only a new context sets: tabs are kept apart
+        by them. A test that routes a tab's WebSocket, which nothing undoes, takes a tab of its own
+        (``fresh_page``, or the browser's)."""
+        key = tuple(sorted(options.items()))
+        idle = self.free.setdefault(key, [])
+        tab = idle.pop() if idle else new_desktop_tab(self.browser, **options)
         if tab.viewport_size != viewport:
             tab.set_viewport_size(viewport)
-        self.lent.append(tab)
+        self.lent.append((key, tab))
         return tab
 
     def take_back(self) -> None:
         """Wipe every lent tab for the next test; one that cannot be wiped (crashed, stuck) is closed."""
         from playwright.sync_api import Error
 
-        for tab in self.lent:
+        for key, tab in self.lent:
             try:
                 # Storage is per address: cleared while the tab is still there (restart-watch.js keeps
                 # the server's start in sessionStorage; another server on the same port would differ).
@@ -192,7 +197,7 @@ class TabPool:
                 tab.context.clear_cookies()
                 tab.context.clear_permissions()
                 tab.set_default_timeout(TAB_TIMEOUT_MS)
-                self.free.append(tab)
+                self.free[key].append(tab)
             except Error:
                 with contextlib.suppress(Error):
                     tab.context.close()
@@ -200,7 +205,7 @@ class TabPool:
 
     def close(self) -> None:
         """Close every tab and its context."""
-        for tab in self.free + self.lent:
+        for tab in [tab for idle in self.free.values() for tab in idle] + [tab for _, tab in self.lent]:
             tab.context.close()
 
 

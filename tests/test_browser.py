@@ -36,28 +36,24 @@ def fresh_servers(server_env: dict[str, str]) -> Iterator[dict[str, StreamlitSer
         stop_processes([server.process for server in servers.values()])
 
 
-def test_a_deep_link_on_a_fresh_server_renders_the_page_and_sidebar(fresh_servers, browser):
+def test_a_deep_link_on_a_fresh_server_renders_the_page_and_sidebar(fresh_servers, tabs):
     """The first request each new server sees is a deep link to one page, and the page still gets its
     sidebar. The links are opened side by side, one tab each, so the servers' first runs overlap."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    tabs = {path: context.new_page() for path in PAGES}
-    try:
-        for path, tab in tabs.items():
-            tab.goto(f"{fresh_servers[path].url}/{path}")
-        for path, tab in tabs.items():
-            wait_for_app(tab, 60_000)
-            tab.get_by_role("heading", name=PAGES[path], exact=True).first.wait_for()
-            expect(sidebar_links(tab)).to_have_text(["Home", "Train", "Benchmark", "Draw", "Lesson"])
-            if path == "Benchmark":  # it times every device, so its sidebar offers no choice
-                expect(tab.locator('[data-testid="stSidebar"]')).to_contain_text("times every device listed")
-                expect(tab.locator('[data-testid="stSidebar"] input[type="radio"]')).to_have_count(0)
-            else:
-                radio = tab.locator('[data-testid="stSidebar"] [data-testid="stRadio"]')
-                expect(radio).to_contain_text("Device")
-                expect(tab.locator('[data-testid="stSidebar"] input[type="radio"]:checked')).to_have_count(1)
-            assert_no_exception(tab)
-    finally:
-        context.close()
+    lent = {path: tabs.lend() for path in PAGES}
+    for path, tab in lent.items():
+        tab.goto(f"{fresh_servers[path].url}/{path}")
+    for path, tab in lent.items():
+        wait_for_app(tab, 60_000)
+        tab.get_by_role("heading", name=PAGES[path], exact=True).first.wait_for()
+        expect(sidebar_links(tab)).to_have_text(["Home", "Train", "Benchmark", "Draw", "Lesson"])
+        if path == "Benchmark":  # it times every device, so its sidebar offers no choice
+            expect(tab.locator('[data-testid="stSidebar"]')).to_contain_text("times every device listed")
+            expect(tab.locator('[data-testid="stSidebar"] input[type="radio"]')).to_have_count(0)
+        else:
+            radio = tab.locator('[data-testid="stSidebar"] [data-testid="stRadio"]')
+            expect(radio).to_contain_text("Device")
+            expect(tab.locator('[data-testid="stSidebar"] input[type="radio"]:checked')).to_have_count(1)
+        assert_no_exception(tab)
 
 
 def test_choices_persist_across_pages(server, page):

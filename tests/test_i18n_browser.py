@@ -70,14 +70,10 @@ def test_the_language_survives_a_sidebar_page_switch(server, page):
     expect(page).to_have_url(re.compile(r"/\?lang=es$"), timeout=WAIT)
 
 
-def test_a_spanish_browser_starts_in_spanish(server, browser):
+def test_a_spanish_browser_starts_in_spanish(server, tabs):
     """A browser set to Spanish (es-ES) opening the bare address gets Spanish; one set to English, English."""
     for locale, machine in (("es-ES", "Esta máquina"), ("en-US", "This machine")):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale=locale)
-        try:
-            tab = context.new_page()
-            tab.goto(server.url)
-            expect(heading(tab, machine)).to_be_visible(timeout=WAIT)
-            expect(tab).to_have_url(re.compile(rf"/\?lang={locale[:2]}$"), timeout=WAIT)
-        finally:
-            context.close()
+        tab = tabs.lend(locale=locale)
+        tab.goto(server.url)
+        expect(heading(tab, machine)).to_be_visible(timeout=WAIT)
+        expect(tab).to_have_url(re.compile(rf"/\?lang={locale[:2]}$"), timeout=WAIT)

@@ -12,11 +12,9 @@ pytestmark = pytest.mark.browser
 
 
 @pytest.fixture
-def spanish_page(browser):
-    """A fresh tab in a browser set to Spanish, so an address without ?lang= opens in Spanish."""
-    context = browser.new_context(viewport={"width": 1400, "height": 1000}, locale="es-ES")
-    yield context.new_page()
-    context.close()
+def spanish_page(tabs):
+    """A tab in a browser set to Spanish, so an address without ?lang= opens in Spanish."""
+    return tabs.lend(locale="es-ES")
 
 
 def test_a_section_link_lands_there_and_run_shows_the_real_output_in_spanish(server, spanish_page):
