@@ -47,7 +47,7 @@ class Line:
 
 
 def test_a_benchmark_whose_browser_went_gives_the_next_one_the_turn_and_reads_why_on_return(
-    browser, tabs, server
+    fresh_page, tabs, server
 ):
     """The first tab starts a sweep that would take minutes, then its connection is cut and stays cut: to
     the server that is what a closed or reloaded tab is. A second tab's benchmark, queued behind the
@@ -57,23 +57,20 @@ def test_a_benchmark_whose_browser_went_gives_the_next_one_the_turn_and_reads_wh
 
     Only the end is waited for: how long a run of 360,000 images takes plays no part."""
     before = len(GONE_LINE.findall(server.log_path.read_text(encoding="utf-8")))
-    first = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()  # its own: cut (Line)
+    first = fresh_page  # a tab of its own: its WebSocket is cut (Line), which no wipe undoes
     second = tabs.lend()
-    try:
-        line = Line(first)
-        open_benchmark(first, server, "360,000 images", "10")
-        first.get_by_role("button", name="Run benchmark").click()
-        first.get_by_text(re.compile(r"^Cell 1 of \d")).wait_for(timeout=60_000)
-        line.cut()
-        open_benchmark(second, server, "360 images", "1")
-        second.get_by_role("button", name="Run benchmark").click()
-        second.get_by_text("Benchmark done in").wait_for(timeout=(GRACE_SECONDS + MARGIN_SECONDS) * 1000)
-        # Logged before the turn was given back; the server's stderr is written line by line.
-        assert len(GONE_LINE.findall(server.log_path.read_text(encoding="utf-8"))) == before + 1
+    line = Line(first)
+    open_benchmark(first, server, "360,000 images", "10")
+    first.get_by_role("button", name="Run benchmark").click()
+    first.get_by_text(re.compile(r"^Cell 1 of \d")).wait_for(timeout=60_000)
+    line.cut()
+    open_benchmark(second, server, "360 images", "1")
+    second.get_by_role("button", name="Run benchmark").click()
+    second.get_by_text("Benchmark done in").wait_for(timeout=(GRACE_SECONDS + MARGIN_SECONDS) * 1000)
+    # Logged before the turn was given back; the server's stderr is written line by line.
+    assert len(GONE_LINE.findall(server.log_path.read_text(encoding="utf-8"))) == before + 1
 
-        line.open = True
-        why = "Your browser stopped answering, so after 10 s without it the server cancelled this benchmark"
-        said = first.get_by_text(re.compile(rf"^{why} .+ Benchmark cancelled after \d+ of \d+ cells"))
-        expect(said).to_be_visible(timeout=MARGIN_SECONDS * 1000)
-    finally:
-        first.context.close()
+    line.open = True
+    why = "Your browser stopped answering, so after 10 s without it the server cancelled this benchmark"
+    said = first.get_by_text(re.compile(rf"^{why} .+ Benchmark cancelled after \d+ of \d+ cells"))
+    expect(said).to_be_visible(timeout=MARGIN_SECONDS * 1000)
