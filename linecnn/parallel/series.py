@@ -113,8 +113,7 @@ def run_series(
                 raise
             series.stopped = f"The time cap of {max_seconds:g} s ended the series before {count} processes."
             break
-        if count == 1:
-            singles[threads] = median_ms(result)
+        singles |= {threads: median_ms(result)} if count == 1 else {}
         base_ms, budget_ms = _baselines(config.device, singles, count, threads)
         series.add(loads.mark(make_row(result, series.reference_loss, base_ms, budget_ms)))
         if on_row is not None:
