@@ -34,7 +34,13 @@ def is_browser_file(nodeid: str) -> bool:
 # a work unit of its own, queued last, for whichever worker runs out of work first. The other files'
 # tests (clock-sensitive ones among them) run together in one worker, started first.
 FLOATING_BROWSER_FILES = frozenset(
-    {"test_hostile_browser", "test_hosting_browser", "test_login_browser", "test_roles_browser"}
+    {
+        "test_hostile_browser",
+        "test_hosting_browser",
+        "test_login_browser",
+        "test_rerun_browser",
+        "test_roles_browser",
+    }
 )
 
 

@@ -18,6 +18,11 @@ a name: a read of st.session_state is a yield point (:func:`yield_point`).
 - ``config``: ``set_option`` for a server option and ``on_config_parsed`` (st.set_option takes client
   options only), so hosts.py keeps the loopback names allowed across config re-reads. Without it, a
   hosted server stops answering 127.0.0.1 after its config file changes.
+- ``sent_to_browser``: waits until the web server has taken what the script run drew, through the
+  session's event loop and message queue (``Runtime._session_mgr``, ``AppSession._event_loop`` and
+  ``_browser_queue``). ``st.rerun`` discards what is still queued, so a Train run's summary, drawn
+  just before its rerun, would otherwise reach the page only after the rerun has sent the whole page
+  again. Without it, the summary shows late in some runs (behind the whole page), never lost.
 - ``DeltaGenerator``, ``UploadedFile``: types for annotations, of what st.columns and
   st.file_uploader return. ``StreamlitAuthError``: what st.login raises when a provider's settings
   are wrong; auth.py says so on screen. Without them: annotations, and a traceback instead of that line.
@@ -25,15 +30,30 @@ a name: a read of st.session_state is a yield point (:func:`yield_point`).
 
 from __future__ import annotations
 
+import threading
+import time
+
 import streamlit as st
 from streamlit import config as config
 from streamlit import runtime as runtime
 from streamlit.delta_generator import DeltaGenerator as DeltaGenerator
 from streamlit.errors import StreamlitAuthError as StreamlitAuthError
+from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.runtime import Runtime
 from streamlit.runtime.scriptrunner import StopException as StopException
 from streamlit.runtime.scriptrunner import get_script_run_ctx as get_script_run_ctx
 from streamlit.runtime.uploaded_file_manager import UploadedFile as UploadedFile
 from streamlit.web.server.starlette.starlette_websocket import is_host_allowed as is_host_allowed
+
+# sent_to_browser reads attributes that these classes set in __init__: an upgrade that renames one
+# fails here, at import, not at the end of every Train run.
+for _owner, _attribute in (
+    (Runtime, "_session_mgr"),
+    (AppSession, "_event_loop"),
+    (AppSession, "_browser_queue"),
+):
+    if _attribute not in _owner.__init__.__code__.co_names:
+        raise ImportError(f"Streamlit's {_owner.__name__} no longer sets {_attribute}: see sent_to_browser")
 
 
 def yield_point() -> None:
@@ -43,3 +63,34 @@ def yield_point() -> None:
     Without it, Stop and Pause wait for the Train page's next chart redraw, dozens of short epochs later.
     """
     _ = "linecnn.yield" in st.session_state
+
+
+def sent_to_browser(timeout: float = 1.0) -> bool:
+    """Wait until the web server has taken every message this script run has drawn, for at most ``timeout`` s.
+
+    True once it has; False outside a server, or when the server has not got to them in time (the
+    messages then go out when it does, unless a rerun starts first and discards them).
+    """
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not runtime.exists():
+        return False
+    sessions = getattr(runtime.get_instance(), "_session_mgr", None)  # None: AppTest's stand-in runtime
+    info = None if sessions is None else sessions.get_active_session_info(ctx.session_id)
+    if info is None:  # no web server, or the browser has gone: nothing would be sent
+        return False
+    session = info.session
+    # A script run's messages reach the session's queue through its event loop, in order: once a
+    # callback scheduled now has run, they are all queued, and an empty queue means they were taken.
+    queued = threading.Event()
+    try:
+        session._event_loop.call_soon_threadsafe(queued.set)
+    except RuntimeError:  # the server is shutting down: its loop is closed
+        return False
+    deadline = time.monotonic() + timeout
+    if not queued.wait(timeout):
+        return False
+    while not session._browser_queue.is_empty():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.001)  # the server's event loop takes them once this thread lets it run
+    return True

@@ -19,7 +19,7 @@ from linecnn.train.trainer import EpochRecord, Trainer
 from linecnn.ui import i18n, state
 from linecnn.ui.format import device_text
 from linecnn.ui.i18n import duration, t
-from linecnn.ui.streamlit_private import StopException, yield_point
+from linecnn.ui.streamlit_private import StopException, sent_to_browser, yield_point
 from linecnn.ui.train import away, charts, sharing
 from linecnn.ui.train.buttons import RunRow, file_ended_run, stop_on_error, stop_slot_lost
 from linecnn.ui.train.place import ChartPlace
@@ -192,10 +192,13 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     if record is None:
         return
     # The final metrics go out first: they are small, while the browser spends a while on the
-    # Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle.
+    # Plotly redraws. Then rerun, so the buttons drawn while the run was live turn idle; st.rerun
+    # discards what the server has not sent yet, so it waits for the server to take them.
     with summary_slot.container():
         summary(record)
+    sent_to_browser()
     live_charts.show(record.history, epochs, None, record.out_of_time)
+    sent_to_browser()
     st.rerun()
 
 

@@ -1,0 +1,78 @@
+"""What a script run draws just before st.rerun reaches the browser when the run waits for the server to
+take it (``sent_to_browser``), as the Train page's summary does; without the wait, the rerun discards it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from tests.helpers import StreamlitServer
+
+pytestmark = pytest.mark.browser
+
+# The server's event loop is held busy while the first run draws and reruns, as a loaded server's can be:
+# the drawn heading and the rerun's start then wait in line on that loop, and the start clears the queue.
+APP = """
+import time
+
+import streamlit as st
+
+from linecnn.ui.streamlit_private import get_script_run_ctx, runtime, sent_to_browser
+
+if "drawn" not in st.session_state:
+    st.session_state.drawn = True
+    session_id = get_script_run_ctx().session_id
+    session = runtime.get_instance()._session_mgr.get_active_session_info(session_id).session
+    session._event_loop.call_soon_threadsafe(time.sleep, 1.0)
+    st.header("Drawn before the rerun")
+    if st.query_params.get("wait") == "yes":
+        st.session_state.sent = sent_to_browser(timeout=30)
+    st.rerun()
+st.write(f"sent: {st.session_state.get('sent')}")
+"""
+
+
+@pytest.fixture(scope="module")
+def rerun_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StreamlitServer]:
+    """A server of the app above."""
+    app_dir = tmp_path_factory.mktemp("rerun-app")
+    (app_dir / "app.py").write_text(APP)
+    server = StreamlitServer(app_dir=Path(app_dir)).start()
+    yield server
+    server.stop()
+
+
+def headings_and_ends(frames: list[bytes]) -> list[str]:
+    """The headings the page got ("heading") and the script runs' ends ("ended"), in order."""
+    events = []
+    for frame in frames:
+        message = ForwardMsg()
+        message.ParseFromString(frame)
+        if message.WhichOneof("type") == "script_finished":
+            events.append("ended")
+        elif message.delta.new_element.heading.body:
+            events.append("heading")
+    return events
+
+
+@pytest.mark.parametrize(
+    ("wait", "reaches_the_page", "says"), [("yes", True, "sent: True"), ("no", False, "sent: None")]
+)
+def test_what_a_run_drew_before_its_rerun_reaches_the_page_when_it_waits(
+    rerun_server, page, wait, reaches_the_page, says
+):
+    """Waited for, the heading reaches the page before the run ends; not waited for, the rerun discards it."""
+    frames: list[bytes] = []
+
+    def record(websocket) -> None:
+        websocket.on("framereceived", lambda frame: isinstance(frame, bytes) and frames.append(frame))
+
+    page.on("websocket", record)
+    page.goto(f"{rerun_server.url}/?wait={wait}")
+    page.get_by_text(says).wait_for()
+    page.remove_listener("websocket", record)
+    events = headings_and_ends(frames)
+    assert events[: 1 + reaches_the_page] == (["heading", "ended"] if reaches_the_page else ["ended"])
