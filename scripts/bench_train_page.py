@@ -13,6 +13,8 @@ browser and the server share the machine; `--page-threads` sets the page's count
 $LINECNN_TRAIN_THREADS). The second ratio isolates what the page itself adds.
 Runs alternate page, core, core, page, ... after an idle pause each, so that machine noise and
 the browser's leftover drawing hit all three alike.
+It also counts the page's runs whose summary the training run itself showed (Start still disabled
+when it appeared); a summary shown only by the rerun after the run came behind the whole page.
 """
 
 from __future__ import annotations
@@ -72,7 +74,10 @@ MARK_SCRIPT = """(heading) => { window.__summaryShown = new Promise((resolve) =>
             ? shows(change.target) : Array.from(change.addedNodes).some(shows));
         if (found) {
             observer.disconnect();
-            resolve((performance.now() - clicked) / 1000);
+            // Start is disabled while the run that trained is live, enabled again by the rerun after it
+            const start = document.querySelector('.st-key-train-buttons button');
+            const seconds = (performance.now() - clicked) / 1000;
+            resolve({seconds, fromRun: Boolean(start && start.disabled)});
         }
     });
     observer.observe(document.body, {subtree: true, childList: true, characterData: true});
@@ -84,19 +89,20 @@ AWAIT_SCRIPT = """(timeout) => Promise.race([window.__summaryShown, new Promise(
 SUMMARY_TIMEOUT_MS = 120_000
 
 
-def page_seconds(tab, run_number: int) -> tuple[float, float]:
-    """Click Start; seconds from the click until this run's summary is in the page, and the
-    training loop's own time, read back from the summary's "ms per epoch over N epochs" line."""
+def page_seconds(tab, run_number: int) -> tuple[float, float, bool]:
+    """Click Start; seconds from the click until this run's summary is in the page, the training
+    loop's own time, read back from the summary's "ms per epoch over N epochs" line, and whether the
+    summary came from the run that trained (False: only from the rerun after it, behind the whole page)."""
     heading = f"Summary · Run {run_number} "
     tab.evaluate(MARK_SCRIPT, heading)  # arms the marks; the promise settles on the summary
     tab.get_by_role("button", name="Start").click()
     # Awaits the mark's promise: polling for the heading (a locator's wait_for) would search the
     # whole page every 20-500 ms on the browser's main thread, work a reader's browser does not do.
-    elapsed = tab.evaluate(AWAIT_SCRIPT, SUMMARY_TIMEOUT_MS)
+    shown = tab.evaluate(AWAIT_SCRIPT, SUMMARY_TIMEOUT_MS)
     line = tab.get_by_text("ms per epoch over").inner_text()
     ms_per_epoch, epochs = re.search(r"([\d.]+) ms per epoch over (\d+) epochs", line).groups()
     wait_for_app(tab)  # let the rerun after the last epoch settle before the next click
-    return elapsed, float(ms_per_epoch) * int(epochs) / 1000
+    return shown["seconds"], float(ms_per_epoch) * int(epochs) / 1000, shown["fromRun"]
 
 
 def main() -> int:
@@ -170,12 +176,14 @@ def main() -> int:
     # same loop in the core on the same threads, and everything outside the loop.
     page_loop = statistics.median(t[1] for t in page_times)
     core_loop = statistics.median(t[1] for t in same_thread_times)
-    outside = statistics.median(total - loop for total, loop in page_times)
+    outside = statistics.median(total - loop for total, loop, _ in page_times)
     print(
         f"training loop, page vs core on the page's threads: median {page_loop:.3f} s "
         f"vs {core_loop:.3f} s ({page_loop / core_loop:.2f}x)"
     )
     print(f"page outside its loop (click, reruns, drawing): median {1000 * outside:.0f} ms")
+    from_run = sum(t[2] for t in page_times)
+    print(f"summary shown by the run that trained, not the rerun after it: {from_run} of {len(page_times)}")
     return 0
 
 

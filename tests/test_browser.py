@@ -120,20 +120,22 @@ def test_training_from_click_to_summary(server, page):
         websocket.on("framereceived", lambda frame: isinstance(frame, bytes) and received.append(frame))
 
     page.on("websocket", record)
-    page.goto(f"{server.url}/Train")
-    wait_for_app(page)
-    page.wait_for_function("window.linecnnFocusKeeper")  # the page's focus keeper (ui/focus.py) is loaded
-    page.evaluate(
-        """() => { window.focused = [];
-                   document.addEventListener('focusin', (e) => window.focused.push(e.target.innerText)); }"""
-    )
-    page.get_by_role("button", name="Start").focus()
-    received.clear()  # the page's own load
-    page.keyboard.press("Enter")
-    page.get_by_text(re.compile(r"Summary · Run \d+")).wait_for(timeout=90_000)
-    wait_for_app(page)
+    try:
+        page.goto(f"{server.url}/Train")
+        wait_for_app(page)
+        page.wait_for_function("window.linecnnFocusKeeper")  # the page's focus keeper (ui/focus.py) is loaded
+        page.evaluate(
+            """() => { window.focused = [];
+                document.addEventListener('focusin', (e) => window.focused.push(e.target.innerText)); }"""
+        )
+        page.get_by_role("button", name="Start").focus()
+        received.clear()  # the page's own load
+        page.keyboard.press("Enter")
+        page.get_by_text(re.compile(r"Summary · Run \d+")).wait_for(timeout=90_000)
+        wait_for_app(page)
+    finally:
+        page.remove_listener("websocket", record)  # the tab goes back to the pool
     expect(page.get_by_role("button", name="Start")).to_be_focused()
-    page.remove_listener("websocket", record)
     # the training run's summary, then that run's end: not the rerun's summary alone
     assert summary_and_ends(received)[:2] == ["summary", "ended"]
     assert [text.split()[-1] for text in page.evaluate("window.focused")] == ["Start", "Pause", "Start"]

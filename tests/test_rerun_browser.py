@@ -13,24 +13,26 @@ from tests.helpers import StreamlitServer
 
 pytestmark = pytest.mark.browser
 
-# The server's event loop is held busy while the first run draws and reruns, as a loaded server's can be:
-# the drawn heading and the rerun's start then wait in line on that loop, and the start clears the queue.
+# The first run holds the server's event loop busy until the rerun has started (or for 3 s), as a loaded
+# server's can be: the heading it draws and the rerun's start then wait in line on that loop, and that
+# start clears the queue before the loop gets to send the heading, unless the run waited for it.
 APP = """
-import time
+import threading
 
 import streamlit as st
 
 from linecnn.ui.streamlit_private import get_script_run_ctx, runtime, sent_to_browser
 
-if "drawn" not in st.session_state:
-    st.session_state.drawn = True
+if "rerun_started" not in st.session_state:
+    st.session_state.rerun_started = started = threading.Event()
     session_id = get_script_run_ctx().session_id
     session = runtime.get_instance()._session_mgr.get_active_session_info(session_id).session
-    session._event_loop.call_soon_threadsafe(time.sleep, 1.0)
+    session._event_loop.call_soon_threadsafe(started.wait, 3.0)
     st.header("Drawn before the rerun")
     if st.query_params.get("wait") == "yes":
         st.session_state.sent = sent_to_browser(timeout=30)
     st.rerun()
+st.session_state.rerun_started.set()
 st.write(f"sent: {st.session_state.get('sent')}")
 """
 
@@ -71,8 +73,10 @@ def test_what_a_run_drew_before_its_rerun_reaches_the_page_when_it_waits(
         websocket.on("framereceived", lambda frame: isinstance(frame, bytes) and frames.append(frame))
 
     page.on("websocket", record)
-    page.goto(f"{rerun_server.url}/?wait={wait}")
-    page.get_by_text(says).wait_for()
-    page.remove_listener("websocket", record)
+    try:
+        page.goto(f"{rerun_server.url}/?wait={wait}")
+        page.get_by_text(says).wait_for()
+    finally:
+        page.remove_listener("websocket", record)  # the tab goes back to the pool
     events = headings_and_ends(frames)
     assert events[: 1 + reaches_the_page] == (["heading", "ended"] if reaches_the_page else ["ended"])

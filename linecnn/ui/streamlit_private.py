@@ -39,14 +39,17 @@ from streamlit import runtime as runtime
 from streamlit.delta_generator import DeltaGenerator as DeltaGenerator
 from streamlit.errors import StreamlitAuthError as StreamlitAuthError
 from streamlit.runtime.app_session import AppSession
+from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 from streamlit.runtime.runtime import Runtime
 from streamlit.runtime.scriptrunner import StopException as StopException
 from streamlit.runtime.scriptrunner import get_script_run_ctx as get_script_run_ctx
+from streamlit.runtime.session_manager import SessionManager
 from streamlit.runtime.uploaded_file_manager import UploadedFile as UploadedFile
 from streamlit.web.server.starlette.starlette_websocket import is_host_allowed as is_host_allowed
 
-# sent_to_browser reads attributes that these classes set in __init__: an upgrade that renames one
-# fails here, at import, not at the end of every Train run.
+# sent_to_browser reads two attributes that these classes set in __init__ (``co_names`` lists every
+# attribute name the function's code uses) and calls two methods: an upgrade that renames one fails
+# here, at import, not at the end of every Train run.
 for _owner, _attribute in (
     (Runtime, "_session_mgr"),
     (AppSession, "_event_loop"),
@@ -54,6 +57,9 @@ for _owner, _attribute in (
 ):
     if _attribute not in _owner.__init__.__code__.co_names:
         raise ImportError(f"Streamlit's {_owner.__name__} no longer sets {_attribute}: see sent_to_browser")
+for _owner, _attribute in ((SessionManager, "get_active_session_info"), (ForwardMsgQueue, "is_empty")):
+    if not hasattr(_owner, _attribute):
+        raise ImportError(f"Streamlit's {_owner.__name__} no longer has {_attribute}: see sent_to_browser")
 
 
 def yield_point() -> None:
@@ -68,8 +74,8 @@ def yield_point() -> None:
 def sent_to_browser(timeout: float = 1.0) -> bool:
     """Wait until the web server has taken every message this script run has drawn, for at most ``timeout`` s.
 
-    True once it has; False outside a server, or when the server has not got to them in time (the
-    messages then go out when it does, unless a rerun starts first and discards them).
+    True once it has; False outside a server, once the browser has gone, or when the server has not got
+    to them in time (the messages then go out when it does, unless a rerun starts first and discards them).
     """
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None or not runtime.exists():
@@ -90,7 +96,7 @@ def sent_to_browser(timeout: float = 1.0) -> bool:
     if not queued.wait(timeout):
         return False
     while not session._browser_queue.is_empty():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.001)  # the server's event loop takes them once this thread lets it run
+        if time.monotonic() > deadline or sessions.get_active_session_info(ctx.session_id) is None:
+            return False  # too late, or the browser left: a gone session's queue is never sent
+        time.sleep(0.001)  # a sleep releases Python's lock, which the server's event loop needs to send
     return True

@@ -196,9 +196,10 @@ def train_live(live: Trainer, live_charts: LiveCharts, summary_slot, epochs: int
     # discards what the server has not sent yet, so it waits for the server to take them.
     with summary_slot.container():
         summary(record)
-    sent_to_browser()
+    sent = sent_to_browser()
     live_charts.show(record.history, epochs, None, record.out_of_time)
-    sent_to_browser()
+    if sent:  # False: no server to wait for, or one too slow to be waited for twice
+        sent_to_browser()
     st.rerun()
 
 
