@@ -57,9 +57,9 @@ for _owner, _attribute in (
 ):
     if _attribute not in _owner.__init__.__code__.co_names:
         raise ImportError(f"Streamlit's {_owner.__name__} no longer sets {_attribute}: see sent_to_browser")
-for _owner, _attribute in ((SessionManager, "get_active_session_info"), (ForwardMsgQueue, "is_empty")):
-    if not hasattr(_owner, _attribute):
-        raise ImportError(f"Streamlit's {_owner.__name__} no longer has {_attribute}: see sent_to_browser")
+for _class, _method in ((SessionManager, "get_active_session_info"), (ForwardMsgQueue, "is_empty")):
+    if not hasattr(_class, _method):
+        raise ImportError(f"Streamlit's {_class.__name__} no longer has {_method}: see sent_to_browser")
 
 
 def yield_point() -> None:
@@ -81,8 +81,10 @@ def sent_to_browser(timeout: float = 1.0) -> bool:
     if ctx is None or not runtime.exists():
         return False
     sessions = getattr(runtime.get_instance(), "_session_mgr", None)  # None: AppTest's stand-in runtime
-    info = None if sessions is None else sessions.get_active_session_info(ctx.session_id)
-    if info is None:  # no web server, or the browser has gone: nothing would be sent
+    if sessions is None:
+        return False
+    info = sessions.get_active_session_info(ctx.session_id)
+    if info is None:  # the browser has gone: nothing would be sent
         return False
     session = info.session
     # A script run's messages reach the session's queue through its event loop, in order: once a
