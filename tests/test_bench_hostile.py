@@ -117,6 +117,7 @@ def broken(request, tmp_path, monkeypatch):
         read_only(monkeypatch)
     elif how == "locked database":
         monkeypatch.setattr(linecnn.bench.store, "LOCK_TIMEOUT", 0.2)
+        monkeypatch.setattr(linecnn.bench.store, "READ_TIMEOUT", 0.05)  # the page reads it several times
         History(path).runs()
         holder = sqlite3.connect(path, check_same_thread=False)
         holder.execute("BEGIN EXCLUSIVE")

@@ -13,9 +13,10 @@ from tests.helpers import StreamlitServer
 
 pytestmark = pytest.mark.browser
 
-# The first run holds the server's event loop busy until the rerun has started (or for 3 s), as a loaded
-# server's can be: the heading it draws and the rerun's start then wait in line on that loop, and that
-# start clears the queue before the loop gets to send the heading, unless the run waited for it.
+# The first run holds the server's event loop busy until the rerun has started (a run that waits: for
+# 0.3 s), as a loaded server's can be: the heading it draws and the rerun's start then wait in line on
+# that loop, and that start clears the queue before the loop gets to send the heading, unless the run
+# waited for it.
 APP = """
 import threading
 
@@ -30,6 +31,7 @@ if "rerun_started" not in st.session_state:
     session._event_loop.call_soon_threadsafe(started.wait, 3.0)
     st.header("Drawn before the rerun")
     if st.query_params.get("wait") == "yes":
+        threading.Timer(0.3, started.set).start()  # no rerun starts while this run waits: the loop goes free
         st.session_state.sent = sent_to_browser(timeout=30)
     st.rerun()
 st.session_state.rerun_started.set()
