@@ -10,7 +10,9 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -203,3 +205,36 @@ def shown(table):
     if arrow.HasField("styler") and arrow.styler.display_values:
         return convert_arrow_bytes_to_pandas_df(arrow.styler.display_values)
     return table.value
+
+
+@contextmanager
+def websocket_frames(tab) -> Iterator[list[bytes]]:
+    """The binary frames the tab's page receives on its WebSocket while in the block; the listener is
+    removed after it, even on a failure, as the tab may go back to the pool."""
+    frames: list[bytes] = []
+
+    def record(websocket) -> None:
+        websocket.on("framereceived", lambda frame: isinstance(frame, bytes) and frames.append(frame))
+
+    tab.on("websocket", record)
+    try:
+        yield frames
+    finally:
+        tab.remove_listener("websocket", record)
+
+
+def headings_and_ends(frames: list[bytes], start: str = "") -> list[str]:
+    """In the order the page got them: each heading starting with ``start`` ("heading") and each end of a
+    script run ("ended"), from the frames of ``websocket_frames``."""
+    # Imported here: conftest.py imports this module, and the GPU check runs the tests without Streamlit.
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    events = []
+    for frame in frames:
+        message = ForwardMsg()
+        message.ParseFromString(frame)
+        if message.WhichOneof("type") == "script_finished":
+            events.append("ended")
+        elif (heading := message.delta.new_element.heading.body) and heading.startswith(start):
+            events.append("heading")
+    return events

@@ -5,9 +5,8 @@ from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import expect
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.helpers import StreamlitServer, stop_processes, wait_for_app
+from tests.helpers import StreamlitServer, headings_and_ends, stop_processes, wait_for_app, websocket_frames
 
 pytestmark = pytest.mark.browser
 
@@ -96,31 +95,12 @@ def test_choices_persist_across_pages(server, page):
     assert_no_exception(page)
 
 
-def summary_and_ends(received: list[bytes]) -> list[str]:
-    """The run summaries' headings ("summary") and the script runs' ends ("ended"), as the page got them."""
-    events = []
-    for payload in received:
-        message = ForwardMsg()
-        message.ParseFromString(payload)
-        if message.WhichOneof("type") == "script_finished":
-            events.append("ended")
-        elif message.delta.new_element.heading.body.startswith("Summary · Run"):
-            events.append("summary")
-    return events
-
-
 def test_training_from_click_to_summary(server, page):
     """Start with the default config streams to the end: charts, progress and the final metrics. Pressed
     from the keyboard, Start hands the focus to Pause while the run trains and takes it back at the end,
     where it was lost to the page when the rerun disabled it. The summary reaches the page from the run
     that trained, before the rerun that follows it (which discards what the server has not sent)."""
-    received: list[bytes] = []
-
-    def record(websocket) -> None:
-        websocket.on("framereceived", lambda frame: isinstance(frame, bytes) and received.append(frame))
-
-    page.on("websocket", record)
-    try:
+    with websocket_frames(page) as received:
         page.goto(f"{server.url}/Train")
         wait_for_app(page)
         page.wait_for_function("window.linecnnFocusKeeper")  # the page's focus keeper (ui/focus.py) is loaded
@@ -133,11 +113,9 @@ def test_training_from_click_to_summary(server, page):
         page.keyboard.press("Enter")
         page.get_by_text(re.compile(r"Summary · Run \d+")).wait_for(timeout=90_000)
         wait_for_app(page)
-    finally:
-        page.remove_listener("websocket", record)  # the tab goes back to the pool
     expect(page.get_by_role("button", name="Start")).to_be_focused()
     # the training run's summary, then that run's end: not the rerun's summary alone
-    assert summary_and_ends(received)[:2] == ["summary", "ended"]
+    assert headings_and_ends(received, "Summary · Run")[:2] == ["heading", "ended"]
     assert [text.split()[-1] for text in page.evaluate("window.focused")] == ["Start", "Pause", "Start"]
     expect(page.get_by_text(re.compile(r"Finished 120 epochs in"))).to_have_count(1)
     # loss, accuracy, confusion matrix and the run overlay (drawn by the rerun after the last epoch); the

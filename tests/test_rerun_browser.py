@@ -7,9 +7,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from tests.helpers import StreamlitServer
+from tests.helpers import StreamlitServer, headings_and_ends, websocket_frames
 
 pytestmark = pytest.mark.browser
 
@@ -49,19 +48,6 @@ def rerun_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Streamlit
     server.stop()
 
 
-def headings_and_ends(frames: list[bytes]) -> list[str]:
-    """The headings the page got ("heading") and the script runs' ends ("ended"), in order."""
-    events = []
-    for frame in frames:
-        message = ForwardMsg()
-        message.ParseFromString(frame)
-        if message.WhichOneof("type") == "script_finished":
-            events.append("ended")
-        elif message.delta.new_element.heading.body:
-            events.append("heading")
-    return events
-
-
 @pytest.mark.parametrize(
     ("wait", "reaches_the_page", "says"), [("yes", True, "sent: True"), ("no", False, "sent: None")]
 )
@@ -69,16 +55,8 @@ def test_what_a_run_drew_before_its_rerun_reaches_the_page_when_it_waits(
     rerun_server, page, wait, reaches_the_page, says
 ):
     """Waited for, the heading reaches the page before the run ends; not waited for, the rerun discards it."""
-    frames: list[bytes] = []
-
-    def record(websocket) -> None:
-        websocket.on("framereceived", lambda frame: isinstance(frame, bytes) and frames.append(frame))
-
-    page.on("websocket", record)
-    try:
+    with websocket_frames(page) as frames:
         page.goto(f"{rerun_server.url}/?wait={wait}")
         page.get_by_text(says).wait_for()
-    finally:
-        page.remove_listener("websocket", record)  # the tab goes back to the pool
     events = headings_and_ends(frames)
     assert events[: 1 + reaches_the_page] == (["heading", "ended"] if reaches_the_page else ["ended"])
