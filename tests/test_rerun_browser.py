@@ -21,13 +21,11 @@ import threading
 
 import streamlit as st
 
-from linecnn.ui.streamlit_private import get_script_run_ctx, runtime, sent_to_browser
+from linecnn.ui.streamlit_private import script_session, sent_to_browser
 
 if "rerun_started" not in st.session_state:
     st.session_state.rerun_started = started = threading.Event()
-    session_id = get_script_run_ctx().session_id
-    session = runtime.get_instance()._session_mgr.get_active_session_info(session_id).session
-    session._event_loop.call_soon_threadsafe(started.wait, 3.0)
+    script_session()._event_loop.call_soon_threadsafe(started.wait, 3.0)
     st.header("Drawn before the rerun")
     if st.query_params.get("wait") == "yes":
         threading.Timer(0.3, started.set).start()  # no rerun starts while this run waits: the loop goes free

@@ -18,11 +18,12 @@ a name: a read of st.session_state is a yield point (:func:`yield_point`).
 - ``config``: ``set_option`` for a server option and ``on_config_parsed`` (st.set_option takes client
   options only), so hosts.py keeps the loopback names allowed across config re-reads. Without it, a
   hosted server stops answering 127.0.0.1 after its config file changes.
-- ``sent_to_browser``: waits until the web server has taken what the script run drew, through the
-  session's event loop and message queue (``Runtime._session_mgr``, ``AppSession._event_loop`` and
-  ``_browser_queue``). ``st.rerun`` discards what is still queued, so a Train run's summary, drawn
-  just before its rerun, would otherwise reach the page only after the rerun has sent the whole page
-  again. Without it, the summary shows late in some runs (behind the whole page), never lost.
+- ``script_session`` and ``sent_to_browser``: the running script's session, and a wait until the web
+  server has taken what the script run drew, through the session's event loop and message queue
+  (``Runtime._session_mgr``, ``AppSession._event_loop`` and ``_browser_queue``). ``st.rerun``
+  discards what is still queued, so a Train run's summary, drawn just before its rerun, would
+  otherwise reach the page only after the rerun has sent the whole page again. Without it, the
+  summary shows late in some runs (behind the whole page), never lost.
 - ``DeltaGenerator``, ``UploadedFile``: types for annotations, of what st.columns and
   st.file_uploader return. ``StreamlitAuthError``: what st.login raises when a provider's settings
   are wrong; auth.py says so on screen. Without them: annotations, and a traceback instead of that line.
@@ -47,9 +48,9 @@ from streamlit.runtime.session_manager import SessionManager
 from streamlit.runtime.uploaded_file_manager import UploadedFile as UploadedFile
 from streamlit.web.server.starlette.starlette_websocket import is_host_allowed as is_host_allowed
 
-# sent_to_browser reads two attributes that these classes set in __init__ (``co_names`` lists every
-# attribute name the function's code uses) and calls two methods: an upgrade that renames one fails
-# here, at import, not at the end of every Train run.
+# script_session and sent_to_browser read attributes that these classes set in __init__ (``co_names``
+# lists every attribute name the function's code uses) and call two methods: an upgrade that renames
+# one fails here, at import, not at the end of every Train run.
 for _owner, _attribute in (
     (Runtime, "_session_mgr"),
     (AppSession, "_event_loop"),
@@ -71,22 +72,26 @@ def yield_point() -> None:
     _ = "linecnn.yield" in st.session_state
 
 
+def script_session() -> AppSession | None:
+    """The running script's session while its browser is connected; None outside a web server (AppTest's
+    stand-in runtime included) or once the browser has gone."""
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None or not runtime.exists():
+        return None
+    sessions = getattr(runtime.get_instance(), "_session_mgr", None)  # None: AppTest's stand-in runtime
+    info = None if sessions is None else sessions.get_active_session_info(ctx.session_id)
+    return None if info is None else info.session
+
+
 def sent_to_browser(timeout: float = 1.0) -> bool:
     """Wait until the web server has taken every message this script run has drawn, for at most ``timeout`` s.
 
     True once it has; False outside a server, once the browser has gone, or when the server has not got
     to them in time (the messages then go out when it does, unless a rerun starts first and discards them).
     """
-    ctx = get_script_run_ctx(suppress_warning=True)
-    if ctx is None or not runtime.exists():
+    session = script_session()
+    if session is None:
         return False
-    sessions = getattr(runtime.get_instance(), "_session_mgr", None)  # None: AppTest's stand-in runtime
-    if sessions is None:
-        return False
-    info = sessions.get_active_session_info(ctx.session_id)
-    if info is None:  # the browser has gone: nothing would be sent
-        return False
-    session = info.session
     # A script run's messages reach the session's queue through its event loop, in order: once a
     # callback scheduled now has run, they are all queued, and an empty queue means they were taken.
     queued = threading.Event()
@@ -98,7 +103,7 @@ def sent_to_browser(timeout: float = 1.0) -> bool:
     if not queued.wait(timeout):
         return False
     while not session._browser_queue.is_empty():
-        if time.monotonic() > deadline or sessions.get_active_session_info(ctx.session_id) is None:
+        if time.monotonic() > deadline or script_session() is None:
             return False  # too late, or the browser left: a gone session's queue is never sent
         time.sleep(0.001)  # a sleep releases Python's lock, which the server's event loop needs to send
     return True
